@@ -1,0 +1,42 @@
+import type { Redis } from 'ioredis';
+import type { NodeRegistry } from '../../cell/lease.js';
+import { checkTtl, quitQuietly, type RedisAdapterOptions } from './redis-lease.js';
+
+/**
+ * {@link NodeRegistry} on Redis: `{prefix}room:node:{nodeId}` holds the advertise address with
+ * a `PX` TTL, so a node that dies without deregistering disappears on its own.
+ */
+export class RedisNodeRegistry implements NodeRegistry {
+  readonly #redis: Redis;
+  readonly #keyPrefix: string;
+  readonly #ownsConnection: boolean;
+  #closed = false;
+
+  constructor({ redis, keyPrefix, ownsConnection = false }: RedisAdapterOptions) {
+    this.#redis = redis;
+    this.#keyPrefix = keyPrefix;
+    this.#ownsConnection = ownsConnection;
+  }
+
+  async register(nodeId: string, advertiseAddr: string, ttlMs: number): Promise<void> {
+    await this.#redis.set(this.#key(nodeId), advertiseAddr, 'PX', checkTtl(ttlMs));
+  }
+
+  async deregister(nodeId: string): Promise<void> {
+    await this.#redis.del(this.#key(nodeId));
+  }
+
+  async lookup(nodeId: string): Promise<string | null> {
+    return this.#redis.get(this.#key(nodeId));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsConnection) await quitQuietly(this.#redis);
+  }
+
+  #key(nodeId: string): string {
+    return `${this.#keyPrefix}room:node:${nodeId}`;
+  }
+}

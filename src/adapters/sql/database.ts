@@ -1,0 +1,91 @@
+/**
+ * Opens the SQL backend named by a URL: `mysql://…` for the cluster, a file path or
+ * `sqlite:…` for the embedded default. Migrations run here so every node starts on the
+ * current schema (Kysely's migrator locks, so concurrent starts are safe).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'kysely';
+import { createPool } from 'mysql2';
+import type { SqlFlavor } from './flavor.js';
+import { roomCellRuntime } from './migrations/0001_room_cell_runtime.js';
+import type { Database } from './schema.js';
+
+export interface SqlBackend {
+  readonly db: Kysely<Database>;
+  readonly flavor: SqlFlavor;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** MySQL connection pool size. */
+  poolSize?: number;
+}
+
+export function sqlFlavorOf(url: string): SqlFlavor {
+  return /^mysql:\/\//i.test(url) ? 'mysql' : 'sqlite';
+}
+
+export async function openSqlBackend(url: string, options: OpenOptions = {}): Promise<SqlBackend> {
+  const flavor = sqlFlavorOf(url);
+  const db = new Kysely<Database>({
+    dialect: flavor === 'mysql' ? mysqlDialect(url, options) : sqliteDialect(url),
+  });
+  let closed: Promise<void> | undefined;
+  const backend: SqlBackend = {
+    db,
+    flavor,
+    close: () => (closed ??= db.destroy()),
+  };
+  try {
+    await migrateToLatest(db, flavor);
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
+  return backend;
+}
+
+function mysqlDialect(url: string, options: OpenOptions): MysqlDialect {
+  return new MysqlDialect({
+    pool: createPool({
+      uri: url,
+      connectionLimit: options.poolSize ?? 10,
+      // Versions and times are BIGINT; keep them numbers (all fit in 2^53).
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      charset: 'utf8mb4',
+    }),
+  });
+}
+
+function sqliteDialect(url: string): SqliteDialect {
+  const file = url.replace(/^sqlite:(\/\/)?/i, '');
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  return new SqliteDialect({
+    database: async () => {
+      const database = new SqliteDatabase(file);
+      // WAL: readers never block the single writer; NORMAL is durable across app crashes.
+      database.pragma('journal_mode = WAL');
+      database.pragma('synchronous = NORMAL');
+      database.pragma('busy_timeout = 5000');
+      return Promise.resolve(database);
+    },
+  });
+}
+
+async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise<void> {
+  const migrations: Record<string, Migration> = {
+    '0001_room_cell_runtime': roomCellRuntime(flavor),
+  };
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed`, { cause: error });
+  }
+}

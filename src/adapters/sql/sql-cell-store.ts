@@ -1,0 +1,246 @@
+/**
+ * CellStore on Kysely, identical for SQLite and MySQL/MariaDB. The fence is the
+ * `WHERE version = ? AND lease_epoch = ?` of the cell row update, issued last, right after
+ * the Redis verify and right before COMMIT.
+ */
+import type { ControlledTransaction, Kysely } from 'kysely';
+import type {
+  ActivatedCell,
+  BatchTransaction,
+  CellStore,
+  CommitOutcome,
+  CommitRequest,
+  DueCell,
+  RecordedResult,
+} from '../../cell/cell-store.js';
+import type { CellKey } from '../../cell/lease.js';
+import { AppError, type DomainError } from '../../shared/errors.js';
+import { isUniqueViolation } from './flavor.js';
+import type { Database } from './schema.js';
+
+export class SqlCellStore implements CellStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async activate(
+    key: CellKey,
+    kind: string,
+    nodeId: string,
+    nowMs: number,
+  ): Promise<ActivatedCell> {
+    const row = await this.db.transaction().execute(async (trx) => {
+      const where = { app_code: key.appCode, room_id: key.roomId };
+      try {
+        await trx
+          .insertInto('room_cells')
+          .values({
+            ...where,
+            kind,
+            version: 0,
+            lease_epoch: 0,
+            owner_node_id: null,
+            snapshot: null,
+            snapshot_version: 0,
+            next_alarm_ms: null,
+            created_at_ms: nowMs,
+            updated_at_ms: nowMs,
+          })
+          .execute();
+      } catch (error) {
+        // Another node created it first: fine, we bump its epoch below.
+        if (!isUniqueViolation(error)) throw error;
+      }
+      await trx
+        .updateTable('room_cells')
+        .set((eb) => ({
+          lease_epoch: eb('lease_epoch', '+', 1),
+          owner_node_id: nodeId,
+          updated_at_ms: nowMs,
+        }))
+        .where('app_code', '=', key.appCode)
+        .where('room_id', '=', key.roomId)
+        .execute();
+      return trx
+        .selectFrom('room_cells')
+        .select(['kind', 'version', 'lease_epoch', 'snapshot', 'snapshot_version'])
+        .where('app_code', '=', key.appCode)
+        .where('room_id', '=', key.roomId)
+        .executeTakeFirstOrThrow();
+    });
+    if (row.kind !== kind) {
+      throw new AppError('conflict', 'ROOM_KIND_MISMATCH', `room is a ${row.kind}, not a ${kind}`);
+    }
+    // Read after the bump committed: no earlier owner can commit any more, so this is final.
+    const log = await this.db
+      .selectFrom('room_command_log')
+      .select(['version', 'request_id', 'events'])
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .where('version', '>', Number(row.snapshot_version))
+      .orderBy('version')
+      .execute();
+    return {
+      leaseEpoch: Number(row.lease_epoch),
+      version: Number(row.version),
+      snapshot: row.snapshot,
+      snapshotVersion: Number(row.snapshot_version),
+      log: log.map((r) => ({
+        version: Number(r.version),
+        requestId: r.request_id,
+        events: r.events,
+      })),
+    };
+  }
+
+  async commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+    const { key } = request;
+    const trx = await this.db.startTransaction().execute();
+    let finished = false;
+    const rollback = async () => {
+      if (finished) return;
+      finished = true;
+      await trx.rollback().execute();
+    };
+    try {
+      const write = await request.build(batchTransaction(trx));
+      if (!write) {
+        await rollback();
+        return { kind: 'committed', write: null };
+      }
+      if (write.log.length > 0) {
+        await trx
+          .insertInto('room_command_log')
+          .values(
+            write.log.map((r) => ({
+              app_code: key.appCode,
+              room_id: key.roomId,
+              version: r.version,
+              request_id: r.requestId,
+              command_type: r.commandType,
+              payload: r.payload,
+              events: r.events,
+              result: r.result,
+              owner_node_id: request.nodeId,
+              lease_token: request.leaseToken(),
+              lease_epoch: request.leaseEpoch,
+              created_at_ms: nowMs,
+            })),
+          )
+          .execute();
+      }
+      if (write.outbox.length > 0) {
+        await trx
+          .insertInto('room_outbox')
+          .values(
+            write.outbox.map((o) => ({
+              event_id: o.eventId,
+              app_code: key.appCode,
+              room_id: key.roomId,
+              room_version: o.roomVersion,
+              event_type: o.eventType,
+              envelope: o.envelope,
+              status: 'pending' as const,
+              attempts: 0,
+              worker_id: null,
+              lock_until_ms: null,
+              next_attempt_at_ms: nowMs,
+              last_error: null,
+              created_at_ms: nowMs,
+              updated_at_ms: nowMs,
+            })),
+          )
+          .execute();
+      }
+      if (!(await request.verifyOwner())) {
+        await rollback();
+        return { kind: 'fenced', reason: 'lease token no longer current' };
+      }
+      const updated = await trx
+        .updateTable('room_cells')
+        .set({
+          version: write.toVersion,
+          next_alarm_ms: write.nextAlarmMs,
+          updated_at_ms: nowMs,
+          ...(write.snapshot
+            ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
+            : {}),
+        })
+        .where('app_code', '=', key.appCode)
+        .where('room_id', '=', key.roomId)
+        .where('version', '=', request.fromVersion)
+        .where('lease_epoch', '=', request.leaseEpoch)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) {
+        await rollback();
+        return { kind: 'fenced', reason: 'lease_epoch or version moved' };
+      }
+      finished = true;
+      await trx.commit().execute();
+      return { kind: 'committed', write };
+    } catch (error) {
+      await rollback().catch(() => undefined);
+      if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
+      throw error;
+    }
+  }
+
+  async findResults(
+    key: CellKey,
+    requestIds: readonly string[],
+  ): Promise<Map<string, RecordedResult>> {
+    const found = new Map<string, RecordedResult>();
+    if (requestIds.length === 0) return found;
+    const rows = await this.db
+      .selectFrom('room_command_log')
+      .select(['request_id', 'version', 'result'])
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .where('request_id', 'in', [...requestIds])
+      .execute();
+    for (const r of rows) found.set(r.request_id, { version: Number(r.version), result: r.result });
+    return found;
+  }
+
+  async saveSnapshot(
+    key: CellKey,
+    leaseEpoch: number,
+    version: number,
+    json: string,
+    nowMs: number,
+  ): Promise<boolean> {
+    const updated = await this.db
+      .updateTable('room_cells')
+      .set({ snapshot: json, snapshot_version: version, updated_at_ms: nowMs })
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .where('version', '=', version)
+      .where('lease_epoch', '=', leaseEpoch)
+      .executeTakeFirst();
+    return Number(updated.numUpdatedRows) === 1;
+  }
+
+  async dueAlarms(nowMs: number, limit: number): Promise<DueCell[]> {
+    const rows = await this.db
+      .selectFrom('room_cells')
+      .select(['app_code', 'room_id', 'kind'])
+      .where('next_alarm_ms', '<=', nowMs)
+      .orderBy('next_alarm_ms')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ key: { appCode: r.app_code, roomId: r.room_id }, kind: r.kind }));
+  }
+}
+
+function batchTransaction(trx: ControlledTransaction<Database>): BatchTransaction {
+  let n = 0;
+  return {
+    trx,
+    async attempt(fn: () => Promise<DomainError | null>): Promise<DomainError | null> {
+      const name = `cmd${++n}`;
+      const inner = await trx.savepoint(name).execute();
+      const error = await fn();
+      if (error) await inner.rollbackToSavepoint(name).execute();
+      else await inner.releaseSavepoint(name).execute();
+      return error;
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { cellRuntimeContract } from './cell-runtime.contract.js';
+import { sqliteMemoryBackend } from './testing/harness.js';
+
+cellRuntimeContract(sqliteMemoryBackend);

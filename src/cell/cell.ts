@@ -1,0 +1,392 @@
+/**
+ * One loaded room: its state, its mailbox and its group commit. Everything a cell does
+ * (batches, lease renewals, snapshots) runs on one serial lane, so a renewal never swaps
+ * the lease token under a commit that is verifying it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { AppError, isDomainError, unavailable, type DomainError } from '../shared/errors.js';
+import type { BatchTransaction, BatchWrite, CellStore, LogRow, OutboxRow } from './cell-store.js';
+import type { CellDomain, Command, DecidedEntry, Decision, DomainEvent } from './domain.js';
+import type { CellKey } from './lease.js';
+import type { CellMetrics } from './metrics.js';
+
+/** What a caller gets back for a command that took effect (now or on an earlier try). */
+export interface CommandResult {
+  /** The room version after the command (unchanged for a no-op). */
+  readonly version: number;
+  readonly reply: unknown;
+  /** True when the request id was already logged and this is the recorded result. */
+  readonly duplicate: boolean;
+}
+
+export interface CellDeps {
+  readonly store: CellStore;
+  readonly metrics: CellMetrics;
+  readonly logger: Logger;
+  readonly nowMs: () => number;
+  readonly verifyOwner: (token: string) => Promise<boolean>;
+  readonly nodeId: string;
+  readonly snapshotEvery: number;
+  readonly maxBatch: number;
+  /** Called once when the cell learns it is fenced out; the host forgets it. */
+  readonly onFenced: (reason: string) => void;
+}
+
+export interface CellInit<S> {
+  readonly state: S;
+  readonly version: number;
+  readonly snapshotVersion: number;
+  readonly leaseEpoch: number;
+  readonly leaseToken: string;
+}
+
+interface Pending<C> {
+  readonly command: C;
+  readonly requestId: string;
+  readonly resolve: (result: CommandResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type ReplyingEntry<C extends Command, E extends DomainEvent> = DecidedEntry<C, E> & {
+  readonly reply: unknown;
+};
+
+interface Decided<S, C extends Command, E extends DomainEvent> {
+  readonly state: S;
+  readonly version: number;
+  readonly entries: ReplyingEntry<C, E>[];
+}
+
+type Outcome = { ok: true; result: CommandResult } | { ok: false; error: DomainError };
+
+const SEEN_LIMIT = 4096;
+
+export class Cell<S, C extends Command, E extends DomainEvent> {
+  private state: S;
+  private version: number;
+  private snapshotVersion: number;
+  readonly leaseEpoch: number;
+  private token: string;
+  private queue: Pending<C>[] = [];
+  private scheduled = false;
+  private lane: Promise<void> = Promise.resolve();
+  private fenced = false;
+  /** Results of request ids committed since activation (older ones are looked up in SQL). */
+  private readonly seen = new Map<string, CommandResult>();
+  lastActivityMs: number;
+
+  constructor(
+    readonly key: CellKey,
+    readonly domain: CellDomain<S, C, E>,
+    init: CellInit<S>,
+    private readonly deps: CellDeps,
+  ) {
+    this.state = init.state;
+    this.version = init.version;
+    this.snapshotVersion = init.snapshotVersion;
+    this.leaseEpoch = init.leaseEpoch;
+    this.token = init.leaseToken;
+    this.lastActivityMs = deps.nowMs();
+  }
+
+  get currentState(): S {
+    return this.state;
+  }
+  get currentVersion(): number {
+    return this.version;
+  }
+  get leaseToken(): string {
+    return this.token;
+  }
+  get isFenced(): boolean {
+    return this.fenced;
+  }
+  /** True while commands wait or a batch runs. */
+  get busy(): boolean {
+    return this.scheduled || this.queue.length > 0;
+  }
+
+  submit(command: C, requestId?: string): Promise<CommandResult> {
+    if (this.fenced) return Promise.reject(fencedError());
+    this.lastActivityMs = this.deps.nowMs();
+    return new Promise<CommandResult>((resolve, reject) => {
+      this.queue.push({ command, requestId: requestId ?? `auto:${randomUUID()}`, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Runs `task` on the cell's lane, after the work queued before it. */
+  onLane<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.lane.then(task);
+    this.lane = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Replaces the lease token after a renewal (called on the lane). */
+  setLeaseToken(token: string): void {
+    this.token = token;
+  }
+
+  /** Stops the cell for good: queued commands fail with UNAVAILABLE. */
+  fence(reason: string): void {
+    if (this.fenced) return;
+    this.fenced = true;
+    this.deps.metrics.fenced.inc();
+    this.deps.logger.warn({ reason }, 'cell fenced out');
+    const queued = this.queue;
+    this.queue = [];
+    for (const p of queued) p.reject(fencedError());
+    this.deps.onFenced(reason);
+  }
+
+  /** Writes a snapshot of the current state; false when fenced out. */
+  async snapshot(): Promise<boolean> {
+    if (this.fenced) return false;
+    if (this.snapshotVersion === this.version) return true;
+    const ok = await this.deps.store.saveSnapshot(
+      this.key,
+      this.leaseEpoch,
+      this.version,
+      JSON.stringify(this.state),
+      this.deps.nowMs(),
+    );
+    if (ok) this.snapshotVersion = this.version;
+    return ok;
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    void this.onLane(async () => {
+      this.scheduled = false;
+      const batch = this.queue.splice(0, this.deps.maxBatch);
+      if (batch.length > 0) await this.runBatch(batch);
+      if (this.queue.length > 0) this.schedule();
+    });
+  }
+
+  private async runBatch(batch: Pending<C>[]): Promise<void> {
+    if (this.fenced) {
+      for (const p of batch) p.reject(fencedError());
+      return;
+    }
+    const started = performance.now();
+    // One leader per request id; later copies in the same batch share its outcome.
+    const leaders = new Map<string, Pending<C>[]>();
+    for (const p of batch) {
+      const known = this.seen.get(p.requestId);
+      if (known) p.resolve({ ...known, duplicate: true });
+      else leaders.set(p.requestId, [...(leaders.get(p.requestId) ?? []), p]);
+    }
+    let todo = [...leaders.values()];
+    try {
+      // A unique violation means a request id of the batch is already logged (by an
+      // earlier owner): answer those from the log and decide the rest again.
+      for (let attempt = 0; todo.length > 0; attempt++) {
+        const outcome = await this.commitOnce(todo.map((group) => group[0]!));
+        if (outcome.kind === 'done') {
+          this.deps.metrics.batchSize.observe(todo.length);
+          this.deps.metrics.commitSeconds.observe((performance.now() - started) / 1000);
+          for (const group of todo) settle(group, outcome.results.get(group[0]!.requestId)!);
+          return;
+        }
+        if (outcome.kind === 'fenced' || attempt > 0) {
+          this.fence(outcome.kind === 'fenced' ? outcome.reason : 'request id collision');
+          for (const group of todo) for (const p of group) p.reject(fencedError());
+          return;
+        }
+        const recorded = await this.deps.store.findResults(
+          this.key,
+          todo.map((group) => group[0]!.requestId),
+        );
+        if (recorded.size === 0) {
+          this.fence('command log already holds this version');
+          for (const group of todo) for (const p of group) p.reject(fencedError());
+          return;
+        }
+        todo = todo.filter((group) => {
+          const r = recorded.get(group[0]!.requestId);
+          if (!r) return true;
+          const stored = JSON.parse(r.result) as { reply: unknown };
+          const result = { version: r.version, reply: stored.reply, duplicate: true };
+          for (const p of group) p.resolve(result);
+          return false;
+        });
+      }
+    } catch (error) {
+      // Unknown outcome (e.g. the connection died at COMMIT): reload from SQL next time.
+      this.deps.logger.error({ err: error }, 'commit failed');
+      this.fence('commit failed');
+      const failure = unavailable('COMMIT_FAILED', 'room commit failed, retry', error);
+      for (const group of todo) for (const p of group) p.reject(failure);
+    }
+  }
+
+  private async commitOnce(
+    leaders: Pending<C>[],
+  ): Promise<
+    | { kind: 'done'; results: Map<string, Outcome> }
+    | { kind: 'fenced'; reason: string }
+    | { kind: 'duplicate' }
+  > {
+    const nowMs = this.deps.nowMs();
+    const results = new Map<string, Outcome>();
+    let next: { state: S; version: number } | null = null;
+    const outcome = await this.deps.store.commit(
+      {
+        key: this.key,
+        nodeId: this.deps.nodeId,
+        leaseEpoch: this.leaseEpoch,
+        fromVersion: this.version,
+        leaseToken: () => this.token,
+        verifyOwner: () => this.deps.verifyOwner(this.token),
+        build: async (tx) => {
+          results.clear();
+          const decided = await this.decideAll(leaders, tx, nowMs, results);
+          next = decided.entries.length > 0 ? decided : null;
+          return next ? this.batchWrite(decided, nowMs) : null;
+        },
+      },
+      nowMs,
+    );
+    if (outcome.kind === 'fenced') return { kind: 'fenced', reason: outcome.reason };
+    if (outcome.kind === 'duplicate_request') return { kind: 'duplicate' };
+    if (next) {
+      const committed: { state: S; version: number } = next;
+      this.state = committed.state;
+      this.version = committed.version;
+      if (outcome.write?.snapshot) this.snapshotVersion = outcome.write.snapshot.version;
+    }
+    for (const [requestId, r] of results)
+      if (r.ok && !r.result.duplicate) this.remember(requestId, r.result);
+    return { kind: 'done', results };
+  }
+
+  /** Decides the leaders in order against a working copy of the state. */
+  private async decideAll(
+    leaders: Pending<C>[],
+    tx: BatchTransaction,
+    nowMs: number,
+    results: Map<string, Outcome>,
+  ): Promise<Decided<S, C, E>> {
+    const { domain } = this;
+    let state = this.state;
+    let version = this.version;
+    const entries: ReplyingEntry<C, E>[] = [];
+    for (const p of leaders) {
+      const ctx = { key: this.key, nowMs, version: version + 1, requestId: p.requestId };
+      let decision: Decision<E>;
+      try {
+        decision = domain.decide(state, p.command, ctx);
+      } catch (error) {
+        decision = internalError(error);
+      }
+      if (isDomainError(decision)) {
+        results.set(p.requestId, { ok: false, error: decision });
+        continue;
+      }
+      if (decision.length === 0) {
+        const reply = domain.reply ? domain.reply(state, p.command, decision) : { version };
+        results.set(p.requestId, { ok: true, result: { version, reply, duplicate: false } });
+        continue;
+      }
+      const entry = {
+        version: version + 1,
+        requestId: p.requestId,
+        command: p.command,
+        events: decision,
+      };
+      if (domain.applyInTransaction) {
+        const refused = await tx.attempt(() => domain.applyInTransaction!(tx.trx, entry, this.key));
+        if (refused) {
+          results.set(p.requestId, { ok: false, error: refused });
+          continue;
+        }
+      }
+      for (const event of decision) state = domain.evolve(state, event);
+      version += 1;
+      const reply = domain.reply ? domain.reply(state, p.command, decision) : { version };
+      entries.push({ ...entry, reply });
+      results.set(p.requestId, { ok: true, result: { version, reply, duplicate: false } });
+    }
+    if (entries.length > 0 && domain.project)
+      await domain.project(tx.trx, this.key, state, entries);
+    return { state, version, entries };
+  }
+
+  private batchWrite(decided: Decided<S, C, E>, nowMs: number): BatchWrite {
+    const log: LogRow[] = [];
+    const outbox: OutboxRow[] = [];
+    for (const entry of decided.entries) {
+      const { command, requestId, version, events, reply } = entry;
+      const { type, ...payload } = command;
+      log.push({
+        version,
+        requestId,
+        commandType: type,
+        payload: JSON.stringify(payload),
+        events: JSON.stringify(events),
+        result: JSON.stringify({ reply }),
+      });
+      for (const event of events) {
+        const out = this.domain.toOutbox
+          ? this.domain.toOutbox(event)
+          : { type: event.type, data: event };
+        if (!out) continue;
+        const eventId = randomUUID();
+        outbox.push({
+          eventId,
+          roomVersion: version,
+          eventType: out.type,
+          envelope: JSON.stringify({
+            app_code: this.key.appCode,
+            event_id: eventId,
+            room_id: this.key.roomId,
+            room_version: version,
+            type: out.type,
+            occurred_at_ms: nowMs,
+            data: out.data,
+          }),
+        });
+      }
+    }
+    const dueSnapshot = decided.version - this.snapshotVersion >= this.deps.snapshotEvery;
+    return {
+      toVersion: decided.version,
+      log,
+      outbox,
+      nextAlarmMs: this.domain.nextDeadline(decided.state),
+      snapshot: dueSnapshot
+        ? { json: JSON.stringify(decided.state), version: decided.version }
+        : null,
+    };
+  }
+
+  private remember(requestId: string, result: CommandResult): void {
+    if (this.seen.size >= SEEN_LIMIT) this.seen.delete(this.seen.keys().next().value!);
+    this.seen.set(requestId, result);
+  }
+}
+
+function settle(group: Pending<Command>[], outcome: Outcome): void {
+  for (const p of group) {
+    if (outcome.ok) p.resolve(outcome.result);
+    else p.reject(AppError.from(outcome.error));
+  }
+}
+
+function fencedError(): AppError {
+  return unavailable('CELL_FENCED', 'room moved to another node, retry');
+}
+
+function internalError(error: unknown): DomainError {
+  return {
+    kind: 'internal',
+    code: 'DECIDE_FAILED',
+    message: error instanceof Error ? error.message : String(error),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * What a room kind plugs into the cell runtime. Everything here is pure except the two
+ * optional transaction hooks, which run inside the cell's commit transaction.
+ */
+import type { Transaction } from 'kysely';
+import type { DomainError } from '../shared/errors.js';
+import type { Database } from '../adapters/sql/schema.js';
+import type { CellKey } from './lease.js';
+
+export interface Command {
+  readonly type: string;
+}
+export interface DomainEvent {
+  readonly type: string;
+}
+
+/** Everything impure a decider may need arrives here: time and identity. */
+export interface DecideContext {
+  readonly key: CellKey;
+  readonly nowMs: number;
+  /** The version this command will get if it produces events. */
+  readonly version: number;
+  /** Deterministic per command (the request id), usable to derive ids. */
+  readonly requestId: string;
+}
+
+export type Decision<E> = readonly E[] | DomainError;
+
+/** One command that produced events, as the commit hooks see it. */
+export interface DecidedEntry<C extends Command, E extends DomainEvent> {
+  readonly version: number;
+  readonly requestId: string;
+  readonly command: C;
+  readonly events: readonly E[];
+}
+
+export interface CellDomain<S, C extends Command, E extends DomainEvent> {
+  /** Stored in `room_cells.kind`. */
+  readonly kind: string;
+  initialState(key: CellKey): S;
+  /** Pure: guard first, then the events; a DomainError changes nothing. */
+  decide(state: S, command: C, ctx: DecideContext): Decision<E>;
+  /** Pure and total: replaying the log through it rebuilds the state exactly. */
+  evolve(state: S, event: E): S;
+  /** The earliest deadline the state waits for (ms since epoch), or null. */
+  nextDeadline(state: S): number | null;
+  /** The system command that handles every deadline due at `nowMs`, or null. */
+  alarmCommand(state: S, nowMs: number): C | null;
+  /** What the caller receives (and the log records) for a command that committed. */
+  reply?(state: S, command: C, events: readonly E[]): unknown;
+  /**
+   * Runs per command inside the commit transaction, under a savepoint (e.g. debit a
+   * wallet). Returning a DomainError undoes its writes and fails this command only; the
+   * rest of the batch is decided again without it.
+   */
+  applyInTransaction?(
+    trx: Transaction<Database>,
+    entry: DecidedEntry<C, E>,
+    key: CellKey,
+  ): Promise<DomainError | null>;
+  /** Writes the domain's projection rows (e.g. `rooms`) once per batch, after the log. */
+  project?(
+    trx: Transaction<Database>,
+    key: CellKey,
+    state: S,
+    entries: readonly DecidedEntry<C, E>[],
+  ): Promise<void>;
+  /** Which events leave through the outbox, and as what; default: every event as is. */
+  toOutbox?(event: E): { type: string; data: unknown } | null;
+}

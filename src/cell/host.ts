@@ -1,0 +1,286 @@
+/**
+ * The cell host of one node: activates cells it can own, routes the rest to their owner,
+ * and drains cleanly. Domain-agnostic: room kinds register a {@link CellDomain}.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.js';
+import { AppError, unavailable } from '../shared/errors.js';
+import { Cell, type CommandResult } from './cell.js';
+import type { CellStore } from './cell-store.js';
+import type { CellDomain, Command, DomainEvent } from './domain.js';
+import { routeKey, type CellKey, type LeaseManager, type NodeRegistry } from './lease.js';
+import { createCellMetrics, type CellMetrics } from './metrics.js';
+import { startBackgroundWork, type BackgroundWork } from './background.js';
+
+export interface CellHostConfig {
+  readonly nodeId: string;
+  /** This instance's own address, written to `room:node:{node_id}` for forwarding. */
+  readonly advertiseAddr: string;
+  readonly leaseTtlMs: number;
+  /** A snapshot is written every N versions (and on deactivation). */
+  readonly snapshotEvery: number;
+  /** Most commands decided in one commit transaction. */
+  readonly maxBatch: number;
+  /** A cell with no command for this long is unloaded. */
+  readonly idleAfterMs: number;
+  readonly timerTickMs: number;
+  readonly sweepIntervalMs: number;
+  readonly drainTimeoutMs: number;
+}
+
+export interface CellHostDeps {
+  readonly store: CellStore;
+  readonly lease: LeaseManager;
+  readonly registry: NodeRegistry;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: CellMetrics;
+}
+
+export interface ExecuteOptions {
+  readonly requestId?: string;
+  /** Set on a call another node forwarded: it must not be forwarded again. */
+  readonly forwarded?: boolean;
+}
+
+/** Either the answer, or where the room lives so the edge can forward. */
+export type Routed<T> =
+  | { readonly kind: 'local'; readonly value: T }
+  | { readonly kind: 'remote'; readonly nodeId: string; readonly addr: string };
+
+type AnyCell = Cell<unknown, Command, DomainEvent>;
+type AnyDomain = CellDomain<unknown, Command, DomainEvent>;
+
+export class CellHost {
+  readonly metrics: CellMetrics;
+  readonly logger: Logger;
+  private readonly domains = new Map<string, AnyDomain>();
+  private readonly cells = new Map<string, AnyCell>();
+  private readonly activating = new Map<string, Promise<AnyCell | { ownerNodeId: string }>>();
+  private background: BackgroundWork | null = null;
+  private state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
+  private drained: Promise<void> | null = null;
+
+  constructor(
+    readonly config: CellHostConfig,
+    readonly deps: CellHostDeps,
+  ) {
+    this.metrics = deps.metrics ?? createCellMetrics();
+    this.logger = deps.logger.child({ module: 'cell-host' });
+  }
+
+  register<S, C extends Command, E extends DomainEvent>(domain: CellDomain<S, C, E>): void {
+    if (this.domains.has(domain.kind)) throw new Error(`domain ${domain.kind} registered twice`);
+    this.domains.set(domain.kind, domain);
+  }
+
+  get nodeId(): string {
+    return this.config.nodeId;
+  }
+  get isDraining(): boolean {
+    return this.state !== 'running';
+  }
+  get loadedCells(): readonly AnyCell[] {
+    return [...this.cells.values()];
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('cell host already started');
+    const { nodeId, advertiseAddr, leaseTtlMs } = this.config;
+    await this.deps.registry.register(nodeId, advertiseAddr, leaseTtlMs);
+    this.state = 'running';
+    this.background = startBackgroundWork(this);
+    this.logger.info({ advertiseAddr }, 'cell host started');
+  }
+
+  /** Runs a command on the room's owner: here, or tells the edge where to forward. */
+  async execute<S, C extends Command, E extends DomainEvent>(
+    domain: CellDomain<S, C, E>,
+    key: CellKey,
+    command: C,
+    options: ExecuteOptions = {},
+  ): Promise<Routed<CommandResult>> {
+    const owner = await this.acquire(domain.kind, key, options);
+    if ('addr' in owner) return owner;
+    return { kind: 'local', value: await owner.submit(command, options.requestId) };
+  }
+
+  /** Reads the owner's in-memory state (a query never writes). */
+  async query<S, T>(
+    domain: CellDomain<S, Command, DomainEvent>,
+    key: CellKey,
+    read: (state: S, version: number) => T,
+    options: ExecuteOptions = {},
+  ): Promise<Routed<T>> {
+    const owner = await this.acquire(domain.kind, key, options);
+    if ('addr' in owner) return owner;
+    const cell = owner as unknown as Cell<S, Command, DomainEvent>;
+    return { kind: 'local', value: read(cell.currentState, cell.currentVersion) };
+  }
+
+  /** The loaded cell for a key, if any (no activation). */
+  loaded(key: CellKey): AnyCell | undefined {
+    return this.cells.get(routeKey(key));
+  }
+
+  private async acquire(
+    kind: string,
+    key: CellKey,
+    options: ExecuteOptions,
+  ): Promise<AnyCell | { kind: 'remote'; nodeId: string; addr: string }> {
+    const route = routeKey(key);
+    const live = this.cells.get(route);
+    if (live && !live.isFenced && this.state === 'running') return live;
+    const owner = await this.activate(kind, key);
+    if (!('ownerNodeId' in owner)) return owner;
+    if (options.forwarded) {
+      throw unavailable('NOT_OWNER', `forwarded call reached node ${this.nodeId}, not the owner`);
+    }
+    const addr = await this.deps.registry.lookup(owner.ownerNodeId);
+    if (!addr) {
+      throw unavailable('OWNER_UNREACHABLE', `owner node ${owner.ownerNodeId} is not registered`);
+    }
+    return { kind: 'remote', nodeId: owner.ownerNodeId, addr };
+  }
+
+  /** EnsureOwner, then the SQL epoch bump, then snapshot + replay. Shared by concurrent callers. */
+  activate(kind: string, key: CellKey): Promise<AnyCell | { ownerNodeId: string }> {
+    if (this.state !== 'running') {
+      return Promise.reject(unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`));
+    }
+    const domain = this.domains.get(kind);
+    if (!domain)
+      return Promise.reject(new AppError('internal', 'UNKNOWN_KIND', `no domain ${kind}`));
+    const route = routeKey(key);
+    const pending = this.activating.get(route);
+    if (pending) return pending;
+    const started = this.load(domain, key, route).finally(() => this.activating.delete(route));
+    this.activating.set(route, started);
+    return started;
+  }
+
+  private async load(
+    domain: AnyDomain,
+    key: CellKey,
+    route: string,
+  ): Promise<AnyCell | { ownerNodeId: string }> {
+    const { lease, store, clock } = this.deps;
+    const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
+    if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
+    try {
+      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs());
+      let state =
+        loaded.snapshot === null
+          ? domain.initialState(key)
+          : (JSON.parse(loaded.snapshot) as unknown);
+      let version = loaded.snapshotVersion;
+      for (const row of loaded.log) {
+        for (const event of JSON.parse(row.events) as DomainEvent[])
+          state = domain.evolve(state, event);
+        version = row.version;
+      }
+      if (version !== loaded.version) {
+        throw new AppError(
+          'internal',
+          'LOG_GAP',
+          `replay reached v${version}, row says v${loaded.version}`,
+        );
+      }
+      if (this.state !== 'running')
+        throw unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`);
+      const logger = this.logger.child({ room: route.replace('\u0000', '/') });
+      const cell: AnyCell = new Cell(
+        key,
+        domain,
+        {
+          state,
+          version,
+          snapshotVersion: loaded.snapshotVersion,
+          leaseEpoch: loaded.leaseEpoch,
+          leaseToken: granted.token,
+        },
+        {
+          store,
+          metrics: this.metrics,
+          logger,
+          nodeId: this.nodeId,
+          nowMs: () => clock.nowMs(),
+          verifyOwner: (token) => lease.verifyOwner(route, token),
+          snapshotEvery: this.config.snapshotEvery,
+          maxBatch: this.config.maxBatch,
+          onFenced: () => this.forget(route, cell),
+        },
+      );
+      this.cells.set(route, cell);
+      this.metrics.cellsLoaded.set(this.cells.size);
+      logger.debug({ version, epoch: loaded.leaseEpoch }, 'cell activated');
+      return cell;
+    } catch (error) {
+      await lease.release(route, granted.token).catch(() => false);
+      throw error;
+    }
+  }
+
+  /** Drops a cell from memory (after fencing or deactivation). */
+  forget(route: string, cell: AnyCell): void {
+    if (this.cells.get(route) !== cell) return;
+    this.cells.delete(route);
+    this.metrics.cellsLoaded.set(this.cells.size);
+  }
+
+  /** Snapshot, release the lease, unload. Runs on the cell's lane after queued work. */
+  deactivate(cell: AnyCell): Promise<void> {
+    const route = routeKey(cell.key);
+    return cell.onLane(async () => {
+      if (!cell.isFenced && (await cell.snapshot())) {
+        await this.deps.lease.release(route, cell.leaseToken);
+      }
+      cell.fence('deactivated');
+      this.forget(route, cell);
+    });
+  }
+
+  /**
+   * Refuses new commands, finishes in-flight batches, snapshots, releases every lease and
+   * deregisters the node, within `drainTimeoutMs`. Idempotent.
+   */
+  drain(): Promise<void> {
+    this.drained ??= this.runDrain();
+    return this.drained;
+  }
+
+  private async runDrain(): Promise<void> {
+    if (this.state === 'new') {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'draining';
+    await this.background?.stop();
+    const handOver = Promise.allSettled(this.loadedCells.map((cell) => this.deactivate(cell)));
+    const timedOut = await Promise.race([
+      handOver.then(() => false),
+      sleep(this.config.drainTimeoutMs).then(() => true),
+    ]);
+    if (timedOut) this.logger.warn('drain deadline passed; remaining cells are left to their TTL');
+    await this.deps.registry.deregister(this.nodeId).catch((err: unknown) => {
+      this.logger.warn({ err }, 'deregister failed');
+    });
+    this.state = 'stopped';
+    this.logger.info({ timedOut }, 'cell host drained');
+  }
+
+  /**
+   * Stops at once, as if the process died: no snapshot, no release; queued commands fail.
+   * Used on fatal errors; the leases expire by TTL and the SQL fence guards the rest.
+   */
+  async abort(): Promise<void> {
+    this.state = 'stopped';
+    this.drained ??= Promise.resolve();
+    await this.background?.stop();
+    for (const cell of this.loadedCells) cell.fence('host aborted');
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

@@ -1,0 +1,51 @@
+/**
+ * Ports of the lease (which node executes a room) and of the node registry (where a node
+ * can be reached). Redis only holds the hot route; SQL (lease_epoch) is the real fence.
+ */
+
+/** Identifies one room of one app. */
+export interface CellKey {
+  readonly appCode: string;
+  readonly roomId: string;
+}
+
+/** The route key the seed fixes: `app_code + "\0" + room_id`, also for the default app. */
+export function routeKey(key: CellKey): string {
+  return `${key.appCode}\u0000${key.roomId}`;
+}
+
+export function parseRouteKey(route: string): CellKey {
+  const i = route.indexOf('\u0000');
+  if (i < 0) throw new Error(`not a route key: ${JSON.stringify(route)}`);
+  return { appCode: route.slice(0, i), roomId: route.slice(i + 1) };
+}
+
+export type EnsureOwnerResult =
+  | { readonly granted: true; readonly token: string }
+  | { readonly granted: false; readonly ownerNodeId: string };
+
+export interface LeaseManager {
+  /**
+   * Grants the lease to `nodeId` when the route is unowned or expired, or renews it when
+   * `nodeId` already holds it; every grant or renewal carries a NEW token. Owned by another
+   * node: returns that node's id. Atomic.
+   */
+  ensureOwner(route: string, nodeId: string, ttlMs: number): Promise<EnsureOwnerResult>;
+  /** True only while `token` is the current token of the route. Atomic. */
+  verifyOwner(route: string, token: string): Promise<boolean>;
+  /** Compare-and-delete: frees the route only if `token` is still current. */
+  release(route: string, token: string): Promise<boolean>;
+  /** The current owner's node id, if any (for forwarding). */
+  ownerOf(route: string): Promise<string | null>;
+  close(): Promise<void>;
+}
+
+export interface NodeRegistry {
+  /** Writes `room:node:{node_id}` → advertise address with a TTL; call again to refresh. */
+  register(nodeId: string, advertiseAddr: string, ttlMs: number): Promise<void>;
+  /** Removes the node's entry (on drain). */
+  deregister(nodeId: string): Promise<void>;
+  /** The advertise address of a live node, or null when unknown or expired. */
+  lookup(nodeId: string): Promise<string | null>;
+  close(): Promise<void>;
+}

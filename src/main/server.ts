@@ -1,0 +1,45 @@
+/** `npm start`: one node from the environment; SIGTERM/SIGINT drain it before exit. */
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger, startNode } from './node.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config);
+  const node = await startNode(config, logger);
+  logger.info(
+    { http: node.httpAddress, db: node.sql.flavor, redis: Boolean(config.redisUrl) },
+    'node ready',
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    node.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'drain failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});
