@@ -69,7 +69,7 @@ export interface CommitRequest {
   readonly leaseToken: () => string;
   /** Decides the batch inside the transaction; null means nothing to write. */
   build(tx: BatchTransaction): Promise<BatchWrite | null>;
-  /** The Redis check the seed demands right before the fence and COMMIT. */
+  /** The Redis check the seed demands before the fence and the log/outbox writes. */
   verifyOwner(): Promise<boolean>;
 }
 

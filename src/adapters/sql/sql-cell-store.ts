@@ -1,7 +1,10 @@
 /**
- * CellStore on Kysely, identical for SQLite and MySQL/MariaDB. The fence is the
- * `WHERE version = ? AND lease_epoch = ?` of the cell row update, issued last, right after
- * the Redis verify and right before COMMIT.
+ * CellStore on Kysely, identical for SQLite and MySQL/MariaDB. Order inside the commit
+ * transaction: decide (domain rows), VerifyOwner in Redis, then the fence — the cell row
+ * update `WHERE version = ? AND lease_epoch = ?` — and only then the command log and
+ * outbox rows, then COMMIT. A node paused before the fence holds no lock on the cell, so a
+ * takeover proceeds and the paused commit finds 0 rows; once past the fence it holds the
+ * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it.
  */
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type {
@@ -106,6 +109,29 @@ export class SqlCellStore implements CellStore {
         await rollback();
         return { kind: 'committed', write: null };
       }
+      if (!(await request.verifyOwner())) {
+        await rollback();
+        return { kind: 'fenced', reason: 'lease token no longer current' };
+      }
+      const updated = await trx
+        .updateTable('room_cells')
+        .set({
+          version: write.toVersion,
+          next_alarm_ms: write.nextAlarmMs,
+          updated_at_ms: nowMs,
+          ...(write.snapshot
+            ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
+            : {}),
+        })
+        .where('app_code', '=', key.appCode)
+        .where('room_id', '=', key.roomId)
+        .where('version', '=', request.fromVersion)
+        .where('lease_epoch', '=', request.leaseEpoch)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) {
+        await rollback();
+        return { kind: 'fenced', reason: 'lease_epoch or version moved' };
+      }
       if (write.log.length > 0) {
         await trx
           .insertInto('room_command_log')
@@ -149,29 +175,6 @@ export class SqlCellStore implements CellStore {
             })),
           )
           .execute();
-      }
-      if (!(await request.verifyOwner())) {
-        await rollback();
-        return { kind: 'fenced', reason: 'lease token no longer current' };
-      }
-      const updated = await trx
-        .updateTable('room_cells')
-        .set({
-          version: write.toVersion,
-          next_alarm_ms: write.nextAlarmMs,
-          updated_at_ms: nowMs,
-          ...(write.snapshot
-            ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
-            : {}),
-        })
-        .where('app_code', '=', key.appCode)
-        .where('room_id', '=', key.roomId)
-        .where('version', '=', request.fromVersion)
-        .where('lease_epoch', '=', request.leaseEpoch)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) {
-        await rollback();
-        return { kind: 'fenced', reason: 'lease_epoch or version moved' };
       }
       finished = true;
       await trx.commit().execute();

@@ -33,7 +33,12 @@ export interface TestBackend {
   sqlForHost(): Promise<SqlBackend>;
   /** A connection to inspect rows. */
   readonly inspect: SqlBackend;
-  coordination(): { lease: LeaseManager; registry: NodeRegistry; close(): Promise<void> };
+  /** Lease + registry for one host; `redisUrl` points it at another Redis (cluster only). */
+  coordination(redisUrl?: string): {
+    lease: LeaseManager;
+    registry: NodeRegistry;
+    close(): Promise<void>;
+  };
   close(): Promise<void>;
 }
 
@@ -87,8 +92,8 @@ export async function mariadbRedisBackend(redisUrl = testRedisUrl()): Promise<Te
       return backend;
     },
     inspect,
-    coordination() {
-      const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+    coordination(url = redisUrl) {
+      const redis = new Redis(url, { maxRetriesPerRequest: 1 });
       clients.push(redis);
       return {
         lease: new RedisLeaseManager({ redis, keyPrefix }),
@@ -126,11 +131,12 @@ export async function startHost(
     nodeId?: string;
     config?: Partial<CellHostConfig>;
     wrapLease?: (lease: LeaseManager) => LeaseManager;
+    redisUrl?: string;
   } = {},
 ): Promise<TestHost> {
   const nodeId = options.nodeId ?? `node-${++hostSeq}`;
   const sqlBackend = await backend.sqlForHost();
-  const coordination = backend.coordination();
+  const coordination = backend.coordination(options.redisUrl);
   const lease = options.wrapLease ? options.wrapLease(coordination.lease) : coordination.lease;
   const host = new CellHost(
     { nodeId, advertiseAddr: `127.0.0.1:${10_000 + hostSeq}`, ...fastConfig, ...options.config },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { CommandResult } from '../cell.js';
 import type { CellHost } from '../host.js';
 import type { CellKey } from '../lease.js';
-import { counter } from './harness.js';
+import { counter, eventually } from './harness.js';
 import type { CounterCommand, CounterState } from './counter-domain.js';
 
 export function room(roomId: string, appCode = 'default'): CellKey {
@@ -46,4 +46,17 @@ export async function stateOf(host: CellHost, key: CellKey): Promise<CounterStat
   const routed = await host.query(counter, key, (state) => state);
   assert.equal(routed.kind, 'local');
   return routed.kind === 'local' ? routed.value : (undefined as never);
+}
+
+/** Retries until `host` owns the room (e.g. after the old owner's TTL), then executes. */
+export function runOnceOwner(
+  host: CellHost,
+  key: CellKey,
+  command: CounterCommand,
+  requestId: string,
+): Promise<CommandResult> {
+  return eventually(async () => {
+    const routed = await host.execute(counter, key, command, { requestId }).catch(() => undefined);
+    return routed?.kind === 'local' ? routed.value : undefined;
+  });
 }
