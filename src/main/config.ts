@@ -17,6 +17,7 @@ const schema = z.object({
   ROOMS_ADVERTISE_ADDR: z
     .string()
     .regex(/^[^\s:]+:\d{1,5}$/, 'host:port of this instance')
+    .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'port must be at most 65535')
     .optional(),
   ROOMS_HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   ROOMS_HTTP_PORT: int(0, 65535).default(8080),

@@ -10,7 +10,7 @@ import { MemoryLeaseManager } from '../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../adapters/memory/memory-node-registry.js';
 import { RedisLeaseManager } from '../adapters/redis/redis-lease.js';
 import { RedisNodeRegistry } from '../adapters/redis/redis-node-registry.js';
-import { openSqlBackend, type SqlBackend } from '../adapters/sql/database.js';
+import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/database.js';
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
@@ -46,8 +46,6 @@ export async function startNode(config: Config, logger = createLogger(config)): 
       { store: new SqlCellStore(sql.db), lease, registry, clock: systemClock, logger },
     );
     collectDefaultMetrics({ register: host.metrics.registry });
-    await host.start();
-    closers.push(() => host.drain());
 
     const httpLogger: FastifyBaseLogger = logger.child({ module: 'http' });
     const http: FastifyInstance = Fastify({ loggerInstance: httpLogger });
@@ -60,8 +58,11 @@ export async function startNode(config: Config, logger = createLogger(config)): 
       },
       host.metrics.registry,
     );
-    const httpAddress = await http.listen({ host: config.http.host, port: config.http.port });
+    // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
     closers.push(() => http.close());
+    await host.start();
+    closers.push(() => host.drain());
+    const httpAddress = await http.listen({ host: config.http.host, port: config.http.port });
 
     let closing: Promise<void> | undefined;
     return { host, http, sql, httpAddress, close: () => (closing ??= closeAll()) };
@@ -78,7 +79,7 @@ function coordination(
   closers: (() => Promise<unknown>)[],
 ): { lease: LeaseManager; registry: NodeRegistry } {
   if (!config.redisUrl) {
-    if (config.db.url.startsWith('mysql')) {
+    if (sqlFlavorOf(config.db.url) === 'mysql') {
       logger.warn('ROOMS_REDIS_URL is unset: run a single node, or set it to run several');
     }
     return {

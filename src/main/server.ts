@@ -14,14 +14,19 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
+  // Installed before start-up so a signal during it still drains once the node is up.
+  let stopSignal: string | null = null;
+  let stop: (signal: string) => void = (signal) => (stopSignal ??= signal);
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   const node = await startNode(config, logger);
   logger.info(
     { http: node.httpAddress, db: node.sql.flavor, redis: Boolean(config.redisUrl) },
     'node ready',
   );
-
   let stopping = false;
-  const stop = (signal: string) => {
+  stop = (signal) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
@@ -33,8 +38,7 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopSignal) stop(stopSignal);
 }
 
 main().catch((error: unknown) => {

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, type Config } from './config.js';
+
+/** Every `ROOMS_*` variable with a non-default, valid value. */
+const FULL_ENV: NodeJS.ProcessEnv = {
+  ROOMS_NODE_ID: 'node-a.1_x',
+  ROOMS_ADVERTISE_ADDR: 'rooms-a.internal:7001',
+  ROOMS_HTTP_HOST: '127.0.0.1',
+  ROOMS_HTTP_PORT: '8181',
+  ROOMS_GRPC_PORT: '9191',
+  ROOMS_DB_URL: 'mysql://rooms:secret@db.internal:3306/rooms',
+  ROOMS_DB_POOL_SIZE: '25',
+  ROOMS_REDIS_URL: 'redis://cache.internal:6380/2',
+  ROOMS_KEY_PREFIX: 'prod:',
+  ROOMS_LEASE_TTL_MS: '5000',
+  ROOMS_SNAPSHOT_EVERY: '50',
+  ROOMS_MAX_BATCH: '64',
+  ROOMS_IDLE_AFTER_MS: '60000',
+  ROOMS_TIMER_TICK_MS: '100',
+  ROOMS_SWEEP_INTERVAL_MS: '1500',
+  ROOMS_DRAIN_TIMEOUT_MS: '7000',
+  ROOMS_LOG_LEVEL: 'debug',
+};
+
+const DEFAULT_CELL: Config['cell'] = {
+  leaseTtlMs: 10_000,
+  snapshotEvery: 100,
+  maxBatch: 256,
+  idleAfterMs: 300_000,
+  timerTickMs: 250,
+  sweepIntervalMs: 2_000,
+  drainTimeoutMs: 15_000,
+};
+
+/** The default node id as documented: the sanitised host name, a dash and the HTTP port. */
+function defaultNodeId(httpPort: number): string {
+  return `${hostname()
+    .replace(/[^A-Za-z0-9._-]/g, '-')
+    .slice(0, 50)}-${httpPort}`;
+}
+
+/** Runs `loadConfig(env)` and returns the ConfigError it must throw. */
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    assert.equal(error.name, 'ConfigError');
+    return error;
+  }
+  assert.fail(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+void describe('loadConfig', () => {
+  void it('uses the documented defaults for an empty environment', () => {
+    assert.deepEqual(loadConfig({}), {
+      nodeId: defaultNodeId(8080),
+      advertiseAddr: '127.0.0.1:9090',
+      http: { host: '0.0.0.0', port: 8080 },
+      grpcPort: 9090,
+      db: { url: './data/rooms.sqlite', poolSize: 10 },
+      redisUrl: null,
+      keyPrefix: 'rooms:',
+      cell: DEFAULT_CELL,
+      logLevel: 'info',
+    });
+  });
+
+  void it('derives a valid node id from the host name and the HTTP port', () => {
+    const config = loadConfig({ ROOMS_HTTP_PORT: '8123' });
+    assert.equal(config.nodeId, defaultNodeId(8123));
+    assert.ok(config.nodeId.endsWith('-8123'), config.nodeId);
+    // The derived id must itself satisfy the ROOMS_NODE_ID rule.
+    assert.match(config.nodeId, /^[A-Za-z0-9._-]{1,64}$/);
+    assert.equal(loadConfig({ ROOMS_NODE_ID: config.nodeId }).nodeId, config.nodeId);
+  });
+
+  void it('advertises 127.0.0.1 on the gRPC port when ROOMS_ADVERTISE_ADDR is unset', () => {
+    assert.equal(loadConfig({ ROOMS_GRPC_PORT: '9444' }).advertiseAddr, '127.0.0.1:9444');
+    assert.equal(
+      loadConfig({ ROOMS_GRPC_PORT: '9444', ROOMS_ADVERTISE_ADDR: '10.0.0.7:9555' }).advertiseAddr,
+      '10.0.0.7:9555',
+    );
+  });
+
+  void it('parses every variable', () => {
+    assert.deepEqual(loadConfig(FULL_ENV), {
+      nodeId: 'node-a.1_x',
+      advertiseAddr: 'rooms-a.internal:7001',
+      http: { host: '127.0.0.1', port: 8181 },
+      grpcPort: 9191,
+      db: { url: 'mysql://rooms:secret@db.internal:3306/rooms', poolSize: 25 },
+      redisUrl: 'redis://cache.internal:6380/2',
+      keyPrefix: 'prod:',
+      cell: {
+        leaseTtlMs: 5_000,
+        snapshotEvery: 50,
+        maxBatch: 64,
+        idleAfterMs: 60_000,
+        timerTickMs: 100,
+        sweepIntervalMs: 1_500,
+        drainTimeoutMs: 7_000,
+      },
+      logLevel: 'debug',
+    });
+  });
+
+  void it('accepts SQLite paths and sqlite:// URLs, and rediss:// for Redis', () => {
+    for (const url of ['/var/lib/rooms/rooms.sqlite', 'rooms.db', 'sqlite://./x.sqlite']) {
+      assert.equal(loadConfig({ ROOMS_DB_URL: url }).db.url, url);
+    }
+    assert.equal(loadConfig({ ROOMS_REDIS_URL: 'rediss://r:6379' }).redisUrl, 'rediss://r:6379');
+  });
+
+  void it('accepts the numeric bounds', () => {
+    const low = loadConfig({
+      ROOMS_HTTP_PORT: '0',
+      ROOMS_GRPC_PORT: '65535',
+      ROOMS_LEASE_TTL_MS: '300',
+      ROOMS_DB_POOL_SIZE: '1',
+      ROOMS_MAX_BATCH: '1000',
+    });
+    assert.equal(low.http.port, 0);
+    assert.equal(low.grpcPort, 65535);
+    assert.equal(low.cell.leaseTtlMs, 300);
+    assert.equal(low.db.poolSize, 1);
+    assert.equal(low.cell.maxBatch, 1000);
+  });
+
+  void it('treats empty strings as unset', () => {
+    const empty = Object.fromEntries(Object.keys(FULL_ENV).map((k) => [k, '']));
+    assert.deepEqual(loadConfig(empty), loadConfig({}));
+    // In particular an empty port is not coerced to 0, nor an empty Redis URL to a cluster.
+    const config = loadConfig({ ROOMS_HTTP_PORT: '', ROOMS_REDIS_URL: '', ROOMS_NODE_ID: '' });
+    assert.equal(config.http.port, 8080);
+    assert.equal(config.redisUrl, null);
+    assert.equal(config.nodeId, defaultNodeId(8080));
+  });
+
+  void it('ignores variables without the ROOMS_ prefix', () => {
+    const config = loadConfig({
+      PORT: 'abc',
+      HTTP_PORT: 'abc',
+      REDIS_URL: 'http://x',
+      rooms_http_port: 'abc',
+      XROOMS_HTTP_PORT: '1',
+      NODE_ID: 'a b',
+      PATH: '/usr/bin',
+    });
+    assert.deepEqual(config, loadConfig({}));
+  });
+
+  void it('reads only the environment it is given', () => {
+    const saved = process.env.ROOMS_HTTP_PORT;
+    process.env.ROOMS_HTTP_PORT = 'abc';
+    try {
+      assert.equal(loadConfig({}).http.port, 8080);
+    } finally {
+      if (saved === undefined) delete process.env.ROOMS_HTTP_PORT;
+      else process.env.ROOMS_HTTP_PORT = saved;
+    }
+  });
+
+  void it('returns a deeply frozen object', () => {
+    const config = loadConfig(FULL_ENV);
+    assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.http));
+    assert.ok(Object.isFrozen(config.db));
+    assert.ok(Object.isFrozen(config.cell));
+    const mutable = config as unknown as {
+      nodeId: string;
+      http: { port: number };
+      cell: { leaseTtlMs: number };
+    };
+    assert.throws(() => {
+      mutable.nodeId = 'other';
+    }, TypeError);
+    assert.throws(() => {
+      mutable.http.port = 1;
+    }, TypeError);
+    assert.throws(() => {
+      mutable.cell.leaseTtlMs = 1;
+    }, TypeError);
+    assert.equal(config.nodeId, 'node-a.1_x');
+    assert.equal(config.http.port, 8181);
+    assert.equal(config.cell.leaseTtlMs, 5_000);
+  });
+
+  void describe('rejects bad values with a ConfigError naming the variable', () => {
+    const cases: [name: string, value: string][] = [
+      ['ROOMS_HTTP_PORT', 'abc'],
+      ['ROOMS_HTTP_PORT', '65536'],
+      ['ROOMS_HTTP_PORT', '-1'],
+      ['ROOMS_HTTP_PORT', '80.5'],
+      ['ROOMS_GRPC_PORT', 'x'],
+      ['ROOMS_DB_URL', 'postgres://x'],
+      ['ROOMS_DB_URL', 'http://db/rooms'],
+      ['ROOMS_DB_POOL_SIZE', '0'],
+      ['ROOMS_REDIS_URL', 'http://x'],
+      ['ROOMS_REDIS_URL', 'localhost:6379'],
+      ['ROOMS_LEASE_TTL_MS', '5'],
+      ['ROOMS_LEASE_TTL_MS', '299'],
+      ['ROOMS_SNAPSHOT_EVERY', '0'],
+      ['ROOMS_MAX_BATCH', '1001'],
+      ['ROOMS_IDLE_AFTER_MS', '999'],
+      ['ROOMS_TIMER_TICK_MS', '9'],
+      ['ROOMS_SWEEP_INTERVAL_MS', '99'],
+      ['ROOMS_DRAIN_TIMEOUT_MS', 'soon'],
+      ['ROOMS_NODE_ID', 'a b'],
+      ['ROOMS_NODE_ID', 'a:b'],
+      ['ROOMS_NODE_ID', 'n'.repeat(65)],
+      ['ROOMS_ADVERTISE_ADDR', 'no-port'],
+      ['ROOMS_ADVERTISE_ADDR', 'host:port'],
+      ['ROOMS_ADVERTISE_ADDR', 'host:99999'],
+      ['ROOMS_LOG_LEVEL', 'verbose'],
+    ];
+    for (const [name, value] of cases) {
+      void it(`${name}=${JSON.stringify(value)}`, () => {
+        const error = configError({ ...FULL_ENV, [name]: value });
+        assert.ok(error.message.includes(name), `message does not name ${name}: ${error.message}`);
+        // Only the bad variable is reported.
+        const named = Object.keys(FULL_ENV).filter((k) => error.message.includes(`${k}:`));
+        assert.deepEqual(named, [name], error.message);
+      });
+    }
+
+    void it('reports every bad variable at once', () => {
+      const error = configError({ ROOMS_HTTP_PORT: 'abc', ROOMS_REDIS_URL: 'http://x' });
+      assert.match(error.message, /ROOMS_HTTP_PORT/);
+      assert.match(error.message, /ROOMS_REDIS_URL/);
+    });
+  });
+});
