@@ -2,7 +2,7 @@
  * Port of the durable side of a cell: activation (the SQL fence), recovery rows, the
  * idempotency lookup and the one-transaction commit of a batch.
  */
-import type { Transaction } from 'kysely';
+import type { CompiledQuery, QueryCreator, Transaction } from 'kysely';
 import type { Database } from '../adapters/sql/schema.js';
 import type { DomainError } from '../shared/errors.js';
 import type { CellKey } from './lease.js';
@@ -48,6 +48,8 @@ export interface BatchWrite {
   readonly nextAlarmMs: number | null;
   /** Written when due (every N versions). */
   readonly snapshot: { readonly json: string; readonly version: number } | null;
+  /** The domain's projection statements, run after the log and outbox rows. */
+  readonly statements: readonly CompiledQuery[];
 }
 
 /** Handed to the batch builder inside the transaction. */
@@ -67,8 +69,14 @@ export interface CommitRequest {
   readonly fromVersion: number;
   /** Read at verify time: a renewal may have replaced the token since the batch began. */
   readonly leaseToken: () => string;
-  /** Decides the batch inside the transaction; null means nothing to write. */
-  build(tx: BatchTransaction): Promise<BatchWrite | null>;
+  /**
+   * True when a command of the batch must run work inside the transaction: `build` then
+   * gets a live transaction. Otherwise `build` runs before any I/O and the store may send
+   * the whole write in one round trip.
+   */
+  readonly interactive: boolean;
+  /** Decides the batch; null means nothing to write. */
+  build(tx: BatchTransaction | null): Promise<BatchWrite | null>;
   /** The Redis check the seed demands before the fence and the log/outbox writes. */
   verifyOwner(): Promise<boolean>;
 }
@@ -91,6 +99,8 @@ export interface RecordedResult {
 }
 
 export interface CellStore {
+  /** Builds (does not run) the domain's projection queries. */
+  readonly queries: QueryCreator<Database>;
   /** Creates the row if missing, bumps `lease_epoch` (fencing every earlier owner), loads. */
   activate(key: CellKey, kind: string, nodeId: string, nowMs: number): Promise<ActivatedCell>;
   commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome>;

@@ -4,6 +4,7 @@
  * the lease token under a commit that is verifying it.
  */
 import { randomUUID } from 'node:crypto';
+import type { CompiledQuery } from 'kysely';
 import type { Logger } from 'pino';
 import { AppError, isDomainError, unavailable, type DomainError } from '../shared/errors.js';
 import type { BatchTransaction, BatchWrite, CellStore, LogRow, OutboxRow } from './cell-store.js';
@@ -56,6 +57,7 @@ interface Decided<S, C extends Command, E extends DomainEvent> {
   readonly state: S;
   readonly version: number;
   readonly entries: ReplyingEntry<C, E>[];
+  readonly statements: CompiledQuery[];
 }
 
 type Outcome = { ok: true; result: CommandResult } | { ok: false; error: DomainError };
@@ -244,6 +246,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         fromVersion: this.version,
         leaseToken: () => this.token,
         verifyOwner: () => this.deps.verifyOwner(this.token),
+        interactive: leaders.some((p) => this.domain.inTransaction?.appliesTo(p.command)),
         build: async (tx) => {
           results.clear();
           const decided = await this.decideAll(leaders, tx, nowMs, results);
@@ -269,7 +272,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
   /** Decides the leaders in order against a working copy of the state. */
   private async decideAll(
     leaders: Pending<C>[],
-    tx: BatchTransaction,
+    tx: BatchTransaction | null,
     nowMs: number,
     results: Map<string, Outcome>,
   ): Promise<Decided<S, C, E>> {
@@ -300,8 +303,10 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         command: p.command,
         events: decision,
       };
-      if (domain.applyInTransaction) {
-        const refused = await tx.attempt(() => domain.applyInTransaction!(tx.trx, entry, this.key));
+      const work = domain.inTransaction;
+      if (work?.appliesTo(p.command)) {
+        if (!tx) throw new Error('a transactional command reached the non-interactive path');
+        const refused = await tx.attempt(() => work.apply(tx.trx, entry, this.key));
         if (refused) {
           results.set(p.requestId, { ok: false, error: refused });
           continue;
@@ -313,9 +318,11 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       entries.push({ ...entry, reply });
       results.set(p.requestId, { ok: true, result: { version, reply, duplicate: false } });
     }
-    if (entries.length > 0 && domain.project)
-      await domain.project(tx.trx, this.key, state, entries);
-    return { state, version, entries };
+    const statements =
+      entries.length > 0 && domain.project
+        ? domain.project(this.deps.store.queries, this.key, state, entries).map((q) => q.compile())
+        : [];
+    return { state, version, entries, statements };
   }
 
   private batchWrite(decided: Decided<S, C, E>, nowMs: number): BatchWrite {
@@ -363,6 +370,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       snapshot: dueSnapshot
         ? { json: JSON.stringify(decided.state), version: decided.version }
         : null,
+      statements: decided.statements,
     };
   }
 

@@ -2,7 +2,7 @@
  * What a room kind plugs into the cell runtime. Everything here is pure except the two
  * optional transaction hooks, which run inside the cell's commit transaction.
  */
-import type { Transaction } from 'kysely';
+import type { Compilable, QueryCreator, Transaction } from 'kysely';
 import type { DomainError } from '../shared/errors.js';
 import type { Database } from '../adapters/sql/schema.js';
 import type { CellKey } from './lease.js';
@@ -49,22 +49,29 @@ export interface CellDomain<S, C extends Command, E extends DomainEvent> {
   /** What the caller receives (and the log records) for a command that committed. */
   reply?(state: S, command: C, events: readonly E[]): unknown;
   /**
-   * Runs per command inside the commit transaction, under a savepoint (e.g. debit a
-   * wallet). Returning a DomainError undoes its writes and fails this command only; the
-   * rest of the batch is decided again without it.
+   * Work that must run inside the commit transaction, under a savepoint, for the commands
+   * it applies to (e.g. debit a wallet). Returning a DomainError undoes its writes and
+   * fails that command only; the rest of the batch is decided without it. A batch with
+   * none of these commands takes the faster non-interactive commit path.
    */
-  applyInTransaction?(
-    trx: Transaction<Database>,
-    entry: DecidedEntry<C, E>,
-    key: CellKey,
-  ): Promise<DomainError | null>;
-  /** Writes the domain's projection rows (e.g. `rooms`) once per batch, after the log. */
+  inTransaction?: {
+    appliesTo(command: C): boolean;
+    apply(
+      trx: Transaction<Database>,
+      entry: DecidedEntry<C, E>,
+      key: CellKey,
+    ): Promise<DomainError | null>;
+  };
+  /**
+   * The domain's projection rows (e.g. `rooms`) for a batch, as queries built (not run)
+   * with `db`; the store runs them in the commit transaction, after the log.
+   */
   project?(
-    trx: Transaction<Database>,
+    db: QueryCreator<Database>,
     key: CellKey,
     state: S,
     entries: readonly DecidedEntry<C, E>[],
-  ): Promise<void>;
+  ): readonly Compilable[];
   /** Which events leave through the outbox, and as what; default: every event as is. */
   toOutbox?(event: E): { type: string; data: unknown } | null;
 }

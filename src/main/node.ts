@@ -43,7 +43,7 @@ export async function startNode(config: Config, logger = createLogger(config)): 
     const { lease, registry } = coordination(config, logger, closers);
     const host = new CellHost(
       { nodeId: config.nodeId, advertiseAddr: config.advertiseAddr, ...config.cell },
-      { store: new SqlCellStore(sql.db), lease, registry, clock: systemClock, logger },
+      { store: new SqlCellStore(sql), lease, registry, clock: systemClock, logger },
     );
     collectDefaultMetrics({ register: host.metrics.registry });
 

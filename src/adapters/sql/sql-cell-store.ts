@@ -6,10 +6,13 @@
  * takeover proceeds and the paused commit finds 0 rows; once past the fence it holds the
  * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it.
  */
-import type { ControlledTransaction, Kysely } from 'kysely';
+import type { CompiledQuery, ControlledTransaction, Kysely, QueryCreator } from 'kysely';
+import { format, type SqlValue } from 'mysql2';
+import type { Pool as PromisePool, ResultSetHeader } from 'mysql2/promise';
 import type {
   ActivatedCell,
   BatchTransaction,
+  BatchWrite,
   CellStore,
   CommitOutcome,
   CommitRequest,
@@ -19,10 +22,20 @@ import type {
 import type { CellKey } from '../../cell/lease.js';
 import { AppError, type DomainError } from '../../shared/errors.js';
 import { isUniqueViolation } from './flavor.js';
+import type { SqlBackend } from './database.js';
 import type { Database } from './schema.js';
 
+const LEASE_LOST: CommitOutcome = { kind: 'fenced', reason: 'lease token no longer current' };
+const EPOCH_MOVED: CommitOutcome = { kind: 'fenced', reason: 'lease_epoch or version moved' };
+
 export class SqlCellStore implements CellStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly db: Kysely<Database>;
+  readonly queries: QueryCreator<Database>;
+
+  constructor(private readonly backend: SqlBackend) {
+    this.db = backend.db;
+    this.queries = backend.db;
+  }
 
   async activate(
     key: CellKey,
@@ -94,46 +107,79 @@ export class SqlCellStore implements CellStore {
     };
   }
 
-  async commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
-    const { key } = request;
+  commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+    return request.interactive
+      ? this.commitInteractive(request, nowMs)
+      : this.commitPrepared(request, nowMs);
+  }
+
+  /** Decided in memory first; on MySQL the whole write then goes in one packet. */
+  private async commitPrepared(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+    const write = await request.build(null);
+    if (!write) return { kind: 'committed', write: null };
+    if (!(await request.verifyOwner())) return LEASE_LOST;
+    const statements = this.writeStatements(request, write, nowMs);
+    const pool = this.backend.mysqlPool;
+    if (pool) return onePacket(pool.promise(), statements, write);
     const trx = await this.db.startTransaction().execute();
-    let finished = false;
-    const rollback = async () => {
-      if (finished) return;
-      finished = true;
-      await trx.rollback().execute();
-    };
+    return applyWrite(trx, statements, write);
+  }
+
+  /** Commands that write inside the transaction decide there, under savepoints. */
+  private async commitInteractive(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+    // Started first so its Redis round trip overlaps BEGIN; awaited before the fence.
+    const verified = request.verifyOwner();
+    verified.catch(() => undefined);
+    const trx = await this.db.startTransaction().execute();
+    let write: BatchWrite | null;
     try {
-      const write = await request.build(batchTransaction(trx));
+      write = await request.build(batchTransaction(trx));
       if (!write) {
-        await rollback();
+        await trx.rollback().execute();
         return { kind: 'committed', write: null };
       }
-      if (!(await request.verifyOwner())) {
-        await rollback();
-        return { kind: 'fenced', reason: 'lease token no longer current' };
+      if (!(await verified)) {
+        await trx.rollback().execute();
+        return LEASE_LOST;
       }
-      const updated = await trx
-        .updateTable('room_cells')
-        .set({
-          version: write.toVersion,
-          next_alarm_ms: write.nextAlarmMs,
-          updated_at_ms: nowMs,
-          ...(write.snapshot
-            ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
-            : {}),
-        })
-        .where('app_code', '=', key.appCode)
-        .where('room_id', '=', key.roomId)
-        .where('version', '=', request.fromVersion)
-        .where('lease_epoch', '=', request.leaseEpoch)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) {
-        await rollback();
-        return { kind: 'fenced', reason: 'lease_epoch or version moved' };
-      }
-      if (write.log.length > 0) {
-        await trx
+    } catch (error) {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
+      throw error;
+    }
+    return applyWrite(trx, this.writeStatements(request, write, nowMs), write);
+  }
+
+  /** The fence first (its row count decides), then log, outbox and projections. */
+  private writeStatements(
+    request: CommitRequest,
+    write: BatchWrite,
+    nowMs: number,
+  ): CompiledQuery[] {
+    const { key } = request;
+    const fence = this.db
+      .updateTable('room_cells')
+      .set({
+        version: write.toVersion,
+        next_alarm_ms: write.nextAlarmMs,
+        updated_at_ms: nowMs,
+        ...(write.snapshot
+          ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
+          : {}),
+      })
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .where('version', '=', request.fromVersion)
+      .where('lease_epoch', '=', request.leaseEpoch)
+      .compile();
+    const statements: CompiledQuery[] = [fence];
+    if (write.log.length > 0) {
+      const leaseToken = request.leaseToken();
+      statements.push(
+        this.db
           .insertInto('room_command_log')
           .values(
             write.log.map((r) => ({
@@ -146,15 +192,17 @@ export class SqlCellStore implements CellStore {
               events: r.events,
               result: r.result,
               owner_node_id: request.nodeId,
-              lease_token: request.leaseToken(),
+              lease_token: leaseToken,
               lease_epoch: request.leaseEpoch,
               created_at_ms: nowMs,
             })),
           )
-          .execute();
-      }
-      if (write.outbox.length > 0) {
-        await trx
+          .compile(),
+      );
+    }
+    if (write.outbox.length > 0) {
+      statements.push(
+        this.db
           .insertInto('room_outbox')
           .values(
             write.outbox.map((o) => ({
@@ -174,16 +222,10 @@ export class SqlCellStore implements CellStore {
               updated_at_ms: nowMs,
             })),
           )
-          .execute();
-      }
-      finished = true;
-      await trx.commit().execute();
-      return { kind: 'committed', write };
-    } catch (error) {
-      await rollback().catch(() => undefined);
-      if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
-      throw error;
+          .compile(),
+      );
     }
+    return statements.concat(write.statements);
   }
 
   async findResults(
@@ -246,4 +288,68 @@ function batchTransaction(trx: ControlledTransaction<Database>): BatchTransactio
       return error;
     },
   };
+}
+
+/** Runs the statements in an open transaction and commits, or rolls back when fenced. */
+async function applyWrite(
+  trx: ControlledTransaction<Database>,
+  statements: readonly CompiledQuery[],
+  write: BatchWrite,
+): Promise<CommitOutcome> {
+  try {
+    const [fence, ...rest] = statements;
+    const fenced = await trx.executeQuery(fence!);
+    if (Number(fenced.numAffectedRows ?? 0) !== 1) {
+      await trx.rollback().execute();
+      return EPOCH_MOVED;
+    }
+    for (const statement of rest) await trx.executeQuery(statement);
+  } catch (error) {
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => undefined);
+    if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
+    throw error;
+  }
+  await trx.commit().execute();
+  return { kind: 'committed', write };
+}
+
+/**
+ * MySQL: `START TRANSACTION; fence; log; outbox; projections` in one packet, then COMMIT
+ * or ROLLBACK by the fence's row count: two round trips for the whole batch.
+ */
+async function onePacket(
+  pool: PromisePool,
+  statements: readonly CompiledQuery[],
+  write: BatchWrite,
+): Promise<CommitOutcome> {
+  const conn = await pool.getConnection();
+  let open = false;
+  let broken = false;
+  try {
+    const text = [
+      'START TRANSACTION',
+      ...statements.map((s) => format(s.sql, s.parameters as SqlValue[])),
+    ].join(';\n');
+    open = true;
+    const [results] = await conn.query<ResultSetHeader[]>(text);
+    if (results[1]?.affectedRows !== 1) {
+      await conn.query('ROLLBACK');
+      open = false;
+      return EPOCH_MOVED;
+    }
+    open = false; // a failed COMMIT has an unknown outcome: never roll back after it
+    await conn.query('COMMIT');
+    return { kind: 'committed', write };
+  } catch (error) {
+    if (open) await conn.query('ROLLBACK').catch(() => (broken = true));
+    else broken = true;
+    if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
+    throw error;
+  } finally {
+    if (broken) conn.destroy();
+    else conn.release();
+  }
 }

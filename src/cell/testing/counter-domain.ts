@@ -3,7 +3,8 @@
  * domain: a counter with alarms, and (when the test made its tables) charges written
  * inside the commit transaction against a shared limit, like a wallet.
  */
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../../adapters/sql/schema.js';
 import type { CellDomain } from '../domain.js';
 import { domainError, type DomainError } from '../../shared/errors.js';
 
@@ -88,14 +89,14 @@ export function counterDomain(
     alarmCommand: (state, nowMs) =>
       (state.alarms[0] ?? Infinity) <= nowMs ? { type: 'FireAlarms' } : null,
     reply: (state) => ({ count: state.count }),
-    ...(options.charges ? { applyInTransaction: chargeInTransaction } : {}),
+    ...(options.charges
+      ? { inTransaction: { appliesTo: (c) => c.type === 'Charge', apply: chargeInTransaction } }
+      : {}),
   };
 }
 
 async function chargeInTransaction(
-  trx: Parameters<
-    NonNullable<CellDomain<unknown, CounterCommand, CounterEvent>['applyInTransaction']>
-  >[0],
+  trx: Transaction<Database>,
   entry: { requestId: string; command: CounterCommand },
 ): Promise<DomainError | null> {
   const { command } = entry;

@@ -141,7 +141,7 @@ export async function startHost(
   const host = new CellHost(
     { nodeId, advertiseAddr: `127.0.0.1:${10_000 + hostSeq}`, ...fastConfig, ...options.config },
     {
-      store: new SqlCellStore(sqlBackend.db),
+      store: new SqlCellStore(sqlBackend),
       lease,
       registry: coordination.registry,
       clock: systemClock,
