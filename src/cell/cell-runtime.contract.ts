@@ -310,6 +310,21 @@ export function cellRuntimeContract(
       assert.equal((await logOf(key.roomId)).length, 1);
     });
 
+    it('a renewal that finds the lease taken drops the cell without any command', async () => {
+      const a = await host();
+      const b = await host();
+      const key = freshRoom();
+      await runLocal(a.host, key, { type: 'Add', amount: 1 });
+      await a.host.deps.lease.release(routeKey(key), a.host.loaded(key)!.leaseToken);
+      const taken = await b.host.query(counter, key, (s) => s.count);
+      assert.deepEqual(taken, { kind: 'local', value: 1 });
+      const fencedBefore = await fencedCount(a.host);
+      await eventually(() => !a.host.loaded(key));
+      assert.equal(await fencedCount(a.host), fencedBefore + 1);
+      const renewals = await a.host.metrics.leaseRenewals.get();
+      assert.ok(renewals.values.some((v) => v.labels.outcome === 'lost' && v.value >= 1));
+    });
+
     it('when the lease is forgotten while two hosts hold a cell, one commit per version', async () => {
       const a = await host();
       const b = await host();
@@ -340,6 +355,10 @@ export function cellRuntimeContract(
       assert.equal((await stateOf(b.host, key)).count, 3);
     });
   });
+}
+
+async function fencedCount(host: CellHost): Promise<number> {
+  return (await host.metrics.fenced.get()).values[0]?.value ?? 0;
 }
 
 /** Commit transactions so far: the sample count of the batch-size histogram. */
