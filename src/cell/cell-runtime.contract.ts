@@ -283,6 +283,27 @@ export function cellRuntimeContract(
       );
     });
 
+    it('announces each commit once, in version order, with its outbox envelopes', async () => {
+      const seen: { version: number; types: string[]; envelopes: number }[] = [];
+      const { host: a } = await host({
+        onCommitted: (batch) =>
+          seen.push({
+            version: batch.version,
+            types: batch.entries.flatMap((e) => e.events.map((ev) => ev.type)),
+            envelopes: batch.envelopes.length,
+          }),
+      });
+      const key = freshRoom();
+      await runLocal(a, key, { type: 'Add', amount: 1 });
+      await assert.rejects(runLocal(a, key, { type: 'Add', amount: -9 }));
+      await runLocal(a, key, { type: 'Add', amount: 0 }); // no event: nothing to announce
+      await runLocal(a, key, { type: 'Schedule', atMs: Date.now() + 60_000 });
+      assert.deepEqual(seen, [
+        { version: 1, types: ['Added'], envelopes: 1 },
+        { version: 2, types: ['Scheduled'], envelopes: 1 },
+      ]);
+    });
+
     it('unloads idle cells, releases their lease, and reloads them on demand', async () => {
       const { host: a } = await host({ config: { idleAfterMs: 150 } });
       const key = freshRoom();

@@ -21,6 +21,17 @@ export interface CommandResult {
   readonly duplicate: boolean;
 }
 
+/** What one commit made durable, handed to the host's listener right after COMMIT. */
+export interface CommittedBatch {
+  readonly key: CellKey;
+  readonly kind: string;
+  /** The room version after the batch. */
+  readonly version: number;
+  readonly entries: readonly DecidedEntry<Command, DomainEvent>[];
+  /** The outbox envelopes (JSON) of the batch, in order: the realtime frames' payload. */
+  readonly envelopes: readonly string[];
+}
+
 export interface CellDeps {
   readonly store: CellStore;
   readonly metrics: CellMetrics;
@@ -30,6 +41,8 @@ export interface CellDeps {
   readonly nodeId: string;
   readonly snapshotEvery: number;
   readonly maxBatch: number;
+  /** Called after each commit, in version order (e.g. to publish to the realtime bus). */
+  readonly onCommitted?: ((batch: CommittedBatch) => void) | undefined;
   /** Called once when the cell learns it is fenced out; the host forgets it. */
   readonly onFenced: (reason: string) => void;
 }
@@ -259,10 +272,11 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
     if (outcome.kind === 'fenced') return { kind: 'fenced', reason: outcome.reason };
     if (outcome.kind === 'duplicate_request') return { kind: 'duplicate' };
     if (next) {
-      const committed: { state: S; version: number } = next;
+      const committed: Decided<S, C, E> = next;
       this.state = committed.state;
       this.version = committed.version;
       if (outcome.write?.snapshot) this.snapshotVersion = outcome.write.snapshot.version;
+      this.announce(committed, outcome.write?.outbox ?? []);
     }
     for (const [requestId, r] of results)
       if (r.ok && !r.result.duplicate) this.remember(requestId, r.result);
@@ -372,6 +386,21 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         : null,
       statements: decided.statements,
     };
+  }
+
+  /** Tells the host's listener (the realtime bus) what just committed; never throws. */
+  private announce(committed: Decided<S, C, E>, outbox: readonly OutboxRow[]): void {
+    try {
+      this.deps.onCommitted?.({
+        key: this.key,
+        kind: this.domain.kind,
+        version: committed.version,
+        entries: committed.entries,
+        envelopes: outbox.map((o) => o.envelope),
+      });
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'commit listener failed');
+    }
   }
 
   private remember(requestId: string, result: CommandResult): void {

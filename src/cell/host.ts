@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import { AppError, unavailable } from '../shared/errors.js';
-import { Cell, type CommandResult } from './cell.js';
+import { Cell, type CommandResult, type CommittedBatch } from './cell.js';
 import type { CellStore } from './cell-store.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
 import { routeKey, type CellKey, type LeaseManager, type NodeRegistry } from './lease.js';
@@ -35,6 +35,8 @@ export interface CellHostDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics?: CellMetrics;
+  /** Called after every commit of every cell on this node (the realtime bus publishes). */
+  readonly onCommitted?: (batch: CommittedBatch) => void;
 }
 
 export interface ExecuteOptions {
@@ -208,6 +210,7 @@ export class CellHost {
           verifyOwner: (token) => lease.verifyOwner(route, token),
           snapshotEvery: this.config.snapshotEvery,
           maxBatch: this.config.maxBatch,
+          onCommitted: this.deps.onCommitted,
           onFenced: () => this.forget(route, cell),
         },
       );

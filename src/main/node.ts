@@ -2,6 +2,7 @@
  * The composition root: picks the adapters the config names and wires one node. Nothing
  * else in the code base chooses an adapter.
  */
+import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
@@ -14,6 +15,7 @@ import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/da
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
+import { installEnvelopeErrors } from '../edge/http/envelope.js';
 import { registerOpsRoutes } from '../edge/http/ops-routes.js';
 import { systemClock } from '../shared/clock.js';
 import type { Config } from './config.js';
@@ -48,7 +50,11 @@ export async function startNode(config: Config, logger = createLogger(config)): 
     collectDefaultMetrics({ register: host.metrics.registry });
 
     const httpLogger: FastifyBaseLogger = logger.child({ module: 'http' });
-    const http: FastifyInstance = Fastify({ loggerInstance: httpLogger });
+    const http: FastifyInstance = Fastify({
+      loggerInstance: httpLogger,
+      genReqId: () => randomUUID(), // doubles as the envelope's trace_id
+    });
+    installEnvelopeErrors(http);
     registerOpsRoutes(
       http,
       {

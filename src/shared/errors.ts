@@ -3,6 +3,7 @@
  * kinds; each protocol edge (REST, WebSocket, gRPC) maps them in exactly one place.
  */
 export type ErrorKind =
+  | 'unauthenticated'
   | 'validation'
   | 'not_found'
   | 'forbidden'

@@ -21,6 +21,7 @@ import {
   testKeyPrefix,
   testRedisUrl,
 } from '../../testing/backends.js';
+import type { CommittedBatch } from '../cell.js';
 import { CellHost, type CellHostConfig } from '../host.js';
 import type { LeaseManager, NodeRegistry } from '../lease.js';
 import { counterDomain, counterTablesSql } from './counter-domain.js';
@@ -132,6 +133,7 @@ export async function startHost(
     config?: Partial<CellHostConfig>;
     wrapLease?: (lease: LeaseManager) => LeaseManager;
     redisUrl?: string;
+    onCommitted?: (batch: CommittedBatch) => void;
   } = {},
 ): Promise<TestHost> {
   const nodeId = options.nodeId ?? `node-${++hostSeq}`;
@@ -146,6 +148,7 @@ export async function startHost(
       registry: coordination.registry,
       clock: systemClock,
       logger: silentLogger,
+      ...(options.onCommitted ? { onCommitted: options.onCommitted } : {}),
     },
   );
   host.register(counter);
