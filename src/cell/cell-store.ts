@@ -101,8 +101,17 @@ export interface RecordedResult {
 export interface CellStore {
   /** Builds (does not run) the domain's projection queries. */
   readonly queries: QueryCreator<Database>;
-  /** Creates the row if missing, bumps `lease_epoch` (fencing every earlier owner), loads. */
-  activate(key: CellKey, kind: string, nodeId: string, nowMs: number): Promise<ActivatedCell>;
+  /**
+   * Creates the row if missing (when `create`), bumps `lease_epoch` (fencing every earlier
+   * owner) and loads. Null when the row does not exist and `create` is false.
+   */
+  activate(
+    key: CellKey,
+    kind: string,
+    nodeId: string,
+    nowMs: number,
+    create: boolean,
+  ): Promise<ActivatedCell | null>;
   commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome>;
   /** Recorded results of already-logged request ids. */
   findResults(key: CellKey, requestIds: readonly string[]): Promise<Map<string, RecordedResult>>;

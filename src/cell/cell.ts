@@ -199,6 +199,12 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
     }
     let todo = [...leaders.values()];
     try {
+      // Work inside the transaction (a wallet debit) must not even start for a request id
+      // an earlier owner already committed: look those up first. Other batches rely on the
+      // log's unique key instead, which costs nothing when there is no retry.
+      if (todo.some((group) => this.domain.inTransaction?.appliesTo(group[0]!.command))) {
+        todo = await this.answerFromLog(todo);
+      }
       // A unique violation means a request id of the batch is already logged (by an
       // earlier owner): answer those from the log and decide the rest again.
       for (let attempt = 0; todo.length > 0; attempt++) {
@@ -214,23 +220,13 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
           for (const group of todo) for (const p of group) p.reject(fencedError());
           return;
         }
-        const recorded = await this.deps.store.findResults(
-          this.key,
-          todo.map((group) => group[0]!.requestId),
-        );
-        if (recorded.size === 0) {
+        const answered = await this.answerFromLog(todo);
+        if (answered.length === todo.length) {
           this.fence('command log already holds this version');
           for (const group of todo) for (const p of group) p.reject(fencedError());
           return;
         }
-        todo = todo.filter((group) => {
-          const r = recorded.get(group[0]!.requestId);
-          if (!r) return true;
-          const stored = JSON.parse(r.result) as { reply: unknown };
-          const result = { version: r.version, reply: stored.reply, duplicate: true };
-          for (const p of group) p.resolve(result);
-          return false;
-        });
+        todo = answered;
       }
     } catch (error) {
       // Unknown outcome (e.g. the connection died at COMMIT): reload from SQL next time.
@@ -239,6 +235,22 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       const failure = unavailable('COMMIT_FAILED', 'room commit failed, retry', error);
       for (const group of todo) for (const p of group) p.reject(failure);
     }
+  }
+
+  /** Resolves the groups whose request id is already logged; returns the others. */
+  private async answerFromLog(todo: Pending<C>[][]): Promise<Pending<C>[][]> {
+    const recorded = await this.deps.store.findResults(
+      this.key,
+      todo.map((group) => group[0]!.requestId),
+    );
+    return todo.filter((group) => {
+      const r = recorded.get(group[0]!.requestId);
+      if (!r) return true;
+      const stored = JSON.parse(r.result) as { reply: unknown };
+      const result = { version: r.version, reply: stored.reply, duplicate: true };
+      for (const p of group) p.resolve(result);
+      return false;
+    });
   }
 
   private async commitOnce(
@@ -320,7 +332,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       const work = domain.inTransaction;
       if (work?.appliesTo(p.command)) {
         if (!tx) throw new Error('a transactional command reached the non-interactive path');
-        const refused = await tx.attempt(() => work.apply(tx.trx, entry, this.key));
+        const refused = await tx.attempt(() => work.apply(tx.trx, entry, this.key, nowMs));
         if (refused) {
           results.set(p.requestId, { ok: false, error: refused });
           continue;

@@ -46,6 +46,14 @@ export interface CellDomain<S, C extends Command, E extends DomainEvent> {
   nextDeadline(state: S): number | null;
   /** The system command that handles every deadline due at `nowMs`, or null. */
   alarmCommand(state: S, nowMs: number): C | null;
+  /**
+   * Whether a command may bring a new cell into existence. When false, a command or
+   * query for a room that has no row fails with {@link CellDomain.notFound} and writes
+   * nothing (no empty rows for made-up ids). Default: every command may.
+   */
+  creates?(command: C): boolean;
+  /** The error for a room that does not exist; default `not_found` / `ROOM_NOT_FOUND`. */
+  readonly notFound?: DomainError;
   /** What the caller receives (and the log records) for a command that committed. */
   reply?(state: S, command: C, events: readonly E[]): unknown;
   /**
@@ -60,6 +68,7 @@ export interface CellDomain<S, C extends Command, E extends DomainEvent> {
       trx: Transaction<Database>,
       entry: DecidedEntry<C, E>,
       key: CellKey,
+      nowMs: number,
     ): Promise<DomainError | null>;
   };
   /**

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { AppError, unavailable } from '../shared/errors.js';
+import { AppError, unavailable, type DomainError } from '../shared/errors.js';
 import { Cell, type CommandResult, type CommittedBatch } from './cell.js';
 import type { CellStore } from './cell-store.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
@@ -102,7 +102,8 @@ export class CellHost {
     command: C,
     options: ExecuteOptions = {},
   ): Promise<Routed<CommandResult>> {
-    const owner = await this.acquire(domain.kind, key, options);
+    const create = domain.creates?.(command) ?? true;
+    const owner = await this.acquire(domain.kind, key, options, create);
     if ('addr' in owner) return owner;
     return { kind: 'local', value: await owner.submit(command, options.requestId) };
   }
@@ -114,7 +115,7 @@ export class CellHost {
     read: (state: S, version: number) => T,
     options: ExecuteOptions = {},
   ): Promise<Routed<T>> {
-    const owner = await this.acquire(domain.kind, key, options);
+    const owner = await this.acquire(domain.kind, key, options, domain.creates === undefined);
     if ('addr' in owner) return owner;
     const cell = owner as unknown as Cell<S, Command, DomainEvent>;
     return { kind: 'local', value: read(cell.currentState, cell.currentVersion) };
@@ -129,11 +130,16 @@ export class CellHost {
     kind: string,
     key: CellKey,
     options: ExecuteOptions,
+    create: boolean,
   ): Promise<AnyCell | { kind: 'remote'; nodeId: string; addr: string }> {
     const route = routeKey(key);
     const live = this.cells.get(route);
     if (live && !live.isFenced && this.state === 'running') return live;
-    const owner = await this.activate(kind, key);
+    // A creating command that joined a non-creating activation of the same room retries.
+    const owner = await this.activate(kind, key, create).catch((error: unknown) => {
+      if (create && error instanceof MissingCell) return this.activate(kind, key, true);
+      throw error;
+    });
     if (!('ownerNodeId' in owner)) return owner;
     if (options.forwarded) {
       throw unavailable('NOT_OWNER', `forwarded call reached node ${this.nodeId}, not the owner`);
@@ -146,7 +152,7 @@ export class CellHost {
   }
 
   /** EnsureOwner, then the SQL epoch bump, then snapshot + replay. Shared by concurrent callers. */
-  activate(kind: string, key: CellKey): Promise<AnyCell | { ownerNodeId: string }> {
+  activate(kind: string, key: CellKey, create = false): Promise<AnyCell | { ownerNodeId: string }> {
     if (this.state !== 'running') {
       return Promise.reject(unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`));
     }
@@ -156,7 +162,9 @@ export class CellHost {
     const route = routeKey(key);
     const pending = this.activating.get(route);
     if (pending) return pending;
-    const started = this.load(domain, key, route).finally(() => this.activating.delete(route));
+    const started = this.load(domain, key, route, create).finally(() =>
+      this.activating.delete(route),
+    );
     this.activating.set(route, started);
     return started;
   }
@@ -165,12 +173,14 @@ export class CellHost {
     domain: AnyDomain,
     key: CellKey,
     route: string,
+    create: boolean,
   ): Promise<AnyCell | { ownerNodeId: string }> {
     const { lease, store, clock } = this.deps;
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
     try {
-      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs());
+      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create);
+      if (!loaded) throw new MissingCell(domain.notFound);
       let state =
         loaded.snapshot === null
           ? domain.initialState(key)
@@ -281,6 +291,17 @@ export class CellHost {
     this.drained ??= Promise.resolve();
     await this.background?.stop();
     for (const cell of this.loadedCells) cell.fence('host aborted');
+  }
+}
+
+/** The room has no row and the command may not create one. */
+class MissingCell extends AppError {
+  constructor(error?: DomainError) {
+    super(
+      error?.kind ?? 'not_found',
+      error?.code ?? 'ROOM_NOT_FOUND',
+      error?.message ?? 'room not found',
+    );
   }
 }
 

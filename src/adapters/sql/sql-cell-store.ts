@@ -6,7 +6,13 @@
  * takeover proceeds and the paused commit finds 0 rows; once past the fence it holds the
  * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it.
  */
-import type { CompiledQuery, ControlledTransaction, Kysely, QueryCreator } from 'kysely';
+import type {
+  CompiledQuery,
+  ControlledTransaction,
+  Kysely,
+  QueryCreator,
+  Transaction,
+} from 'kysely';
 import { format, type SqlValue } from 'mysql2';
 import type { Pool as PromisePool, ResultSetHeader } from 'mysql2/promise';
 import type {
@@ -42,30 +48,11 @@ export class SqlCellStore implements CellStore {
     kind: string,
     nodeId: string,
     nowMs: number,
-  ): Promise<ActivatedCell> {
+    create: boolean,
+  ): Promise<ActivatedCell | null> {
     const row = await this.db.transaction().execute(async (trx) => {
-      const where = { app_code: key.appCode, room_id: key.roomId };
-      try {
-        await trx
-          .insertInto('room_cells')
-          .values({
-            ...where,
-            kind,
-            version: 0,
-            lease_epoch: 0,
-            owner_node_id: null,
-            snapshot: null,
-            snapshot_version: 0,
-            next_alarm_ms: null,
-            created_at_ms: nowMs,
-            updated_at_ms: nowMs,
-          })
-          .execute();
-      } catch (error) {
-        // Another node created it first: fine, we bump its epoch below.
-        if (!isUniqueViolation(error)) throw error;
-      }
-      await trx
+      if (create) await this.insertIfMissing(trx, key, kind, nowMs);
+      const bumped = await trx
         .updateTable('room_cells')
         .set((eb) => ({
           lease_epoch: eb('lease_epoch', '+', 1),
@@ -74,7 +61,8 @@ export class SqlCellStore implements CellStore {
         }))
         .where('app_code', '=', key.appCode)
         .where('room_id', '=', key.roomId)
-        .execute();
+        .executeTakeFirst();
+      if (Number(bumped.numUpdatedRows) === 0) return null;
       return trx
         .selectFrom('room_cells')
         .select(['kind', 'version', 'lease_epoch', 'snapshot', 'snapshot_version'])
@@ -82,6 +70,7 @@ export class SqlCellStore implements CellStore {
         .where('room_id', '=', key.roomId)
         .executeTakeFirstOrThrow();
     });
+    if (!row) return null;
     if (row.kind !== kind) {
       throw new AppError('conflict', 'ROOM_KIND_MISMATCH', `room is a ${row.kind}, not a ${kind}`);
     }
@@ -105,6 +94,35 @@ export class SqlCellStore implements CellStore {
         events: r.events,
       })),
     };
+  }
+
+  private async insertIfMissing(
+    trx: Transaction<Database>,
+    key: CellKey,
+    kind: string,
+    nowMs: number,
+  ): Promise<void> {
+    try {
+      await trx
+        .insertInto('room_cells')
+        .values({
+          app_code: key.appCode,
+          room_id: key.roomId,
+          kind,
+          version: 0,
+          lease_epoch: 0,
+          owner_node_id: null,
+          snapshot: null,
+          snapshot_version: 0,
+          next_alarm_ms: null,
+          created_at_ms: nowMs,
+          updated_at_ms: nowMs,
+        })
+        .execute();
+    } catch (error) {
+      // Another node created it first: fine, the epoch bump follows.
+      if (!isUniqueViolation(error)) throw error;
+    }
   }
 
   commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {

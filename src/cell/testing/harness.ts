@@ -22,6 +22,7 @@ import {
   testRedisUrl,
 } from '../../testing/backends.js';
 import type { CommittedBatch } from '../cell.js';
+import type { CellDomain } from '../domain.js';
 import { CellHost, type CellHostConfig } from '../host.js';
 import type { LeaseManager, NodeRegistry } from '../lease.js';
 import { counterDomain, counterTablesSql } from './counter-domain.js';
@@ -134,6 +135,9 @@ export async function startHost(
     wrapLease?: (lease: LeaseManager) => LeaseManager;
     redisUrl?: string;
     onCommitted?: (batch: CommittedBatch) => void;
+    /** More room kinds to register beside the counter (each with its own state types). */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- heterogeneous kinds
+    domains?: readonly CellDomain<any, any, any>[];
   } = {},
 ): Promise<TestHost> {
   const nodeId = options.nodeId ?? `node-${++hostSeq}`;
@@ -152,6 +156,7 @@ export async function startHost(
     },
   );
   host.register(counter);
+  for (const domain of options.domains ?? []) host.register(domain);
   await host.start();
   return {
     host,
