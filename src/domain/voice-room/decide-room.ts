@@ -1,0 +1,161 @@
+/** Deciders of the Room and Presence machines. Each: guard first, then the events. */
+import type { DecideContext } from '../../cell/domain.js';
+import type { Decision } from '../../cell/domain.js';
+import { refuse } from './errors.js';
+import { presenceOf } from './evolve.js';
+import { isPresent, mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatOf } from './guards.js';
+import type {
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomSettings,
+  VoiceRoomState,
+} from './types.js';
+
+type Cmd<T extends VoiceRoomCommand['type']> = Extract<VoiceRoomCommand, { type: T }>;
+type Events = Decision<VoiceRoomEvent>;
+
+export function createRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'CreateRoom'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
+  if (state.status !== 'absent') return refuse('ROOM_ALREADY_EXISTS');
+  const title = cmd.title.trim();
+  if (title.length < 1 || title.length > 100)
+    return refuse('INVALID_ARGUMENT', 'title 1-100 chars');
+  if (
+    !Number.isInteger(cmd.seat_count) ||
+    cmd.seat_count < 1 ||
+    cmd.seat_count > settings.maxSeats
+  ) {
+    return refuse('INVALID_ARGUMENT', `seat_count 1-${settings.maxSeats}`);
+  }
+  // creating → active in the same commit: "CreateRoom 持久化成功".
+  return [
+    {
+      type: 'RoomCreated',
+      owner_user_id: cmd.owner_user_id,
+      title,
+      seat_count: cmd.seat_count,
+      at_ms: ctx.nowMs,
+    },
+    { type: 'RoomActivated', at_ms: ctx.nowMs },
+  ];
+}
+
+/** Presence → closed_left, every seat released (numbers and locks kept), one commit. */
+export function closeRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'CloseRoom'>,
+  ctx: DecideContext,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  return [{ type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs }];
+}
+
+/** absent/left/stale_left/kicked(after unban) → present; a retry only refreshes. */
+export function joinRoom(state: VoiceRoomState, cmd: Cmd<'JoinRoom'>, ctx: DecideContext): Events {
+  const guard = mustBeActive(state);
+  if (guard) return guard;
+  if (state.banned.includes(cmd.user_id)) return refuse('USER_BANNED');
+  if (isPresent(state, cmd.user_id)) {
+    return [{ type: 'PresenceRefreshed', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+  }
+  return [{ type: 'UserJoined', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+}
+
+/** Refreshes an existing presence only; never creates one. */
+export function heartbeat(
+  state: VoiceRoomState,
+  cmd: Cmd<'RoomHeartbeat'>,
+  ctx: DecideContext,
+): Events {
+  const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
+  if (guard) return guard;
+  return [{ type: 'PresenceRefreshed', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+}
+
+/** present → left, releasing the user's seat. */
+export function leaveRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'LeaveRoom'>,
+  ctx: DecideContext,
+): Events {
+  const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
+  if (guard) return guard;
+  return [
+    ...releaseSeatOf(state, cmd.user_id, 'leave'),
+    { type: 'UserLeft', user_id: cmd.user_id, at_ms: ctx.nowMs },
+  ];
+}
+
+/** Adds the user to the ban set (whether present or not) and frees their seat. */
+export function kickUser(state: VoiceRoomState, cmd: Cmd<'KickUser'>): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (cmd.user_id === cmd.operator_user_id) return refuse('CANNOT_TARGET_SELF');
+  if (cmd.user_id === state.owner_user_id) return refuse('CANNOT_KICK_OWNER');
+  // An admin cannot remove another admin; the owner can.
+  if (state.admins.includes(cmd.user_id) && cmd.operator_user_id !== state.owner_user_id) {
+    return refuse('NOT_OWNER');
+  }
+  if (state.banned.includes(cmd.user_id) && !isPresent(state, cmd.user_id)) return [];
+  return [
+    ...releaseSeatOf(state, cmd.user_id, 'kicked'),
+    { type: 'UserKicked', user_id: cmd.user_id, operator_user_id: cmd.operator_user_id },
+  ];
+}
+
+export function unbanUser(state: VoiceRoomState, cmd: Cmd<'UnbanUser'>): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (!state.banned.includes(cmd.user_id)) return refuse('NOT_BANNED');
+  return [{ type: 'UserUnbanned', user_id: cmd.user_id, operator_user_id: cmd.operator_user_id }];
+}
+
+export function setRoomAdmin(state: VoiceRoomState, cmd: Cmd<'SetRoomAdmin'>): Events {
+  const guard = mustBeActive(state);
+  if (guard) return guard;
+  if (cmd.operator_user_id !== state.owner_user_id) return refuse('NOT_OWNER');
+  if (cmd.user_id === state.owner_user_id) return refuse('CANNOT_TARGET_SELF');
+  if (state.admins.includes(cmd.user_id) === cmd.is_admin) return [];
+  return [{ type: 'RoomAdminSet', user_id: cmd.user_id, is_admin: cmd.is_admin }];
+}
+
+/** Stale presence (with its seat) for every present user past the timeout. */
+export function expireStalePresence(
+  state: VoiceRoomState,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): VoiceRoomEvent[] {
+  if (state.status !== 'active') return [];
+  return Object.keys(state.presence).flatMap((userId) => {
+    const p = presenceOf(state, userId)!;
+    if (p.state !== 'present' || p.last_seen_at_ms + settings.presenceTimeoutMs > ctx.nowMs)
+      return [];
+    return [
+      ...releaseSeatOf(state, userId, 'stale'),
+      { type: 'PresenceStale' as const, user_id: userId, at_ms: ctx.nowMs },
+    ];
+  });
+}
+
+export function releaseSeatOf(
+  state: VoiceRoomState,
+  userId: string,
+  reason: Extract<VoiceRoomEvent, { type: 'MicReleased' }>['reason'],
+): VoiceRoomEvent[] {
+  const seat = seatOf(state, userId);
+  if (!seat?.mic_session_id) return [];
+  return [
+    {
+      type: 'MicReleased',
+      user_id: userId,
+      seat_index: seat.seat_index,
+      mic_session_id: seat.mic_session_id,
+      reason,
+    },
+  ];
+}

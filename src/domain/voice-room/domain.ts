@@ -1,0 +1,45 @@
+/**
+ * The voice room as a cell domain (kind `voice_room`): the pure decider plus what the
+ * runtime asks of a room kind. SQL hooks (wallet, projections) are added at the adapter
+ * edge, see src/adapters/sql/voice-room/.
+ */
+import type { CellDomain } from '../../cell/domain.js';
+import { decideVoiceRoom, nextVoiceRoomDeadline } from './decide.js';
+import { evolveVoiceRoom, initialVoiceRoom } from './evolve.js';
+import type {
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomSettings,
+  VoiceRoomState,
+} from './types.js';
+import { replyOf } from './view.js';
+
+export type VoiceRoomDomain = CellDomain<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent>;
+
+export const defaultVoiceRoomSettings: VoiceRoomSettings = {
+  presenceTimeoutMs: 60_000,
+  publishTimeoutMs: 15_000,
+  maxSeats: 20,
+};
+
+export function voiceRoomDomain(
+  settings: VoiceRoomSettings = defaultVoiceRoomSettings,
+): VoiceRoomDomain {
+  return {
+    kind: 'voice_room',
+    initialState: initialVoiceRoom,
+    decide: (state, command, ctx) => decideVoiceRoom(state, command, ctx, settings),
+    evolve: evolveVoiceRoom,
+    nextDeadline: (state) => nextVoiceRoomDeadline(state, settings),
+    alarmCommand: (state, nowMs) => {
+      const due = nextVoiceRoomDeadline(state, settings);
+      return due !== null && due <= nowMs ? { type: 'ExpireDeadlines' } : null;
+    },
+    // Only CreateRoom may bring a room row into existence.
+    creates: (command) => command.type === 'CreateRoom',
+    reply: replyOf,
+    // Heartbeats refresh presence many times a minute: kept in the log, not sent out.
+    toOutbox: (event) =>
+      event.type === 'PresenceRefreshed' ? null : { type: event.type, data: event },
+  };
+}

@@ -1,0 +1,166 @@
+/** Pure and total: the only place the voice room's state changes. */
+import type { MicSeat, Presence, VoiceRoomEvent, VoiceRoomState } from './types.js';
+
+export function initialVoiceRoom(): VoiceRoomState {
+  return {
+    status: 'absent',
+    owner_user_id: null,
+    title: '',
+    created_at_ms: null,
+    closed_at_ms: null,
+    admins: [],
+    banned: [],
+    presence: {},
+    seats: [],
+  };
+}
+
+export function emptySeat(seat_index: number, locked = false): MicSeat {
+  return {
+    seat_index,
+    state: locked ? 'locked' : 'idle',
+    user_id: null,
+    mic_session_id: null,
+    mic_session_room_version: null,
+    mic_session_started_at_ms: null,
+    last_publish_event_time_ms: null,
+    publish_deadline_ms: null,
+  };
+}
+
+export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): VoiceRoomState {
+  switch (event.type) {
+    case 'RoomCreated':
+      return {
+        ...state,
+        status: 'creating',
+        owner_user_id: event.owner_user_id,
+        title: event.title,
+        created_at_ms: event.at_ms,
+        seats: Array.from({ length: event.seat_count }, (_, i) => emptySeat(i)),
+      };
+    case 'RoomActivated':
+      return { ...state, status: 'active' };
+    case 'RoomClosed':
+      return {
+        ...state,
+        status: 'closed',
+        closed_at_ms: event.at_ms,
+        presence: mapPresence(state.presence, (p) =>
+          p.state === 'present' ? { ...p, state: 'closed_left' } : p,
+        ),
+        // Seats are released; their numbers and locks stay.
+        seats: state.seats.map((s) => (s.state === 'locked' ? s : emptySeat(s.seat_index))),
+      };
+    case 'UserJoined':
+      return withPresence(state, event.user_id, {
+        state: 'present',
+        joined_at_ms: event.at_ms,
+        last_seen_at_ms: event.at_ms,
+      });
+    case 'PresenceRefreshed': {
+      const p = presenceOf(state, event.user_id);
+      return p ? withPresence(state, event.user_id, { ...p, last_seen_at_ms: event.at_ms }) : state;
+    }
+    case 'UserLeft':
+      return setPresenceState(state, event.user_id, 'left');
+    case 'PresenceStale':
+      return setPresenceState(state, event.user_id, 'stale_left');
+    case 'UserKicked': {
+      const kicked = presenceOf(state, event.user_id)
+        ? setPresenceState(state, event.user_id, 'kicked')
+        : state;
+      return { ...kicked, banned: addOnce(state.banned, event.user_id) };
+    }
+    case 'UserUnbanned':
+      return { ...state, banned: state.banned.filter((u) => u !== event.user_id) };
+    case 'RoomAdminSet':
+      return {
+        ...state,
+        admins: event.is_admin
+          ? addOnce(state.admins, event.user_id)
+          : state.admins.filter((u) => u !== event.user_id),
+      };
+    case 'MicSeatLockSet':
+      return withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index, event.locked));
+    case 'MicTakenUp':
+      return withSeat(state, event.seat_index, (s) => ({
+        ...s,
+        state: 'pending_publish',
+        user_id: event.user_id,
+        mic_session_id: event.mic_session_id,
+        mic_session_room_version: event.mic_session_room_version,
+        mic_session_started_at_ms: event.at_ms,
+        last_publish_event_time_ms: null,
+        publish_deadline_ms: event.publish_deadline_ms,
+      }));
+    case 'MicSeatChanged': {
+      const from = state.seats[event.from_seat_index]!;
+      const moved = withSeat(state, event.from_seat_index, (s) => emptySeat(s.seat_index));
+      // The session moves with the user and waits for publishing again on the new seat.
+      return withSeat(moved, event.seat_index, (s) => ({
+        ...from,
+        seat_index: s.seat_index,
+        state: 'pending_publish',
+        publish_deadline_ms: event.publish_deadline_ms,
+      }));
+    }
+    case 'MicPublishingConfirmed':
+      return withSeat(state, event.seat_index, (s) => ({
+        ...s,
+        state: 'publishing',
+        publish_deadline_ms: null,
+        last_publish_event_time_ms:
+          event.source === 'rtc'
+            ? Math.max(s.last_publish_event_time_ms ?? 0, event.event_time_ms)
+            : s.last_publish_event_time_ms,
+      }));
+    case 'MicReleased':
+      return withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index));
+    case 'GiftSent':
+      return state;
+    default:
+      return assertNever(event);
+  }
+}
+
+/** Own properties only: a user id like `__proto__` must not reach Object.prototype. */
+export function presenceOf(state: VoiceRoomState, userId: string): Presence | undefined {
+  return Object.hasOwn(state.presence, userId) ? state.presence[userId] : undefined;
+}
+
+function withPresence(state: VoiceRoomState, userId: string, p: Presence): VoiceRoomState {
+  return { ...state, presence: { ...state.presence, [userId]: p } };
+}
+
+function setPresenceState(
+  state: VoiceRoomState,
+  userId: string,
+  next: Presence['state'],
+): VoiceRoomState {
+  const p = presenceOf(state, userId);
+  return p ? withPresence(state, userId, { ...p, state: next }) : state;
+}
+
+function mapPresence(
+  presence: VoiceRoomState['presence'],
+  f: (p: Presence) => Presence,
+): VoiceRoomState['presence'] {
+  return Object.fromEntries(Object.entries(presence).map(([u, p]) => [u, f(p)]));
+}
+
+function withSeat(
+  state: VoiceRoomState,
+  index: number,
+  f: (s: MicSeat) => MicSeat,
+): VoiceRoomState {
+  return { ...state, seats: state.seats.map((s) => (s.seat_index === index ? f(s) : s)) };
+}
+
+function addOnce(list: readonly string[], item: string): readonly string[] {
+  return list.includes(item) ? list : [...list, item];
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unhandled: ${JSON.stringify(value)}`);
+}

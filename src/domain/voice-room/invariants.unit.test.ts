@@ -1,0 +1,236 @@
+/**
+ * Property tests of the voice room's invariants (DESIGN.md, invariant 4, and the seed's
+ * rules): random command sequences over a small room (owner, admin, two more users, one of
+ * them named `__proto__`; 3 seats), with time moving in random steps, RTC callbacks carrying
+ * old, duplicated and reordered event times and session ids, and the deadline timer.
+ * Commands run like the runtime runs them (see testing/random-room.ts).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { isDomainError } from '../../shared/errors.js';
+import { presenceOf } from './evolve.js';
+import { ctx, fold } from './testing/given-when-then.js';
+import {
+  domain,
+  newWorld,
+  resolve,
+  run,
+  SEATS,
+  stepArb,
+  type World,
+} from './testing/random-room.js';
+import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from './types.js';
+
+const PRESENCE_STATES: readonly string[] = [
+  'present',
+  'left',
+  'stale_left',
+  'kicked',
+  'closed_left',
+];
+
+/** Invariants of any single state. */
+function checkState(state: VoiceRoomState): void {
+  assert.equal(state.seats.length, SEATS, 'seat numbers are kept');
+  const holders: string[] = [];
+  state.seats.forEach((s, i) => {
+    assert.equal(s.seat_index, i);
+    if (s.state === 'idle' || s.state === 'locked') {
+      // A locked seat holds no user; an idle one neither.
+      assert.equal(s.user_id, null, `seat ${i} ${s.state} holds no user`);
+      assert.equal(s.mic_session_id, null);
+      assert.equal(s.publish_deadline_ms, null);
+    } else {
+      assert.ok(s.user_id !== null && s.mic_session_id !== null, `seat ${i} ${s.state}`);
+      assert.equal(s.publish_deadline_ms === null, s.state === 'publishing');
+      holders.push(s.user_id);
+    }
+  });
+  assert.equal(new Set(holders).size, holders.length, 'a user holds at most one seat');
+  for (const u of holders) {
+    assert.equal(presenceOf(state, u)?.state, 'present', `seat holder ${u} is present`);
+  }
+  for (const u of state.banned) {
+    assert.notEqual(presenceOf(state, u)?.state, 'present', `banned ${u} is not present`);
+  }
+  for (const [u, p] of Object.entries(state.presence)) {
+    assert.ok(PRESENCE_STATES.includes(p.state), `${u}: ${p.state}`);
+    assert.ok(Number.isFinite(p.joined_at_ms) && p.last_seen_at_ms >= p.joined_at_ms, u);
+  }
+  if (state.status === 'closed') {
+    assert.deepEqual(holders, []);
+    for (const p of Object.values(state.presence)) assert.notEqual(p.state, 'present');
+  }
+}
+
+/** Invariants of one step: the state before, the command, the decision, the state after. */
+function checkStep(
+  world: World,
+  before: VoiceRoomState,
+  command: VoiceRoomCommand,
+  result: ReturnType<typeof domain.decide>,
+): void {
+  const after = world.state;
+  const ok = !isDomainError(result) && result.length > 0;
+  if (before.status === 'closed') {
+    assert.ok(!ok, `a closed room took ${command.type}`);
+  }
+  if (!ok) assert.equal(after, before, 'an error or a no-op changes nothing');
+
+  checkSeatsStep(before, command, after);
+  checkSessionsStep(world, before, command, result, after);
+  if (ok) checkPermissions(before, command);
+  if (command.type === 'RoomHeartbeat') {
+    // Never creates presence: only a present user's heartbeat is accepted.
+    assert.equal(ok, presenceOf(before, command.user_id)?.state === 'present', 'heartbeat');
+    for (const [u, p] of Object.entries(after.presence)) {
+      assert.equal(p.state, presenceOf(before, u)?.state, `heartbeat changed ${u}`);
+    }
+  }
+
+  // The timer: whenever an alarm is due, the command it asks for does something.
+  const alarm = domain.alarmCommand(after, world.nowMs);
+  if (alarm) {
+    const fired = domain.decide(after, alarm, ctx({ nowMs: world.nowMs }));
+    assert.ok(!isDomainError(fired) && fired.length > 0, 'a due alarm makes progress');
+  }
+}
+
+/** Seats change only through their own arrows; locks survive everything but an unlock. */
+function checkSeatsStep(
+  before: VoiceRoomState,
+  command: VoiceRoomCommand,
+  after: VoiceRoomState,
+): void {
+  before.seats.forEach((b, i) => {
+    const a = after.seats[i]!;
+    const lockCommand = command.type === 'SetMicSeatLock' && command.seat_index === i;
+    if (b.state === 'locked' && a.state !== 'locked') {
+      assert.ok(lockCommand && !command.locked && a.state === 'idle', `seat ${i} unlocked`);
+    }
+    if (b.state !== 'locked' && a.state === 'locked') {
+      assert.ok(lockCommand && command.locked, `seat ${i} locked`);
+    }
+    if (b.user_id !== null && a.user_id !== null) {
+      // An occupied seat is never handed over or given a new session in place.
+      assert.equal(a.user_id, b.user_id, `seat ${i} handed over`);
+      assert.equal(a.mic_session_id, b.mic_session_id, `seat ${i} session replaced`);
+    }
+  });
+}
+
+/**
+ * An RTC callback or a confirm that names another session, or an RTC event older than the
+ * session or than its last applied publish event, leaves the seat alone. RTC callbacks never
+ * fail and never touch presence.
+ */
+function checkSessionsStep(
+  world: World,
+  before: VoiceRoomState,
+  command: VoiceRoomCommand,
+  result: ReturnType<typeof domain.decide>,
+  after: VoiceRoomState,
+): void {
+  const isRtc =
+    command.type === 'RtcAudioStarted' ||
+    command.type === 'RtcAudioStopped' ||
+    command.type === 'RtcRoomExited';
+  if (!isRtc && command.type !== 'ConfirmMicPublishing') return;
+  if (isRtc) {
+    assert.ok(!isDomainError(result), 'RTC callbacks never fail');
+    assert.deepEqual(after.presence, before.presence, 'RTC never changes presence');
+  }
+  before.seats.forEach((b, i) => {
+    const session = b.mic_session_id;
+    const otherSession = command.mic_session_id !== undefined && command.mic_session_id !== session;
+    const otherUser = b.user_id !== command.user_id;
+    const started = session === null ? undefined : world.sessionStart.get(session);
+    const lastRtc = session === null ? undefined : world.lastRtcTime.get(session);
+    const olderThanSession = isRtc && started !== undefined && command.event_time_ms < started;
+    const olderThanLast = isRtc && lastRtc !== undefined && command.event_time_ms < lastRtc;
+    if (otherSession || otherUser || olderThanSession || olderThanLast) {
+      assert.deepEqual(
+        after.seats[i],
+        b,
+        `${command.type} must leave seat ${i} (${session}) alone`,
+      );
+    }
+  });
+}
+
+/** A command that took effect was allowed: owner, or an admin who is not banned. */
+function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): void {
+  const owner = before.owner_user_id;
+  const manages = (u: string) =>
+    u === owner || (before.admins.includes(u) && !before.banned.includes(u));
+  switch (command.type) {
+    case 'CloseRoom':
+    case 'UnbanUser':
+    case 'SetMicSeatLock':
+      assert.ok(
+        manages(command.operator_user_id),
+        `${command.type} by ${command.operator_user_id}`,
+      );
+      break;
+    case 'KickUser':
+      assert.ok(manages(command.operator_user_id), `kick by ${command.operator_user_id}`);
+      assert.notEqual(command.user_id, owner, 'nobody kicks the owner');
+      if (before.admins.includes(command.user_id)) {
+        assert.equal(command.operator_user_id, owner, 'only the owner kicks an admin');
+      }
+      break;
+    case 'SetRoomAdmin':
+      assert.equal(command.operator_user_id, owner, 'only the owner sets admins');
+      break;
+    case 'MicDown':
+      if (command.operator_user_id !== undefined && command.operator_user_id !== command.user_id) {
+        assert.ok(manages(command.operator_user_id), `forced down by ${command.operator_user_id}`);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+function checkReplay(world: World, snapshotAt: number): void {
+  assert.deepEqual(fold(world.events), world.state, 'replay rebuilds the state');
+  const viaJson = JSON.parse(JSON.stringify(world.events)) as VoiceRoomEvent[];
+  assert.deepEqual(fold(viaJson), world.state, 'replay of the logged JSON events');
+  const snapshot = JSON.parse(JSON.stringify(world.state)) as VoiceRoomState;
+  assert.deepEqual(snapshot, world.state, 'a JSON snapshot is the state');
+  // Snapshot at some version, then replay the rest of the log after it.
+  const version = snapshotAt % (world.version + 1);
+  const stored = JSON.parse(JSON.stringify(world.states[version])) as VoiceRoomState;
+  const rest = world.events.slice(world.logLength[version]);
+  assert.deepEqual(
+    rest.reduce((s, e) => domain.evolve(s, e), stored),
+    world.state,
+    'snapshot + rest of log',
+  );
+}
+
+describe('voice room invariants (property)', () => {
+  it('hold after every step of random command sequences, and replay rebuilds the state', () => {
+    fc.assert(
+      fc.property(
+        fc.array(stepArb, { minLength: 10, maxLength: 80, size: 'max' }),
+        fc.nat(),
+        (steps, snapshotAt) => {
+          const world = newWorld();
+          checkState(world.state);
+          for (const step of steps) {
+            world.nowMs += step.dt;
+            const command = resolve(world, step.spec);
+            const before = world.state;
+            const result = run(world, command);
+            checkState(world.state);
+            checkStep(world, before, command, result);
+          }
+          checkReplay(world, snapshotAt);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * Test-only helper for the voice-room decider: given(events) / when(command) / then(events).
+ * The state is built by folding the events through `evolveVoiceRoom` (exactly what replay
+ * does) and deep-frozen, so a decider that mutated its input would throw.
+ */
+import assert from 'node:assert/strict';
+import type { DecideContext, Decision } from '../../../cell/domain.js';
+import { isDomainError, type DomainError } from '../../../shared/errors.js';
+import { decideVoiceRoom } from '../decide.js';
+import { evolveVoiceRoom, initialVoiceRoom } from '../evolve.js';
+import type {
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomSettings,
+  VoiceRoomState,
+} from '../types.js';
+
+/** The settings every decider test runs with. */
+export const settings: VoiceRoomSettings = Object.freeze({
+  presenceTimeoutMs: 60_000,
+  publishTimeoutMs: 15_000,
+  maxSeats: 20,
+});
+
+export const KEY = Object.freeze({ appCode: 'app-test', roomId: 'room-1' });
+/** When the ready-made events happen. */
+export const T0 = 1_000_000;
+/** When a command runs unless told otherwise: shortly after T0, no deadline due yet. */
+export const NOW = T0 + 1_000;
+/** The version a command gets unless told otherwise; builders' session ids never clash. */
+export const VERSION = 100;
+export const OWNER = 'u-owner';
+
+type Events = VoiceRoomEvent | readonly VoiceRoomEvent[];
+
+export interface WhenOptions {
+  readonly nowMs?: number;
+  readonly version?: number;
+  readonly requestId?: string;
+}
+
+export function ctx(options: WhenOptions = {}): DecideContext {
+  const version = options.version ?? VERSION;
+  return {
+    key: KEY,
+    nowMs: options.nowMs ?? NOW,
+    version,
+    requestId: options.requestId ?? `req-${version}`,
+  };
+}
+
+export function fold(
+  events: readonly VoiceRoomEvent[],
+  from: VoiceRoomState = initialVoiceRoom(),
+): VoiceRoomState {
+  return events.reduce(evolveVoiceRoom, from);
+}
+
+export function decide(
+  state: VoiceRoomState,
+  command: VoiceRoomCommand,
+  options: WhenOptions = {},
+): Decision<VoiceRoomEvent> {
+  return decideVoiceRoom(state, command, ctx(options), settings);
+}
+
+export interface Given {
+  readonly state: VoiceRoomState;
+  when(command: VoiceRoomCommand, options?: WhenOptions): When;
+}
+
+export interface When {
+  readonly result: Decision<VoiceRoomEvent>;
+  /** Deep-equals the events; returns the state they lead to. */
+  then(expected: readonly VoiceRoomEvent[]): VoiceRoomState;
+  /** Asserts a DomainError with this code; the state is left as it was. */
+  thenError(code: string): DomainError;
+}
+
+/** State from events (arrays are flattened, so builders may return several). */
+export function given(...events: Events[]): Given {
+  return givenState(fold(events.flat()));
+}
+
+/** State built directly, for states no event leads to (e.g. `closing`). */
+export function givenState(state: VoiceRoomState): Given {
+  const frozen = deepFreeze(structuredClone(state));
+  return {
+    state: frozen,
+    when(command, options) {
+      const before = structuredClone(frozen);
+      const result = decide(frozen, command, options);
+      assert.deepEqual(frozen, before, 'decide must not change its input');
+      return {
+        result,
+        then(expected) {
+          assert.ok(
+            !isDomainError(result),
+            `expected events, got error ${isDomainError(result) ? result.code : ''}`,
+          );
+          assert.deepEqual(result, expected);
+          return fold(result, frozen);
+        },
+        thenError(code) {
+          assert.ok(isDomainError(result), `expected ${code}, got ${JSON.stringify(result)}`);
+          assert.equal(result.code, code);
+          return result;
+        },
+      };
+    },
+  };
+}
+
+/** Freezes a value and everything it holds, so a mutation throws (ESM is strict). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Reflect.ownKeys(value)) {
+      deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+    }
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------- ready-made events
+
+/** RoomCreated + RoomActivated: an active room with owner `u-owner` and 8 seats. */
+export function activeRoom(
+  options: { owner?: string; seats?: number; title?: string; at?: number } = {},
+): VoiceRoomEvent[] {
+  const at = options.at ?? T0;
+  return [
+    {
+      type: 'RoomCreated',
+      owner_user_id: options.owner ?? OWNER,
+      title: options.title ?? 'Friday night',
+      seat_count: options.seats ?? 8,
+      at_ms: at,
+    },
+    { type: 'RoomActivated', at_ms: at },
+  ];
+}
+
+export function joined(user_id: string, at = T0): VoiceRoomEvent {
+  return { type: 'UserJoined', user_id, at_ms: at };
+}
+
+export function left(user_id: string, at = T0): VoiceRoomEvent {
+  return { type: 'UserLeft', user_id, at_ms: at };
+}
+
+export function adminSet(user_id: string, is_admin = true): VoiceRoomEvent {
+  return { type: 'RoomAdminSet', user_id, is_admin };
+}
+
+export function kicked(user_id: string, operator_user_id = OWNER): VoiceRoomEvent {
+  return { type: 'UserKicked', user_id, operator_user_id };
+}
+
+export function locked(seat_index: number, isLocked = true): VoiceRoomEvent {
+  return { type: 'MicSeatLockSet', seat_index, locked: isLocked };
+}
+
+export function closed(operator_user_id = OWNER, at = T0): VoiceRoomEvent {
+  return { type: 'RoomClosed', operator_user_id, at_ms: at };
+}
+
+export interface SeatOptions {
+  readonly session?: string;
+  readonly at?: number;
+  readonly version?: number;
+}
+
+/** MicTakenUp (the user must already be present). */
+export function micTakenUp(
+  user_id: string,
+  seat_index: number,
+  options: SeatOptions = {},
+): VoiceRoomEvent {
+  const at = options.at ?? T0;
+  return {
+    type: 'MicTakenUp',
+    user_id,
+    seat_index,
+    mic_session_id: options.session ?? `ms-${user_id}`,
+    mic_session_room_version: options.version ?? 10,
+    publish_deadline_ms: at + settings.publishTimeoutMs,
+    at_ms: at,
+  };
+}
+
+/** The user joins and takes a seat: pending_publish with session `ms-<user>` by default. */
+export function onSeat(
+  user_id: string,
+  seat_index: number,
+  options: SeatOptions = {},
+): VoiceRoomEvent[] {
+  return [joined(user_id, options.at), micTakenUp(user_id, seat_index, options)];
+}
+
+/** MicPublishingConfirmed, by RTC at `event_time_ms` unless `source` says client. */
+export function publishing(
+  user_id: string,
+  seat_index: number,
+  options: { session?: string; eventTimeMs?: number; source?: 'client' | 'rtc' } = {},
+): VoiceRoomEvent {
+  return {
+    type: 'MicPublishingConfirmed',
+    user_id,
+    seat_index,
+    mic_session_id: options.session ?? `ms-${user_id}`,
+    source: options.source ?? 'rtc',
+    event_time_ms: options.eventTimeMs ?? T0 + 100,
+  };
+}
+
+/** The user joins, takes a seat and publishes (confirmed by RTC at T0 + 100). */
+export function publishingOnSeat(
+  user_id: string,
+  seat_index: number,
+  options: SeatOptions & { eventTimeMs?: number } = {},
+): VoiceRoomEvent[] {
+  return [
+    ...onSeat(user_id, seat_index, options),
+    publishing(user_id, seat_index, {
+      session: options.session ?? `ms-${user_id}`,
+      eventTimeMs: options.eventTimeMs ?? (options.at ?? T0) + 100,
+    }),
+  ];
+}
+
+export function released(
+  user_id: string,
+  seat_index: number,
+  reason: Extract<VoiceRoomEvent, { type: 'MicReleased' }>['reason'],
+  mic_session_id = `ms-${user_id}`,
+): VoiceRoomEvent {
+  return { type: 'MicReleased', user_id, seat_index, mic_session_id, reason };
+}

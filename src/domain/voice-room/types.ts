@@ -1,0 +1,182 @@
+/**
+ * The voice room's state, commands and events. Names follow the contract
+ * (room-cell-state-machines.md): the Room, Presence and Mic machines of one room.
+ */
+
+export type RoomStatus = 'absent' | 'creating' | 'active' | 'closing' | 'closed';
+export type PresenceState = 'present' | 'left' | 'stale_left' | 'kicked' | 'closed_left';
+export type MicState = 'idle' | 'locked' | 'pending_publish' | 'publishing';
+
+export interface Presence {
+  readonly state: PresenceState;
+  readonly joined_at_ms: number;
+  readonly last_seen_at_ms: number;
+}
+
+export interface MicSeat {
+  readonly seat_index: number;
+  readonly state: MicState;
+  readonly user_id: string | null;
+  readonly mic_session_id: string | null;
+  /** Room version of the MicUp that opened the session. */
+  readonly mic_session_room_version: number | null;
+  /** When the session opened: RTC events older than this belong to an earlier session. */
+  readonly mic_session_started_at_ms: number | null;
+  /** Event time of the last RTC publish event applied; older ones are dropped. */
+  readonly last_publish_event_time_ms: number | null;
+  readonly publish_deadline_ms: number | null;
+}
+
+export interface VoiceRoomState {
+  readonly status: RoomStatus;
+  readonly owner_user_id: string | null;
+  readonly title: string;
+  readonly created_at_ms: number | null;
+  readonly closed_at_ms: number | null;
+  readonly admins: readonly string[];
+  readonly banned: readonly string[];
+  readonly presence: Readonly<Record<string, Presence>>;
+  readonly seats: readonly MicSeat[];
+}
+
+/** Who asks: every management command names its operator. */
+interface ByOperator {
+  readonly operator_user_id: string;
+}
+
+/** RTC callbacks: the time the RTC service saw the event, and the session when known. */
+interface RtcEvent {
+  readonly user_id: string;
+  readonly event_time_ms: number;
+  readonly mic_session_id?: string | undefined;
+}
+
+export type VoiceRoomCommand =
+  | {
+      readonly type: 'CreateRoom';
+      readonly owner_user_id: string;
+      readonly title: string;
+      readonly seat_count: number;
+    }
+  | ({ readonly type: 'CloseRoom' } & ByOperator)
+  | { readonly type: 'JoinRoom'; readonly user_id: string }
+  | { readonly type: 'LeaveRoom'; readonly user_id: string }
+  | { readonly type: 'RoomHeartbeat'; readonly user_id: string }
+  | ({ readonly type: 'KickUser'; readonly user_id: string } & ByOperator)
+  | ({ readonly type: 'UnbanUser'; readonly user_id: string } & ByOperator)
+  | ({
+      readonly type: 'SetRoomAdmin';
+      readonly user_id: string;
+      readonly is_admin: boolean;
+    } & ByOperator)
+  | ({
+      readonly type: 'SetMicSeatLock';
+      readonly seat_index: number;
+      readonly locked: boolean;
+    } & ByOperator)
+  | { readonly type: 'MicUp'; readonly user_id: string; readonly seat_index: number }
+  | {
+      readonly type: 'MicDown';
+      readonly user_id: string;
+      readonly operator_user_id?: string | undefined;
+    }
+  | { readonly type: 'ChangeMicSeat'; readonly user_id: string; readonly seat_index: number }
+  | {
+      readonly type: 'ConfirmMicPublishing';
+      readonly user_id: string;
+      readonly mic_session_id: string;
+    }
+  | ({ readonly type: 'RtcAudioStarted' } & RtcEvent)
+  | ({ readonly type: 'RtcAudioStopped' } & RtcEvent)
+  | ({ readonly type: 'RtcRoomExited' } & RtcEvent)
+  | {
+      readonly type: 'SendGift';
+      readonly sender_user_id: string;
+      readonly receiver_user_ids: readonly string[];
+      readonly gift_id: string;
+      readonly count: number;
+      /** Resolved from the app's catalog by the edge; checked again inside the commit. */
+      readonly unit_price: number;
+    }
+  /** System command of the timer worker: stale presence and publish timeouts. */
+  | { readonly type: 'ExpireDeadlines' };
+
+export type MicReleaseReason =
+  | 'mic_down'
+  | 'forced_down'
+  | 'leave'
+  | 'kicked'
+  | 'seat_locked'
+  | 'stale'
+  | 'publish_timeout'
+  | 'audio_stopped'
+  | 'room_exited';
+
+export type VoiceRoomEvent =
+  | {
+      readonly type: 'RoomCreated';
+      readonly owner_user_id: string;
+      readonly title: string;
+      readonly seat_count: number;
+      readonly at_ms: number;
+    }
+  | { readonly type: 'RoomActivated'; readonly at_ms: number }
+  | { readonly type: 'RoomClosed'; readonly operator_user_id: string; readonly at_ms: number }
+  | { readonly type: 'UserJoined'; readonly user_id: string; readonly at_ms: number }
+  | { readonly type: 'PresenceRefreshed'; readonly user_id: string; readonly at_ms: number }
+  | { readonly type: 'UserLeft'; readonly user_id: string; readonly at_ms: number }
+  | { readonly type: 'PresenceStale'; readonly user_id: string; readonly at_ms: number }
+  | { readonly type: 'UserKicked'; readonly user_id: string; readonly operator_user_id: string }
+  | { readonly type: 'UserUnbanned'; readonly user_id: string; readonly operator_user_id: string }
+  | { readonly type: 'RoomAdminSet'; readonly user_id: string; readonly is_admin: boolean }
+  | { readonly type: 'MicSeatLockSet'; readonly seat_index: number; readonly locked: boolean }
+  | {
+      readonly type: 'MicTakenUp';
+      readonly user_id: string;
+      readonly seat_index: number;
+      readonly mic_session_id: string;
+      readonly mic_session_room_version: number;
+      readonly publish_deadline_ms: number;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'MicSeatChanged';
+      readonly user_id: string;
+      readonly from_seat_index: number;
+      readonly seat_index: number;
+      readonly mic_session_id: string;
+      readonly publish_deadline_ms: number;
+    }
+  | {
+      readonly type: 'MicPublishingConfirmed';
+      readonly user_id: string;
+      readonly seat_index: number;
+      readonly mic_session_id: string;
+      readonly source: 'client' | 'rtc';
+      readonly event_time_ms: number;
+    }
+  | {
+      readonly type: 'MicReleased';
+      readonly user_id: string;
+      readonly seat_index: number;
+      readonly mic_session_id: string;
+      readonly reason: MicReleaseReason;
+    }
+  | {
+      readonly type: 'GiftSent';
+      readonly sender_user_id: string;
+      readonly receiver_user_ids: readonly string[];
+      readonly gift_id: string;
+      readonly count: number;
+      readonly unit_price: number;
+      /** What the sender pays: unit_price × count × receivers. */
+      readonly total_price: number;
+    };
+
+export interface VoiceRoomSettings {
+  /** A present user without heartbeat for this long becomes `stale_left`. */
+  readonly presenceTimeoutMs: number;
+  /** A `pending_publish` seat not confirmed by then goes back to `idle`. */
+  readonly publishTimeoutMs: number;
+  readonly maxSeats: number;
+}

@@ -1,0 +1,83 @@
+/** Read models of the voice room: the GetRoom view and each command's reply. */
+import { seatOf } from './guards.js';
+import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from './types.js';
+
+export interface RoomView {
+  readonly status: VoiceRoomState['status'];
+  readonly room_version: number;
+  readonly owner_user_id: string | null;
+  readonly title: string;
+  readonly created_at_ms: number | null;
+  readonly closed_at_ms: number | null;
+  readonly admins: readonly string[];
+  readonly banned: readonly string[];
+  readonly online_count: number;
+  readonly members: readonly { user_id: string; joined_at_ms: number; last_seen_at_ms: number }[];
+  readonly seats: readonly {
+    seat_index: number;
+    state: string;
+    user_id: string | null;
+    mic_session_id: string | null;
+    publish_deadline_ms: number | null;
+  }[];
+}
+
+export function roomView(state: VoiceRoomState, version: number): RoomView {
+  const members = Object.entries(state.presence)
+    .filter(([, p]) => p.state === 'present')
+    .map(([user_id, p]) => ({
+      user_id,
+      joined_at_ms: p.joined_at_ms,
+      last_seen_at_ms: p.last_seen_at_ms,
+    }));
+  return {
+    status: state.status,
+    room_version: version,
+    owner_user_id: state.owner_user_id,
+    title: state.title,
+    created_at_ms: state.created_at_ms,
+    closed_at_ms: state.closed_at_ms,
+    admins: state.admins,
+    banned: state.banned,
+    online_count: members.length,
+    members,
+    seats: state.seats.map((s) => ({
+      seat_index: s.seat_index,
+      state: s.state,
+      user_id: s.user_id,
+      mic_session_id: s.mic_session_id,
+      publish_deadline_ms: s.publish_deadline_ms,
+    })),
+  };
+}
+
+/** What a committed command answers (and what its retries answer). */
+export function replyOf(
+  state: VoiceRoomState,
+  command: VoiceRoomCommand,
+  events: readonly VoiceRoomEvent[],
+): unknown {
+  switch (command.type) {
+    case 'MicUp':
+    case 'ChangeMicSeat':
+    case 'ConfirmMicPublishing': {
+      const seat = seatOf(state, command.user_id);
+      return seat
+        ? {
+            seat_index: seat.seat_index,
+            state: seat.state,
+            mic_session_id: seat.mic_session_id,
+            publish_deadline_ms: seat.publish_deadline_ms,
+          }
+        : {};
+    }
+    case 'SendGift': {
+      const sent = events.find((e) => e.type === 'GiftSent');
+      return sent
+        ? { gift_id: sent.gift_id, count: sent.count, total_price: sent.total_price }
+        : {};
+    }
+    default:
+      return { status: state.status };
+  }
+}
