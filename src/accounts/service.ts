@@ -1,0 +1,119 @@
+/**
+ * Accounts: register, log in, and resolve a token to its user. Users belong to an app
+ * (`app_code`); usernames are unique per app, case-insensitively.
+ */
+import type { Clock } from '../shared/clock.js';
+import { AppError } from '../shared/errors.js';
+import type { PasswordHasher } from './password.js';
+import type { AuthIdentity, Authenticator, JwtTokens } from './tokens.js';
+import type { UserRecord, UserRepository } from './user-repository.js';
+import { parseLoginInput, parseRegisterInput, usernameKey } from './validation.js';
+
+/** A user as other modules see it (no password hash). */
+export interface User {
+  readonly id: number;
+  readonly appCode: string;
+  readonly username: string;
+  readonly nickname: string;
+  /** Empty when the user has none. */
+  readonly avatar: string;
+  readonly createdAtMs: number;
+}
+
+export interface LoginResult {
+  readonly accessToken: string;
+  /** Seconds until the token expires. */
+  readonly expiresIn: number;
+  readonly user: User;
+}
+
+export interface AccountsDeps {
+  readonly users: UserRepository;
+  readonly passwords: PasswordHasher;
+  readonly tokens: JwtTokens;
+  readonly clock: Clock;
+}
+
+/** One message for an unknown username and a wrong password: no account enumeration. */
+const INVALID_CREDENTIALS = () =>
+  new AppError('unauthenticated', 'INVALID_CREDENTIALS', '用户名或密码错误');
+
+export class AccountsService implements Authenticator {
+  constructor(private readonly deps: AccountsDeps) {}
+
+  /**
+   * Creates a user in `appCode` (already validated) from a request body.
+   * @throws AppError `validation` for a bad body, `conflict` when the username is taken.
+   */
+  async register(appCode: string, body: unknown): Promise<User> {
+    const input = parseRegisterInput(body);
+    const record = await this.deps.users.insert({
+      appCode,
+      username: input.username,
+      usernameKey: usernameKey(input.username),
+      passwordHash: await this.deps.passwords.hash(input.password),
+      nickname: input.nickname ?? input.username,
+      avatar: input.avatar ?? '',
+      nowMs: this.deps.clock.nowMs(),
+    });
+    if (!record) throw new AppError('conflict', 'USERNAME_TAKEN', '用户名已存在');
+    return toUser(record);
+  }
+
+  /**
+   * Checks a username and password in `appCode` and issues an access token.
+   * @throws AppError `validation` for a malformed body, `unauthenticated` for a wrong
+   * username or password (one message for both).
+   */
+  async login(appCode: string, body: unknown): Promise<LoginResult> {
+    const input = parseLoginInput(body);
+    const record = await this.deps.users.findByUsernameKey(appCode, usernameKey(input.username));
+    if (!record) {
+      await this.deps.passwords.burn(input.password);
+      throw INVALID_CREDENTIALS();
+    }
+    if (!(await this.deps.passwords.verify(input.password, record.passwordHash))) {
+      throw INVALID_CREDENTIALS();
+    }
+    const issued = await this.deps.tokens.issue({
+      userId: String(record.id),
+      appCode: record.appCode,
+      username: record.username,
+    });
+    return { accessToken: issued.token, expiresIn: issued.expiresIn, user: toUser(record) };
+  }
+
+  /** Verifies a bearer token without touching the database (see {@link Authenticator}). */
+  authenticate(token: string): Promise<AuthIdentity | null> {
+    return this.deps.tokens.authenticate(token);
+  }
+
+  /**
+   * The user a verified identity speaks for, or null when that user no longer exists,
+   * including when the id now belongs to someone else (a database recreated under an old
+   * secret file restarts its ids).
+   */
+  async currentUser(identity: AuthIdentity): Promise<User | null> {
+    const record = await this.deps.users.findById(identity.appCode, Number(identity.userId));
+    if (!record || usernameKey(record.username) !== usernameKey(identity.username)) return null;
+    return toUser(record);
+  }
+
+  /** A user of `appCode` by id, for other modules (display names, avatars). */
+  async getUser(appCode: string, userId: number): Promise<User | null> {
+    if (!Number.isSafeInteger(userId) || userId < 1) return null;
+    const record = await this.deps.users.findById(appCode, userId);
+    return record ? toUser(record) : null;
+  }
+}
+
+function toUser(record: UserRecord): User {
+  return {
+    id: record.id,
+    appCode: record.appCode,
+    username: record.username,
+    nickname: record.nickname,
+    avatar: record.avatar,
+    createdAtMs: record.createdAtMs,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Accounts over REST: register, log in, who am I; and the bearer-token guard every
+ * authenticated route uses (`requireAuth`, or `authenticateRequest` inside a handler).
+ *
+ * Register and login take the app from the optional `X-App-Code` header (default
+ * `default`); on authenticated routes the app is the token's, whatever the header says.
+ */
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { AccountsService, User } from '../../accounts/service.js';
+import type { AuthIdentity, Authenticator } from '../../accounts/tokens.js';
+import { parseAppCode } from '../../accounts/validation.js';
+import { AppError } from '../../shared/errors.js';
+import { envelopeTime, sendOk } from './envelope.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller on routes guarded by {@link requireAuth}; null elsewhere. */
+    auth: AuthIdentity | null;
+  }
+}
+
+const UNAUTHENTICATED_MESSAGE = '未登录或登录已过期';
+
+const unauthenticated = (reason: string) =>
+  new AppError('unauthenticated', reason, UNAUTHENTICATED_MESSAGE);
+
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive). */
+export function bearerTokenOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/**
+ * The caller's identity from the `Authorization` header.
+ * @throws AppError `unauthenticated` (401) when the header is missing or the token is
+ * malformed, tampered, expired or signed with another secret.
+ */
+export async function authenticateRequest(
+  authenticator: Authenticator,
+  request: FastifyRequest,
+): Promise<AuthIdentity> {
+  const token = bearerTokenOf(request);
+  if (token === null) throw unauthenticated('TOKEN_MISSING');
+  const identity = await authenticator.authenticate(token);
+  if (identity === null) throw unauthenticated('TOKEN_INVALID');
+  return identity;
+}
+
+/**
+ * A preHandler that answers 401 (envelope) unless the request carries a valid bearer
+ * token, and sets `request.auth`. Use per route (`{ preHandler: requireAuth(a) }`) or for a
+ * whole plugin (`app.addHook('preHandler', requireAuth(a))`).
+ */
+export function requireAuth(authenticator: Authenticator): preHandlerAsyncHookHandler {
+  return async (request) => {
+    request.auth = await authenticateRequest(authenticator, request);
+  };
+}
+
+/** The caller on a route guarded by {@link requireAuth}; 401 if the guard is missing. */
+export function authOf(request: FastifyRequest): AuthIdentity {
+  if (!request.auth) throw unauthenticated('TOKEN_MISSING');
+  return request.auth;
+}
+
+/** The user as the API shows it (`created_at` formatted like the envelope's `time`). */
+export function userJson(user: User) {
+  return {
+    id: user.id,
+    username: user.username,
+    nickname: user.nickname,
+    avatar: user.avatar,
+    app_code: user.appCode,
+    created_at: envelopeTime(new Date(user.createdAtMs)),
+  };
+}
+
+export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsService): void {
+  if (!app.hasRequestDecorator('auth')) app.decorateRequest('auth', null);
+
+  app.post('/api/v1/auth/register', async (request, reply) => {
+    const appCode = parseAppCode(request.headers['x-app-code']);
+    const user = await accounts.register(appCode, request.body);
+    return sendOk(request, reply, userJson(user), 201);
+  });
+
+  app.post('/api/v1/auth/login', async (request, reply) => {
+    const appCode = parseAppCode(request.headers['x-app-code']);
+    const result = await accounts.login(appCode, request.body);
+    // RFC 6749 §5.1: responses carrying tokens must not be cached.
+    reply.header('cache-control', 'no-store');
+    return sendOk(request, reply, {
+      access_token: result.accessToken,
+      token_type: 'Bearer',
+      expires_in: result.expiresIn,
+      user: userJson(result.user),
+    });
+  });
+
+  app.get('/api/v1/users/me', { preHandler: requireAuth(accounts) }, async (request, reply) => {
+    const user = await accounts.currentUser(authOf(request));
+    if (!user) throw unauthenticated('USER_NOT_FOUND');
+    return sendOk(request, reply, userJson(user));
+  });
+}
