@@ -1,0 +1,186 @@
+/**
+ * MediaOrchestrator over the media server's internal HTTP API. Adds what the seed asks of the
+ * client: close calls that are idempotent (404 = already closed) and retried on media
+ * server errors (200 ms, then 500 ms apart, `closeRetry + 1` attempts), and a cache of each
+ * meeting's router id and RTP capabilities for `resolveRouterInfo`.
+ */
+import type { Logger } from 'pino';
+import {
+  isMediaResourceNotFound,
+  isMediaServerError,
+  type ConsumerInfo,
+  type MediaJson,
+  type MediaKind,
+  type MediaOrchestrator,
+  type ResolvedRouterInfo,
+  type RouterInfo,
+  type TransportDirection,
+  type TransportInfo,
+} from '../../meeting/media-orchestrator.js';
+import { MediaHttp } from './media-http.js';
+
+export interface HttpMediaOrchestratorOptions {
+  /** `http://host:port` of the media server. */
+  readonly baseUrl: string;
+  readonly internalToken: string;
+  /** Deadline of one request. */
+  readonly timeoutMs: number;
+  /** Extra attempts of a close call after a media server error. */
+  readonly closeRetry: number;
+  readonly logger?: Logger;
+  /** Injected in tests to observe the backoff without waiting. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Backoff before retry n (0-based): 200 ms, then 500 ms. */
+export const closeRetryDelayMs = (retry: number): number => Math.min(200 * 2.5 ** retry, 500);
+
+interface RouterView {
+  router_id: string;
+  rtp_capabilities: MediaJson;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const path = (kind: string, id: string, action: string) =>
+  `/internal/v1/${kind}/${encodeURIComponent(id)}/${action}`;
+
+export class HttpMediaOrchestrator implements MediaOrchestrator {
+  readonly #http: MediaHttp;
+  /** roomCode → router; filled by createRouter, emptied by closeRouter / forgetRouter. */
+  readonly #routers = new Map<string, RouterInfo>();
+  readonly #sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: HttpMediaOrchestratorOptions) {
+    this.#http = new MediaHttp(options);
+    this.#sleep = options.sleep ?? defaultSleep;
+  }
+
+  async createRouter(roomCode: string): Promise<RouterInfo> {
+    const view = await this.#http.call<RouterView>('POST', '/internal/v1/routers', {
+      room_code: roomCode,
+    });
+    const info: RouterInfo = { routerId: view.router_id, rtpCapabilities: view.rtp_capabilities };
+    this.#routers.set(roomCode, info);
+    return info;
+  }
+
+  async closeRouter(roomCode: string): Promise<void> {
+    let routerId = this.#routers.get(roomCode)?.routerId;
+    if (!routerId) {
+      // Not created through this client (e.g. before a restart): ask the server.
+      try {
+        const view = await this.#http.call<RouterView>(
+          'GET',
+          `/internal/v1/rooms/${encodeURIComponent(roomCode)}/router`,
+        );
+        routerId = view.router_id;
+      } catch (error) {
+        if (isMediaResourceNotFound(error)) return;
+        throw error;
+      }
+    }
+    await this.#close('routers', routerId);
+    this.#routers.delete(roomCode);
+  }
+
+  async createTransport(
+    roomCode: string,
+    direction: TransportDirection,
+    peerId?: string,
+  ): Promise<TransportInfo> {
+    const view = await this.#http.call<TransportInfo>('POST', '/internal/v1/transports', {
+      room_code: roomCode,
+      direction,
+      ...(peerId === undefined ? {} : { peer_id: peerId }),
+    });
+    const { id, iceParameters, iceCandidates, dtlsParameters } = view;
+    return { id, iceParameters, iceCandidates, dtlsParameters };
+  }
+
+  async connectTransport(transportId: string, dtlsParameters: MediaJson): Promise<void> {
+    await this.#http.call('POST', path('transports', transportId, 'connect'), {
+      dtls_parameters: dtlsParameters,
+    });
+  }
+
+  async createProducer(
+    transportId: string,
+    kind: MediaKind,
+    rtpParameters: MediaJson,
+  ): Promise<string> {
+    const view = await this.#http.call<{ id: string }>('POST', '/internal/v1/producers', {
+      transport_id: transportId,
+      kind,
+      rtp_parameters: rtpParameters,
+    });
+    return view.id;
+  }
+
+  async createConsumer(
+    transportId: string,
+    producerId: string,
+    rtpCapabilities: MediaJson,
+  ): Promise<ConsumerInfo> {
+    const view = await this.#http.call<ConsumerInfo>('POST', '/internal/v1/consumers', {
+      transport_id: transportId,
+      producer_id: producerId,
+      rtp_capabilities: rtpCapabilities,
+    });
+    const { id, kind, rtpParameters } = view;
+    return { id, producerId: view.producerId, kind, rtpParameters };
+  }
+
+  async resumeConsumer(consumerId: string): Promise<void> {
+    await this.#http.call('POST', path('consumers', consumerId, 'resume'));
+  }
+
+  closeTransport(transportId: string): Promise<void> {
+    return this.#close('transports', transportId);
+  }
+
+  closeProducer(producerId: string): Promise<void> {
+    return this.#close('producers', producerId);
+  }
+
+  closeConsumer(consumerId: string): Promise<void> {
+    return this.#close('consumers', consumerId);
+  }
+
+  resolveRouterInfo(roomCode: string): ResolvedRouterInfo {
+    const info = this.#routers.get(roomCode);
+    return info ? { ok: true, ...info } : { ok: false, routerId: '', rtpCapabilities: null };
+  }
+
+  /** Drops a cached router the media server reported gone (router_closed, routers_lost). */
+  forgetRouter(roomCode: string, routerId?: string): void {
+    const cached = this.#routers.get(roomCode);
+    if (cached && (routerId === undefined || cached.routerId === routerId)) {
+      this.#routers.delete(roomCode);
+    }
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.#http.close();
+  }
+
+  /** POST …/close: 404 counts as closed; media server errors are retried with backoff. */
+  async #close(kind: string, id: string): Promise<void> {
+    const attempts = this.options.closeRetry + 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#http.call('POST', path(kind, id, 'close'));
+        return;
+      } catch (error) {
+        if (isMediaResourceNotFound(error)) return;
+        if (!isMediaServerError(error) || attempt >= attempts) throw error;
+        const delay = closeRetryDelayMs(attempt - 1);
+        this.options.logger?.warn(
+          { err: error, kind, id, attempt, retryInMs: delay },
+          'media close failed; retrying',
+        );
+        await this.#sleep(delay);
+      }
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The HTTP transport of the orchestrator: keep-alive connections to the media server, a
+ * deadline per request, the internal token, and the envelope's answer mapped to the
+ * MediaOrchestrator error kinds (404 → resource not found; 5xx, timeout, network, refused
+ * token → media server error; 400/409 → validation/conflict with the server's reason).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { mediaResourceNotFound, mediaServerError } from '../../meeting/media-orchestrator.js';
+import { AppError } from '../../shared/errors.js';
+
+export interface MediaHttpOptions {
+  /** `http://host:port` of the media server. */
+  readonly baseUrl: string;
+  readonly internalToken: string;
+  /** Deadline of one request, connect to last byte. */
+  readonly timeoutMs: number;
+  /** Most parallel connections (default 64). */
+  readonly maxSockets?: number;
+}
+
+interface Envelope {
+  code?: number;
+  message?: string;
+  reason?: string;
+  data?: unknown;
+}
+
+/** Seconds an idle kept-alive socket may live; below Fastify's 72 s so we close it first. */
+const IDLE_SOCKET_MS = 30_000;
+
+export class MediaHttp {
+  readonly #agent: http.Agent;
+  readonly #client: typeof http | typeof https;
+
+  constructor(private readonly options: MediaHttpOptions) {
+    const secure = options.baseUrl.startsWith('https:');
+    this.#client = secure ? https : http;
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 64,
+      timeout: IDLE_SOCKET_MS,
+    };
+    this.#agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  }
+
+  /** Sends one request and returns the envelope's `data`, or throws the mapped AppError. */
+  call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const what = `${method} ${path}`;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: http.OutgoingHttpHeaders = {
+      accept: 'application/json',
+      'x-internal-token': this.options.internalToken,
+      ...(payload === undefined
+        ? {}
+        : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+    };
+    return new Promise<T>((resolve, reject) => {
+      const fail = (error: unknown) => {
+        const timedOut = error instanceof Error && error.name === 'AbortError';
+        const detail = timedOut
+          ? `${what}: no answer within ${this.options.timeoutMs} ms`
+          : `${what}: ${error instanceof Error ? error.message : String(error)}`;
+        reject(mediaServerError(detail, new Error(detail, { cause: error })));
+      };
+      const request = this.#client.request(
+        new URL(path, this.options.baseUrl),
+        {
+          method,
+          headers,
+          agent: this.#agent,
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', fail);
+          response.on('end', () => {
+            const status = response.statusCode ?? 0;
+            let envelope: Envelope = {};
+            try {
+              envelope = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Envelope;
+            } catch {
+              if (status >= 200 && status < 300) {
+                fail(new Error(`HTTP ${status} with a body that is not JSON`));
+                return;
+              }
+            }
+            if (status >= 200 && status < 300) resolve(envelope.data as T);
+            else reject(mapFailure(what, status, envelope));
+          });
+        },
+      );
+      request.on('error', fail);
+      request.end(payload);
+    });
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+function mapFailure(what: string, status: number, envelope: Envelope): AppError {
+  const detail =
+    `${what}: HTTP ${status} ${envelope.reason ?? ''} ${envelope.message ?? ''}`.trim();
+  if (status === 404) return mediaResourceNotFound(detail);
+  if (status === 400) {
+    return new AppError(
+      'validation',
+      envelope.reason ?? 'MEDIA_BAD_REQUEST',
+      envelope.message ?? detail,
+    );
+  }
+  if (status === 409) {
+    return new AppError(
+      'conflict',
+      envelope.reason ?? 'MEDIA_CONFLICT',
+      envelope.message ?? detail,
+    );
+  }
+  // 401/403 mean our token is wrong: a deployment fault, reported as the server being unusable.
+  return mediaServerError(detail);
+}

@@ -1,0 +1,48 @@
+/**
+ * `GET /internal/v1/events`: the media events as server-sent events, one JSON object per
+ * `data:` line, `id:` = the event's `seq`. A client that reconnects with `Last-Event-ID`
+ * (or `?after=<seq>`) first gets the buffered events it missed.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { MediaEvent, MediaEventBus } from './events.js';
+
+/** Keeps idle proxies and clients from timing the stream out. */
+const HEARTBEAT_MS = 15_000;
+
+const frame = (event: MediaEvent): string => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+
+export function registerEventStream(app: FastifyInstance, bus: MediaEventBus): void {
+  const open = new Set<ServerResponse>();
+
+  app.get('/internal/v1/events', (request, reply) => {
+    const header = request.headers['last-event-id'];
+    const query = request.query as { after?: string };
+    const after = Number(typeof header === 'string' ? header : (query.after ?? bus.lastSeq));
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    // Replay and subscribe in one synchronous step: no event can slip in between.
+    const from = Number.isFinite(after) ? after : bus.lastSeq;
+    for (const event of bus.since(from)) res.write(frame(event));
+    const unsubscribe = bus.subscribe((event) => res.write(frame(event)));
+    res.write(': ready\n\n');
+    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+    open.add(res);
+    res.on('close', () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      open.delete(res);
+    });
+  });
+
+  // Hijacked responses would keep `app.close()` waiting: end them first.
+  app.addHook('preClose', (done) => {
+    for (const res of open) res.end();
+    done();
+  });
+}

@@ -1,0 +1,126 @@
+/**
+ * Media events: what happens to transports, producers and routers without anyone asking
+ * (a peer's ICE drops, a worker dies, someone speaks). Room logic turns them into RTC events
+ * (audio_started / audio_stopped / room_exited); this module only reports them, in order,
+ * in process (subscribe) and over `GET /internal/v1/events` (server-sent events).
+ */
+
+/** Ids every resource event carries, so a consumer needs no lookup. */
+export interface MediaEventScope {
+  readonly room_code: string;
+  readonly router_id: string;
+  /** Opaque id the caller gave at transport creation (e.g. the user id); null if none. */
+  readonly peer_id: string | null;
+}
+
+/** Why a resource went away. */
+export type CloseReason =
+  | 'closed' // closed through the API
+  | 'transport_closed' // its transport closed
+  | 'producer_closed' // (consumers) the producer it consumed closed
+  | 'router_closed' // its router closed
+  | 'worker_died'; // the mediasoup worker holding it died
+
+/** Every event the media server reports, discriminated by `type`. */
+export type MediaEventBody =
+  | (MediaEventScope & { type: 'transport_closed'; transport_id: string; reason: CloseReason })
+  | (MediaEventScope & { type: 'ice_disconnected'; transport_id: string })
+  | (MediaEventScope & { type: 'ice_connected'; transport_id: string })
+  | (MediaEventScope & { type: 'dtls_failed'; transport_id: string })
+  | (MediaEventScope & {
+      type: 'producer_created' | 'producer_paused' | 'producer_resumed';
+      transport_id: string;
+      producer_id: string;
+      kind: 'audio' | 'video';
+    })
+  | (MediaEventScope & {
+      type: 'producer_closed';
+      transport_id: string;
+      producer_id: string;
+      kind: 'audio' | 'video';
+      reason: CloseReason;
+    })
+  | (MediaEventScope & {
+      type: 'consumer_closed';
+      transport_id: string;
+      consumer_id: string;
+      producer_id: string;
+      reason: CloseReason;
+    })
+  | {
+      type: 'router_closed';
+      room_code: string;
+      router_id: string;
+      reason: CloseReason;
+    }
+  | {
+      type: 'dominant_speaker';
+      room_code: string;
+      router_id: string;
+      producer_id: string;
+      peer_id: string | null;
+    }
+  | {
+      type: 'audio_levels';
+      room_code: string;
+      router_id: string;
+      /** dBov, -127 (silence) … 0 (loudest), loudest first. */
+      volumes: { producer_id: string; peer_id: string | null; volume: number }[];
+    }
+  | { type: 'silence'; room_code: string; router_id: string }
+  | {
+      type: 'routers_lost';
+      worker_index: number;
+      worker_pid: number;
+      /** Every router the dead worker held; their transports, producers, consumers are gone. */
+      routers: { router_id: string; room_code: string }[];
+      error: string;
+    }
+  | { type: 'worker_restarted'; worker_index: number; worker_pid: number };
+
+/** An event as delivered: the body plus a per-server sequence number and a timestamp. */
+export type MediaEvent = MediaEventBody & { readonly seq: number; readonly at_ms: number };
+
+export type MediaEventListener = (event: MediaEvent) => void;
+
+/** How many past events a reconnecting stream can catch up on (`Last-Event-ID`). */
+const REPLAY_SIZE = 1000;
+
+/** In-process fan-out of media events, with a short replay buffer. */
+export class MediaEventBus {
+  #seq = 0;
+  readonly #listeners = new Set<MediaEventListener>();
+  readonly #recent: MediaEvent[] = [];
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  publish(body: MediaEventBody): MediaEvent {
+    const event = { ...body, seq: ++this.#seq, at_ms: this.now() } as MediaEvent;
+    this.#recent.push(event);
+    if (this.#recent.length > REPLAY_SIZE) this.#recent.shift();
+    for (const listener of this.#listeners) {
+      // One failing listener must not starve the others nor break the media path.
+      try {
+        listener(event);
+      } catch {
+        /* the listener's own problem */
+      }
+    }
+    return event;
+  }
+
+  /** Calls `listener` for every later event; returns the unsubscribe function. */
+  subscribe(listener: MediaEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Buffered events with `seq > afterSeq` (oldest first). */
+  since(afterSeq: number): MediaEvent[] {
+    return this.#recent.filter((e) => e.seq > afterSeq);
+  }
+
+  get lastSeq(): number {
+    return this.#seq;
+  }
+}

@@ -1,0 +1,373 @@
+/**
+ * Every router, transport, producer and consumer of this media server, by id, and the one
+ * place that creates and closes them. A router belongs to one room code (idempotent
+ * creation); transports, producers and consumers are found by id alone, as the meeting
+ * module addresses them. Each resource reports its close exactly once on the event bus,
+ * with why it closed.
+ */
+import type { types } from 'mediasoup';
+import type { Logger } from 'pino';
+import { AppError } from '../shared/errors.js';
+import type { CloseReason, MediaEventBus, MediaEventScope } from './events.js';
+import { MEDIA_CODECS, type MediaServerOptions } from './options.js';
+import { RouterSpeakers } from './speakers.js';
+import type { WorkerPool, WorkerSlot } from './worker-pool.js';
+
+/** A router and what we know about it. */
+export interface RouterEntry {
+  readonly router: types.Router;
+  readonly roomCode: string;
+  readonly slot: WorkerSlot;
+  readonly worker: types.Worker;
+  readonly speakers: RouterSpeakers;
+  closing?: CloseReason;
+}
+
+export interface TransportEntry {
+  readonly transport: types.WebRtcTransport;
+  readonly routerEntry: RouterEntry;
+  readonly direction: 'send' | 'recv';
+  readonly peerId: string | null;
+  closing?: CloseReason;
+}
+
+export interface ProducerEntry {
+  readonly producer: types.Producer;
+  readonly transportEntry: TransportEntry;
+  closing?: CloseReason;
+}
+
+export interface ConsumerEntry {
+  readonly consumer: types.Consumer;
+  readonly transportEntry: TransportEntry;
+  closing?: CloseReason;
+}
+
+/** Counts of open resources (`stats` in `/internal/info`). */
+export interface MediaStats {
+  readonly routers: number;
+  readonly transports: number;
+  readonly producers: number;
+  readonly consumers: number;
+}
+
+const notFound = (what: string, id: string): AppError =>
+  new AppError('not_found', `${what.toUpperCase()}_NOT_FOUND`, `${what} ${id} not found`);
+
+export class MediaRegistry {
+  readonly #routers = new Map<string, RouterEntry>();
+  readonly #routerByRoom = new Map<string, RouterEntry>();
+  /** Creations in flight, so that concurrent creates for one room share one router. */
+  readonly #creatingByRoom = new Map<string, Promise<RouterEntry>>();
+  readonly #transports = new Map<string, TransportEntry>();
+  readonly #producers = new Map<string, ProducerEntry>();
+  readonly #consumers = new Map<string, ConsumerEntry>();
+  /** Routers closed by a worker's death, reported together once the pool says it died. */
+  readonly #lostBySlot = new Map<number, { router_id: string; room_code: string }[]>();
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly bus: MediaEventBus,
+    private readonly options: MediaServerOptions,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get stats(): MediaStats {
+    return {
+      routers: this.#routers.size,
+      transports: this.#transports.size,
+      producers: this.#producers.size,
+      consumers: this.#consumers.size,
+    };
+  }
+
+  /** The room's router, created on the least loaded worker if it has none. */
+  async ensureRouter(roomCode: string): Promise<{ entry: RouterEntry; created: boolean }> {
+    const existing = this.#routerByRoom.get(roomCode);
+    if (existing) return { entry: existing, created: false };
+    const pending = this.#creatingByRoom.get(roomCode);
+    if (pending) return { entry: await pending, created: false };
+    const creating = this.#createRouter(roomCode);
+    this.#creatingByRoom.set(roomCode, creating);
+    try {
+      return { entry: await creating, created: true };
+    } finally {
+      this.#creatingByRoom.delete(roomCode);
+    }
+  }
+
+  router(id: string): RouterEntry {
+    const entry = this.#routers.get(id);
+    if (!entry) throw notFound('router', id);
+    return entry;
+  }
+
+  routerOfRoom(roomCode: string): RouterEntry {
+    const entry = this.#routerByRoom.get(roomCode);
+    if (!entry) throw notFound('router of room', roomCode);
+    return entry;
+  }
+
+  routersOnSlot(index: number): RouterEntry[] {
+    return [...this.#routers.values()].filter((e) => e.slot.index === index);
+  }
+
+  closeRouter(id: string): void {
+    const entry = this.router(id);
+    entry.closing = 'closed';
+    entry.router.close();
+    this.logger.info({ router: id, room: entry.roomCode }, 'router closed explicitly');
+  }
+
+  async createTransport(
+    routerEntry: RouterEntry,
+    direction: 'send' | 'recv',
+    peerId: string | null,
+  ): Promise<TransportEntry> {
+    const { router, slot } = routerEntry;
+    const appData = { peerId, direction };
+    const common = {
+      preferUdp: true,
+      initialAvailableOutgoingBitrate: 1_000_000,
+      iceConsentTimeout: this.options.iceConsentTimeoutS ?? 30,
+      appData,
+    };
+    const { listenIp: ip, announcedAddress, rtcMinPort: min, rtcMaxPort: max } = this.options;
+    const transport = slot.webRtcServer
+      ? await router.createWebRtcTransport({ ...common, webRtcServer: slot.webRtcServer })
+      : await router.createWebRtcTransport({
+          ...common,
+          listenInfos: (['udp', 'tcp'] as const).map((protocol) => ({
+            protocol,
+            ip,
+            ...(announcedAddress ? { announcedAddress } : {}),
+            portRange: { min, max },
+          })),
+        });
+    const entry: TransportEntry = { transport, routerEntry, direction, peerId };
+    this.#transports.set(transport.id, entry);
+    this.#watchTransport(entry);
+    return entry;
+  }
+
+  transport(id: string): TransportEntry {
+    const entry = this.#transports.get(id);
+    if (!entry) throw notFound('transport', id);
+    return entry;
+  }
+
+  async connectTransport(id: string, dtlsParameters: types.DtlsParameters): Promise<void> {
+    await this.transport(id).transport.connect({ dtlsParameters });
+  }
+
+  closeTransport(id: string): void {
+    const entry = this.transport(id);
+    entry.closing = 'closed';
+    entry.transport.close();
+  }
+
+  async createProducer(
+    transportId: string,
+    kind: types.MediaKind,
+    rtpParameters: types.RtpParameters,
+    paused: boolean,
+  ): Promise<ProducerEntry> {
+    const transportEntry = this.transport(transportId);
+    const { peerId } = transportEntry;
+    const producer = await transportEntry.transport.produce({
+      kind,
+      rtpParameters,
+      paused,
+      appData: { peerId },
+    });
+    const entry: ProducerEntry = { producer, transportEntry };
+    this.#producers.set(producer.id, entry);
+    this.#watchProducer(entry);
+    this.bus.publish({
+      type: 'producer_created',
+      ...this.#scope(transportEntry),
+      transport_id: transportId,
+      producer_id: producer.id,
+      kind: producer.kind,
+    });
+    await transportEntry.routerEntry.speakers.add(producer, this.logger);
+    return entry;
+  }
+
+  producer(id: string): ProducerEntry {
+    const entry = this.#producers.get(id);
+    if (!entry) throw notFound('producer', id);
+    return entry;
+  }
+
+  closeProducer(id: string): void {
+    const entry = this.producer(id);
+    entry.closing = 'closed';
+    entry.producer.close();
+  }
+
+  /** Creates a consumer, always paused: the client resumes it once its track is mounted. */
+  async createConsumer(
+    transportId: string,
+    producerId: string,
+    rtpCapabilities: types.RtpCapabilities,
+  ): Promise<ConsumerEntry> {
+    const transportEntry = this.transport(transportId);
+    this.producer(producerId); // a 404 for an unknown producer, before canConsume's 400
+    const { router } = transportEntry.routerEntry;
+    if (!router.canConsume({ producerId, rtpCapabilities })) {
+      throw new AppError(
+        'validation',
+        'CANNOT_CONSUME',
+        `rtp_capabilities cannot consume producer ${producerId} (or it is on another router)`,
+      );
+    }
+    const consumer = await transportEntry.transport.consume({
+      producerId,
+      rtpCapabilities,
+      paused: true,
+      appData: { peerId: transportEntry.peerId },
+    });
+    const entry: ConsumerEntry = { consumer, transportEntry };
+    this.#consumers.set(consumer.id, entry);
+    this.#watchConsumer(entry);
+    return entry;
+  }
+
+  consumer(id: string): ConsumerEntry {
+    const entry = this.#consumers.get(id);
+    if (!entry) throw notFound('consumer', id);
+    return entry;
+  }
+
+  closeConsumer(id: string): void {
+    const entry = this.consumer(id);
+    entry.closing = 'closed';
+    entry.consumer.close();
+  }
+
+  /** Called by the pool after a worker died: reports the routers that died with it. */
+  reportWorkerDied(slot: WorkerSlot, pid: number, error: Error): void {
+    const routers = this.#lostBySlot.get(slot.index) ?? [];
+    this.#lostBySlot.delete(slot.index);
+    this.logger.error({ worker: slot.index, pid, routers: routers.length }, 'routers lost');
+    this.bus.publish({
+      type: 'routers_lost',
+      worker_index: slot.index,
+      worker_pid: pid,
+      routers,
+      error: error.message,
+    });
+  }
+
+  async #createRouter(roomCode: string): Promise<RouterEntry> {
+    const { router, slot } = await this.pool.createRouter(MEDIA_CODECS, { roomCode });
+    try {
+      const speakers = await RouterSpeakers.attach(router, roomCode, this.bus, this.now);
+      const entry: RouterEntry = { router, roomCode, slot, worker: slot.worker, speakers };
+      this.#routers.set(router.id, entry);
+      this.#routerByRoom.set(roomCode, entry);
+      router.observer.once('close', () => this.#routerClosed(entry));
+      this.logger.info({ router: router.id, room: roomCode, worker: slot.index }, 'router created');
+      return entry;
+    } catch (error) {
+      router.close();
+      throw error;
+    }
+  }
+
+  #routerClosed(entry: RouterEntry): void {
+    const { router, roomCode } = entry;
+    this.#routers.delete(router.id);
+    if (this.#routerByRoom.get(roomCode) === entry) this.#routerByRoom.delete(roomCode);
+    const reason = entry.worker.died ? 'worker_died' : (entry.closing ?? 'router_closed');
+    if (reason === 'worker_died') {
+      const lost = this.#lostBySlot.get(entry.slot.index) ?? [];
+      lost.push({ router_id: router.id, room_code: roomCode });
+      this.#lostBySlot.set(entry.slot.index, lost);
+    }
+    this.bus.publish({ type: 'router_closed', room_code: roomCode, router_id: router.id, reason });
+  }
+
+  #scope(entry: TransportEntry): MediaEventScope {
+    const { routerEntry, peerId } = entry;
+    return { room_code: routerEntry.roomCode, router_id: routerEntry.router.id, peer_id: peerId };
+  }
+
+  /** Why a resource closed that we did not close ourselves. */
+  #cause(routerEntry: RouterEntry, event: CloseReason): CloseReason {
+    return routerEntry.worker.died ? 'worker_died' : event;
+  }
+
+  #watchTransport(entry: TransportEntry): void {
+    const { transport } = entry;
+    const scope = (): MediaEventScope & { transport_id: string } => ({
+      ...this.#scope(entry),
+      transport_id: transport.id,
+    });
+    let connected = false;
+    transport.on('icestatechange', (state) => {
+      if (state === 'disconnected') {
+        connected = false;
+        this.bus.publish({ type: 'ice_disconnected', ...scope() });
+      } else if ((state === 'connected' || state === 'completed') && !connected) {
+        connected = true;
+        this.bus.publish({ type: 'ice_connected', ...scope() });
+      }
+    });
+    transport.on('dtlsstatechange', (state) => {
+      if (state === 'failed') this.bus.publish({ type: 'dtls_failed', ...scope() });
+    });
+    transport.on('routerclose', () => {
+      entry.closing ??= this.#cause(entry.routerEntry, 'router_closed');
+    });
+    transport.observer.once('close', () => {
+      this.#transports.delete(transport.id);
+      const reason = entry.closing ?? this.#cause(entry.routerEntry, 'router_closed');
+      this.bus.publish({ type: 'transport_closed', ...scope(), reason });
+    });
+  }
+
+  #watchProducer(entry: ProducerEntry): void {
+    const { producer, transportEntry } = entry;
+    const body = () => ({
+      ...this.#scope(transportEntry),
+      transport_id: transportEntry.transport.id,
+      producer_id: producer.id,
+      kind: producer.kind,
+    });
+    producer.observer.on('pause', () => this.bus.publish({ type: 'producer_paused', ...body() }));
+    producer.observer.on('resume', () => this.bus.publish({ type: 'producer_resumed', ...body() }));
+    producer.on('transportclose', () => {
+      entry.closing ??= this.#cause(transportEntry.routerEntry, 'transport_closed');
+    });
+    producer.observer.once('close', () => {
+      this.#producers.delete(producer.id);
+      transportEntry.routerEntry.speakers.forget(producer.id);
+      const reason = entry.closing ?? this.#cause(transportEntry.routerEntry, 'transport_closed');
+      this.bus.publish({ type: 'producer_closed', ...body(), reason });
+    });
+  }
+
+  #watchConsumer(entry: ConsumerEntry): void {
+    const { consumer, transportEntry } = entry;
+    consumer.on('transportclose', () => {
+      entry.closing ??= this.#cause(transportEntry.routerEntry, 'transport_closed');
+    });
+    consumer.on('producerclose', () => {
+      entry.closing ??= this.#cause(transportEntry.routerEntry, 'producer_closed');
+    });
+    consumer.observer.once('close', () => {
+      this.#consumers.delete(consumer.id);
+      this.bus.publish({
+        type: 'consumer_closed',
+        ...this.#scope(transportEntry),
+        transport_id: transportEntry.transport.id,
+        consumer_id: consumer.id,
+        producer_id: consumer.producerId,
+        reason: entry.closing ?? this.#cause(transportEntry.routerEntry, 'transport_closed'),
+      });
+    });
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * The internal HTTP API the meeting module calls (`/internal/v1/*`, `/internal/info`) and the
+ * public liveness probe (`/healthz`). Every `/internal/*` request must carry the shared
+ * secret in `X-Internal-Token`. Answers use the project's envelope (`data` on success,
+ * `code`/`message`/`reason` on failure): 400 bad body, 401 token, 404 unknown id, 409 wrong
+ * state, 503 no worker.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendOk } from '../edge/http/envelope.js';
+import { AppError } from '../shared/errors.js';
+import type { MediaEventBus } from './events.js';
+import type { MediaRegistry, RouterEntry } from './media-registry.js';
+import {
+  asDtls,
+  asRtpCapabilities,
+  asRtpParameters,
+  connectTransportBody,
+  createConsumerBody,
+  createProducerBody,
+  createRouterBody,
+  createTransportBody,
+  fromMediasoupError,
+  idParams,
+  parse,
+  roomParams,
+} from './schemas.js';
+import { registerEventStream } from './event-stream.js';
+import type { WorkerPool } from './worker-pool.js';
+
+export interface MediaRoutesDeps {
+  readonly registry: MediaRegistry;
+  readonly pool: WorkerPool;
+  readonly bus: MediaEventBus;
+  readonly internalToken: string;
+  readonly mediasoupVersion: string;
+  readonly workerBin: { path: string; source: string };
+}
+
+/** Equal-time comparison, so the token cannot be guessed byte by byte from timings. */
+function tokenMatches(given: unknown, expected: Buffer): boolean {
+  if (typeof given !== 'string') return false;
+  const buffer = Buffer.from(given);
+  return buffer.length === expected.length && timingSafeEqual(buffer, expected);
+}
+
+function routerView(entry: RouterEntry) {
+  return {
+    router_id: entry.router.id,
+    room_code: entry.roomCode,
+    rtp_capabilities: entry.router.rtpCapabilities,
+    worker_index: entry.slot.index,
+    worker_pid: entry.worker.pid,
+  };
+}
+
+/** Runs a handler and maps mediasoup's own errors into the taxonomy. */
+const handle =
+  <T>(fn: (request: FastifyRequest, reply: FastifyReply) => Promise<T>) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<T> => {
+    try {
+      return await fn(request, reply);
+    } catch (error) {
+      throw fromMediasoupError(error);
+    }
+  };
+
+export function registerMediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): void {
+  const { registry, pool, bus } = deps;
+  const expected = Buffer.from(deps.internalToken);
+  const ok = (request: FastifyRequest, reply: FastifyReply, data: unknown, status = 200) =>
+    sendOk(request, reply, data, status);
+  const idOf = (request: FastifyRequest) => parse(idParams, request.params).id;
+
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (
+      request.url.startsWith('/internal') &&
+      !tokenMatches(request.headers['x-internal-token'], expected)
+    ) {
+      done(new AppError('unauthenticated', 'INTERNAL_TOKEN_INVALID', 'invalid X-Internal-Token'));
+      return;
+    }
+    done();
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    const alive = pool.slots.filter((s) => s.alive).length;
+    return reply.code(alive > 0 ? 200 : 503).send({
+      status: alive === pool.slots.length ? 'ok' : alive > 0 ? 'degraded' : 'down',
+      workers: pool.slots.length,
+      workers_alive: alive,
+    });
+  });
+
+  app.get('/internal/info', async (request, reply) =>
+    ok(request, reply, {
+      mediasoup_version: deps.mediasoupVersion,
+      worker_bin: deps.workerBin,
+      workers: pool.slots.map((s) => ({
+        index: s.index,
+        pid: s.worker.pid,
+        alive: s.alive,
+        routers: s.routers,
+      })),
+      stats: registry.stats,
+      events_seq: bus.lastSeq,
+    }),
+  );
+
+  // Routers: one per room code; a second create returns the same router (200, not 201).
+  app.post(
+    '/internal/v1/routers',
+    handle(async (request, reply) => {
+      const { room_code } = parse(createRouterBody, request.body);
+      const { entry, created } = await registry.ensureRouter(room_code);
+      return ok(request, reply, { ...routerView(entry), created }, created ? 201 : 200);
+    }),
+  );
+  app.get(
+    '/internal/v1/routers/:id',
+    handle(async (request, reply) =>
+      ok(request, reply, routerView(registry.router(idOf(request)))),
+    ),
+  );
+  app.get(
+    '/internal/v1/rooms/:room_code/router',
+    handle(async (request, reply) => {
+      const { room_code } = parse(roomParams, request.params);
+      return ok(request, reply, routerView(registry.routerOfRoom(room_code)));
+    }),
+  );
+  app.get(
+    '/internal/v1/routers/:id/speakers',
+    handle(async (request, reply) =>
+      ok(request, reply, registry.router(idOf(request)).speakers.state),
+    ),
+  );
+  app.post(
+    '/internal/v1/routers/:id/close',
+    handle(async (request, reply) => {
+      registry.closeRouter(idOf(request));
+      return ok(request, reply, { closed: true });
+    }),
+  );
+
+  // WebRTC transports.
+  app.post(
+    '/internal/v1/transports',
+    handle(async (request, reply) => {
+      const body = parse(createTransportBody, request.body);
+      const routerEntry = body.router_id
+        ? registry.router(body.router_id)
+        : registry.routerOfRoom(body.room_code ?? '');
+      const { transport } = await registry.createTransport(
+        routerEntry,
+        body.direction,
+        body.peer_id ?? null,
+      );
+      return ok(
+        request,
+        reply,
+        {
+          id: transport.id,
+          iceParameters: transport.iceParameters,
+          iceCandidates: transport.iceCandidates,
+          dtlsParameters: transport.dtlsParameters,
+          router_id: routerEntry.router.id,
+          direction: body.direction,
+        },
+        201,
+      );
+    }),
+  );
+  app.post(
+    '/internal/v1/transports/:id/connect',
+    handle(async (request, reply) => {
+      const { dtls_parameters } = parse(connectTransportBody, request.body);
+      await registry.connectTransport(idOf(request), asDtls(dtls_parameters));
+      return ok(request, reply, { connected: true });
+    }),
+  );
+  app.post(
+    '/internal/v1/transports/:id/close',
+    handle(async (request, reply) => {
+      registry.closeTransport(idOf(request));
+      return ok(request, reply, { closed: true });
+    }),
+  );
+  app.get(
+    '/internal/v1/transports/:id/stats',
+    handle(async (request, reply) => {
+      const { transport } = registry.transport(idOf(request));
+      return ok(request, reply, { stats: await transport.getStats() });
+    }),
+  );
+
+  // Producers.
+  app.post(
+    '/internal/v1/producers',
+    handle(async (request, reply) => {
+      const body = parse(createProducerBody, request.body);
+      const { producer } = await registry.createProducer(
+        body.transport_id,
+        body.kind,
+        asRtpParameters(body.rtp_parameters),
+        body.paused ?? false,
+      );
+      return ok(request, reply, { id: producer.id, kind: producer.kind }, 201);
+    }),
+  );
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(
+      `/internal/v1/producers/:id/${action}`,
+      handle(async (request, reply) => {
+        const { producer } = registry.producer(idOf(request));
+        await producer[action]();
+        return ok(request, reply, { paused: producer.paused });
+      }),
+    );
+  }
+  app.post(
+    '/internal/v1/producers/:id/close',
+    handle(async (request, reply) => {
+      registry.closeProducer(idOf(request));
+      return ok(request, reply, { closed: true });
+    }),
+  );
+  app.get(
+    '/internal/v1/producers/:id/stats',
+    handle(async (request, reply) => {
+      const { producer } = registry.producer(idOf(request));
+      return ok(request, reply, { stats: await producer.getStats() });
+    }),
+  );
+
+  // Consumers: created paused; `resume` once the client has mounted the track.
+  app.post(
+    '/internal/v1/consumers',
+    handle(async (request, reply) => {
+      const body = parse(createConsumerBody, request.body);
+      const { consumer } = await registry.createConsumer(
+        body.transport_id,
+        body.producer_id,
+        asRtpCapabilities(body.rtp_capabilities),
+      );
+      return ok(
+        request,
+        reply,
+        {
+          id: consumer.id,
+          producerId: consumer.producerId,
+          kind: consumer.kind,
+          rtpParameters: consumer.rtpParameters,
+          type: consumer.type,
+          producerPaused: consumer.producerPaused,
+          paused: consumer.paused,
+        },
+        201,
+      );
+    }),
+  );
+  app.post(
+    '/internal/v1/consumers/:id/resume',
+    handle(async (request, reply) => {
+      const { consumer } = registry.consumer(idOf(request));
+      await consumer.resume();
+      return ok(request, reply, { paused: consumer.paused });
+    }),
+  );
+  app.post(
+    '/internal/v1/consumers/:id/close',
+    handle(async (request, reply) => {
+      registry.closeConsumer(idOf(request));
+      return ok(request, reply, { closed: true });
+    }),
+  );
+  app.get(
+    '/internal/v1/consumers/:id/stats',
+    handle(async (request, reply) => {
+      const { consumer } = registry.consumer(idOf(request));
+      return ok(request, reply, { stats: await consumer.getStats() });
+    }),
+  );
+
+  registerEventStream(app, bus);
+}

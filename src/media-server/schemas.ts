@@ -1,0 +1,98 @@
+/**
+ * Request bodies of the internal API (zod). Only the shape is checked here; mediasoup checks
+ * RTP and DTLS parameters in depth and its TypeErrors become 400s as well.
+ */
+import type { types } from 'mediasoup';
+import { z } from 'zod';
+import { AppError } from '../shared/errors.js';
+
+/** Room codes: the meeting's `XXX-XXX-XXX`, or any other room key of the same alphabet. */
+export const roomCode = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'room code: [A-Za-z0-9._:-]{1,128}');
+const id = z.string().min(1).max(128);
+const peerId = z.string().min(1).max(128);
+
+const rtpCodec = z.looseObject({
+  mimeType: z.string().min(1),
+  payloadType: z.number().int().min(0).max(127),
+  clockRate: z.number().int().positive(),
+});
+
+export const createRouterBody = z.object({ room_code: roomCode });
+
+export const createTransportBody = z
+  .object({
+    room_code: roomCode.optional(),
+    router_id: id.optional(),
+    direction: z.enum(['send', 'recv']),
+    /** Who the transport is for (e.g. the user id); echoed in every event about it. */
+    peer_id: peerId.optional(),
+  })
+  .refine((b) => (b.room_code === undefined) !== (b.router_id === undefined), {
+    message: 'exactly one of room_code and router_id',
+  });
+
+export const connectTransportBody = z.object({
+  dtls_parameters: z.looseObject({
+    role: z.enum(['auto', 'client', 'server']).optional(),
+    fingerprints: z
+      .array(z.object({ algorithm: z.string().min(1), value: z.string().min(1) }))
+      .min(1),
+  }),
+});
+
+export const createProducerBody = z.object({
+  transport_id: id,
+  kind: z.enum(['audio', 'video']),
+  rtp_parameters: z.looseObject({
+    mid: z.string().optional(),
+    codecs: z.array(rtpCodec).min(1),
+    encodings: z.array(z.looseObject({})).optional(),
+    headerExtensions: z.array(z.looseObject({})).optional(),
+    rtcp: z.looseObject({}).optional(),
+  }),
+  paused: z.boolean().optional(),
+});
+
+export const createConsumerBody = z.object({
+  transport_id: id,
+  producer_id: id,
+  rtp_capabilities: z.looseObject({
+    codecs: z.array(z.looseObject({ mimeType: z.string(), kind: z.string() })).optional(),
+    headerExtensions: z.array(z.looseObject({})).optional(),
+  }),
+});
+
+export const idParams = z.object({ id });
+export const roomParams = z.object({ room_code: roomCode });
+
+/** Parses `value` or throws a `validation` AppError naming the first bad field. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  throw new AppError('validation', 'VALIDATION', `${where}${issue?.message ?? 'invalid body'}`);
+}
+
+/** The mediasoup types of the loosely checked bodies (mediasoup validates the rest). */
+export const asDtls = (v: unknown) => v as types.DtlsParameters;
+export const asRtpParameters = (v: unknown) => v as types.RtpParameters;
+export const asRtpCapabilities = (v: unknown) => v as types.RtpCapabilities;
+
+/**
+ * mediasoup's errors in our taxonomy: bad parameters are the caller's (400), a call that
+ * does not fit the resource's state is a conflict (409), anything else is ours (500).
+ */
+export function fromMediasoupError(error: unknown): unknown {
+  if (error instanceof AppError || !(error instanceof Error)) return error;
+  const name = error.name;
+  if (error instanceof TypeError || name === 'TypeError' || name === 'UnsupportedError') {
+    return new AppError('validation', 'MEDIA_BAD_PARAMETERS', error.message, { cause: error });
+  }
+  if (name === 'InvalidStateError' || /already (called|connected|exists)/i.test(error.message)) {
+    return new AppError('conflict', 'MEDIA_INVALID_STATE', error.message, { cause: error });
+  }
+  return error;
+}

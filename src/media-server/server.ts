@@ -1,0 +1,109 @@
+/**
+ * One media server: the mediasoup workers, the registry of their resources, the event bus and
+ * the internal HTTP API. Runs as its own process (`npm run start:media`, ./main.ts) or inside
+ * a rooms node (embedded mode, src/main/node.ts); both call {@link startMediaServer}.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { installEnvelopeErrors } from '../edge/http/envelope.js';
+import { MediaEventBus } from './events.js';
+import { MediaRegistry } from './media-registry.js';
+import { loadMediasoup } from './mediasoup-loader.js';
+import type { MediaServerOptions } from './options.js';
+import { registerMediaRoutes } from './routes.js';
+import type { WorkerBin } from './worker-bin.js';
+import { WorkerPool } from './worker-pool.js';
+
+/** A running media server. */
+export interface MediaServer {
+  /** Base URL of the internal API, e.g. `http://127.0.0.1:7070`. */
+  readonly url: string;
+  readonly internalToken: string;
+  readonly events: MediaEventBus;
+  readonly registry: MediaRegistry;
+  readonly pool: WorkerPool;
+  readonly http: FastifyInstance;
+  readonly workerBin: WorkerBin;
+  /** Stops the HTTP API, then the workers (their routers close with them). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the workers and the API. Rejects with `unavailable`/`MEDIA_WORKER_MISSING` when
+ * there is no worker binary, and with the listen error when the port is taken.
+ */
+export async function startMediaServer(
+  options: MediaServerOptions,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<MediaServer> {
+  const log = logger.child({ module: 'media' });
+  const { module: mediasoup, bin } = await loadMediasoup(options.workerBin, env);
+  mediasoup.setLogEventListeners({
+    onwarn: (namespace, message) => log.warn({ namespace }, message),
+    onerror: (namespace, message, error) => log.error({ namespace, err: error }, message),
+  });
+  const events = new MediaEventBus();
+  // The registry needs the pool and the pool's hooks need the registry: tie the knot here.
+  const ref: { registry?: MediaRegistry } = {};
+  const pool = new WorkerPool(mediasoup, options, log, {
+    onDied: (slot, pid, error) => ref.registry?.reportWorkerDied(slot, pid, error),
+    onRestarted: (slot) =>
+      events.publish({
+        type: 'worker_restarted',
+        worker_index: slot.index,
+        worker_pid: slot.worker.pid,
+      }),
+  });
+  await pool.start();
+  const registry = new MediaRegistry(pool, events, options, log);
+  ref.registry = registry;
+
+  // Per-request lines at info would drown the log (every signalling step is a call).
+  const level = log.levelVal >= 40 ? log.level : 'warn';
+  const httpLogger: FastifyBaseLogger = log.child({ module: 'media-http' }, { level });
+  const http: FastifyInstance = Fastify({
+    loggerInstance: httpLogger,
+    genReqId: () => randomUUID(),
+    bodyLimit: 1024 * 1024,
+  });
+  installEnvelopeErrors(http);
+  registerMediaRoutes(http, {
+    registry,
+    pool,
+    bus: events,
+    internalToken: options.internalToken,
+    mediasoupVersion: mediasoup.version,
+    workerBin: bin,
+  });
+  let address: string;
+  try {
+    address = await http.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await http.close().catch(() => undefined);
+    await pool.close();
+    throw error;
+  }
+  log.info(
+    { url: address, workers: options.workers, workerBin: bin.path, source: bin.source },
+    'media server ready',
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await http.close().catch((err: unknown) => log.warn({ err }, 'media http close'));
+      await pool.close();
+    })());
+  return {
+    url: address,
+    internalToken: options.internalToken,
+    events,
+    registry,
+    pool,
+    http,
+    workerBin: bin,
+    close,
+  };
+}

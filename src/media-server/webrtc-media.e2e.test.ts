@@ -1,0 +1,277 @@
+/**
+ * Real media through the (offline-built) worker: two Chromium peers, mediasoup-client in the
+ * page, signalling through the real orchestrator client. Peer A sends its fake microphone and
+ * camera; peer B consumes both. The consumers forward nothing while paused and packets once
+ * resumed, on the media server's stats and in B's own inbound-rtp stats: the worker did
+ * DTLS, decrypted A's SRTP and encrypted B's.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
+import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
+import type { MediaEvent } from './events.js';
+import type { MediaServer } from './server.js';
+import {
+  call,
+  mediaSkipReason,
+  startTestMediaServer,
+  TEST_TOKEN,
+  waitFor,
+} from './testing/harness.js';
+
+const CHROMIUM = process.env.ROOMS_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  // Lets WebRTC use the loopback candidates the media server announces here.
+  '--allow-loopback-in-peer-connection',
+];
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+function skipReason(): string | false {
+  const media = mediaSkipReason();
+  if (media) return media;
+  if (existsSync(CHROMIUM)) return false;
+  const hint = `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
+  if (process.env.CI === 'true') throw new Error(`browser test must not skip in CI: ${hint}`);
+  return hint;
+}
+
+/**
+ * What the page script (testing/browser-peer.mjs) exposes. Callbacks given to
+ * `page.evaluate` run in the browser, so they reach it through `globalThis` themselves.
+ */
+interface PeerGlobal {
+  peerReady?: boolean;
+  peer: {
+    send(
+      room: string,
+      peerId: string,
+    ): Promise<{ transportId: string; producers: Record<string, string> }>;
+    receive(
+      room: string,
+      peerId: string,
+      producerIds: string[],
+    ): Promise<{ transportId: string; consumers: Record<string, string> }>;
+    received(): Promise<Record<string, { packets: number; frames: number }>>;
+  };
+}
+
+/** The test's web server: the page, the bundle, and /rpc/<method> onto the orchestrator. */
+async function startSignalling(media: MediaOrchestrator): Promise<FastifyInstance> {
+  const bundle = await build({
+    entryPoints: [path.join(HERE, 'testing', 'browser-peer.mjs')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome120',
+    write: false,
+    logLevel: 'silent',
+  });
+  const js = bundle.outputFiles[0]?.text ?? '';
+  const app = Fastify();
+  app.get('/', (_req, reply) =>
+    reply
+      .type('text/html')
+      .send('<!doctype html><title>peer</title><script src="/peer.js"></script>'),
+  );
+  app.get('/peer.js', (_req, reply) => reply.type('text/javascript').send(js));
+  app.get('/favicon.ico', (_req, reply) => reply.code(204).send());
+  const methods = new Set([
+    'createRouter',
+    'createTransport',
+    'connectTransport',
+    'createProducer',
+    'createConsumer',
+  ]);
+  app.post<{ Params: { method: string }; Body: unknown[] }>('/rpc/:method', async (req, reply) => {
+    const { method } = req.params;
+    if (!methods.has(method)) return reply.code(404).send({ error: `no ${method}` });
+    const fn = (media as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
+    try {
+      return { result: await fn!.apply(media, req.body) };
+    } catch (error) {
+      return reply.code(500).send({ error: String(error) });
+    }
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return app;
+}
+
+/** The consumer's forwarded packets as the worker counts them (0 before any). */
+async function forwarded(server: MediaServer, consumerId: string): Promise<number> {
+  const r = await call<{ stats: { type: string; packetCount?: number }[] }>(
+    server,
+    'GET',
+    `/internal/v1/consumers/${consumerId}/stats`,
+  );
+  assert.equal(r.status, 200);
+  return r.body.data.stats.find((s) => s.type === 'outbound-rtp')?.packetCount ?? 0;
+}
+
+async function received(server: MediaServer, producerId: string): Promise<number> {
+  const r = await call<{ stats: { type: string; packetCount?: number }[] }>(
+    server,
+    'GET',
+    `/internal/v1/producers/${producerId}/stats`,
+  );
+  return r.body.data.stats.reduce((n, s) => n + (s.packetCount ?? 0), 0);
+}
+
+void describe('WebRTC media through the worker (Chromium)', { skip: skipReason() }, () => {
+  let server: MediaServer;
+  let media: HttpMediaOrchestrator;
+  let web: FastifyInstance;
+  let browser: Browser;
+  const events: MediaEvent[] = [];
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    // A short ICE consent timeout lets the test see a vanished peer reported.
+    server = await startTestMediaServer({ iceConsentTimeoutS: 6 });
+    server.events.subscribe((e) => events.push(e));
+    media = new HttpMediaOrchestrator({
+      baseUrl: server.url,
+      internalToken: TEST_TOKEN,
+      timeoutMs: 5_000,
+      closeRetry: 2,
+    });
+    web = await startSignalling(media);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+    media?.close();
+    await server?.close();
+  });
+
+  const open = async (): Promise<Page> => {
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
+    const { port } = web.server.address() as { port: number };
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => (globalThis as unknown as PeerGlobal).peerReady === true);
+    return page;
+  };
+
+  void it('forwards audio and video only after resume, and reports a peer that vanished', async () => {
+    const room = '700-000-001';
+    const pageA = await open();
+    const a = await pageA.evaluate(
+      ([r]) => (globalThis as unknown as PeerGlobal).peer.send(r, 'alice'),
+      [room] as const,
+    );
+    const audioId = a.producers.audio;
+    const videoId = a.producers.video;
+    assert.ok(audioId && videoId, `producers: ${JSON.stringify(a)} ${pageErrors.join('; ')}`);
+    // A's SRTP reaches the worker and is decrypted: its producers count packets.
+    for (const id of [audioId, videoId]) {
+      await waitFor(
+        async () => ((await received(server, id)) > 0 ? true : undefined),
+        `packets on producer ${id}`,
+        15_000,
+      );
+    }
+
+    const pageB = await open();
+    const b = await pageB.evaluate(
+      ({ r, ids }) => (globalThis as unknown as PeerGlobal).peer.receive(r, 'bob', ids),
+      {
+        r: room,
+        ids: [audioId, videoId],
+      },
+    );
+    const consumerIds = [b.consumers.audio, b.consumers.video];
+    assert.ok(
+      consumerIds.every(Boolean),
+      `consumers: ${JSON.stringify(b)} ${pageErrors.join('; ')}`,
+    );
+    const transportStats = async () =>
+      (
+        await call<{ stats: { dtlsState: string; iceState: string }[] }>(
+          server,
+          'GET',
+          `/internal/v1/transports/${b.transportId}/stats`,
+        )
+      ).body.data.stats[0];
+    await waitFor(
+      async () => ((await transportStats())?.dtlsState === 'connected' ? true : undefined),
+      'B connected (ICE + DTLS)',
+      15_000,
+    );
+    // Paused: a connected transport, a producer that is sending, and still nothing forwarded.
+    await sleep(1_500);
+    for (const id of consumerIds)
+      assert.equal(await forwarded(server, id!), 0, `consumer ${id} before resume`);
+    const before = await pageB.evaluate(() =>
+      (globalThis as unknown as PeerGlobal).peer.received(),
+    );
+    assert.equal(before.audio?.packets ?? 0, 0);
+    assert.equal(before.video?.packets ?? 0, 0);
+
+    for (const id of consumerIds) await media.resumeConsumer(id!);
+    for (const id of consumerIds) {
+      await waitFor(
+        async () => ((await forwarded(server, id!)) > 0 ? true : undefined),
+        `forwarded on ${id}`,
+        10_000,
+      );
+    }
+    // B decrypts what the worker encrypted: packets and decoded video frames in B's stats.
+    const after = await waitFor(
+      async () => {
+        const r = await pageB.evaluate(() => (globalThis as unknown as PeerGlobal).peer.received());
+        return (r.audio?.packets ?? 0) > 0 &&
+          (r.video?.packets ?? 0) > 0 &&
+          (r.video?.frames ?? 0) > 0
+          ? r
+          : undefined;
+      },
+      'B receives audio and video',
+      10_000,
+    );
+    assert.ok(after.audio!.packets > 0 && after.video!.frames > 0);
+
+    const connected = events
+      .filter((e) => e.type === 'ice_connected')
+      .map((e) => ('peer_id' in e ? e.peer_id : null));
+    assert.deepEqual(connected.sort(), ['alice', 'bob']);
+
+    // A peer that vanishes (tab closed) is reported once its ICE consent expires.
+    await pageA.close();
+    const gone = await waitFor(
+      () => events.find((e) => e.type === 'ice_disconnected'),
+      'ice_disconnected',
+      15_000,
+    );
+    assert.ok(gone.type === 'ice_disconnected' && gone.peer_id === 'alice');
+
+    // Closing the room's router ends both peers' transports, with the reason.
+    await media.closeRouter(room);
+    const closed = events.filter((e) => e.type === 'transport_closed');
+    assert.deepEqual(closed.map((e) => ('peer_id' in e ? e.peer_id : null)).sort(), [
+      'alice',
+      'bob',
+    ]);
+    assert.deepEqual(pageErrors, []);
+  });
+});

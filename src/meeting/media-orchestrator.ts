@@ -1,0 +1,106 @@
+/**
+ * The meeting module's port to the media server (the seed's `MediaOrchestrator`): routers per
+ * meeting, WebRTC transports, producers and consumers. The HTTP adapter is
+ * src/adapters/media/http-media-orchestrator.ts; the meeting module depends only on this.
+ *
+ * Failures are AppErrors with one of two codes, as in the seed:
+ * - {@link MEDIA_RESOURCE_NOT_FOUND} (`not_found`, `会议资源不存在`): the media server answered
+ *   404. The close methods treat it as success (closing twice is not an error).
+ * - {@link MEDIA_SERVER_ERROR} (`unavailable`, `会议媒体服务暂不可用`): 5xx, timeout, network
+ *   error, or a refused internal token. Close methods retry these first.
+ * A request the media server rejects as malformed (400/409) is a `validation`/`conflict`
+ * AppError with the server's reason.
+ */
+import { AppError } from '../shared/errors.js';
+
+/** mediasoup's JSON objects, passed through unchanged between client and media server. */
+export type MediaJson = Record<string, unknown>;
+
+/** A router as the client's `Device.load({ routerRtpCapabilities })` needs it. */
+export interface RouterInfo {
+  readonly routerId: string;
+  readonly rtpCapabilities: MediaJson;
+}
+
+/** `ResolveRouterInfo`'s answer: `(routerId, rtpCapabilities, ok)`. */
+export type ResolvedRouterInfo =
+  | ({ readonly ok: true } & RouterInfo)
+  | { readonly ok: false; readonly routerId: ''; readonly rtpCapabilities: null };
+
+/** What `meeting.transport.create` acknowledges. */
+export interface TransportInfo {
+  readonly id: string;
+  readonly iceParameters: MediaJson;
+  readonly iceCandidates: MediaJson[];
+  readonly dtlsParameters: MediaJson;
+}
+
+/** What `meeting.consume.start` acknowledges; the consumer starts paused. */
+export interface ConsumerInfo {
+  readonly id: string;
+  readonly producerId: string;
+  readonly kind: 'audio' | 'video';
+  readonly rtpParameters: MediaJson;
+}
+
+export type TransportDirection = 'send' | 'recv';
+export type MediaKind = 'audio' | 'video';
+
+/** The seed's methods, in TypeScript's case. */
+export interface MediaOrchestrator {
+  /** The meeting's router; idempotent (a second call returns the same router). Cached. */
+  createRouter(roomCode: string): Promise<RouterInfo>;
+  /** Closes the meeting's router and everything on it; unknown router: success. */
+  closeRouter(roomCode: string): Promise<void>;
+  /**
+   * A WebRTC transport on the meeting's router. `peerId` (e.g. the user id) is echoed in
+   * the media events about this transport and what it carries.
+   */
+  createTransport(
+    roomCode: string,
+    direction: TransportDirection,
+    peerId?: string,
+  ): Promise<TransportInfo>;
+  connectTransport(transportId: string, dtlsParameters: MediaJson): Promise<void>;
+  /** Returns the producer id. */
+  createProducer(transportId: string, kind: MediaKind, rtpParameters: MediaJson): Promise<string>;
+  /** Creates the consumer paused: call {@link resumeConsumer} once the track is mounted. */
+  createConsumer(
+    transportId: string,
+    producerId: string,
+    rtpCapabilities: MediaJson,
+  ): Promise<ConsumerInfo>;
+  resumeConsumer(consumerId: string): Promise<void>;
+  closeTransport(transportId: string): Promise<void>;
+  closeProducer(producerId: string): Promise<void>;
+  closeConsumer(consumerId: string): Promise<void>;
+  /** The cached router of a meeting, without a network call; `ok: false` when unknown. */
+  resolveRouterInfo(roomCode: string): ResolvedRouterInfo;
+}
+
+export const MEDIA_RESOURCE_NOT_FOUND = 'MEDIA_RESOURCE_NOT_FOUND';
+export const MEDIA_SERVER_ERROR = 'MEDIA_SERVER_ERROR';
+
+/** The seed's messages for the two kinds (the WS ACK shows them). */
+export const MEDIA_RESOURCE_NOT_FOUND_MESSAGE = '会议资源不存在';
+export const MEDIA_SERVER_ERROR_MESSAGE = '会议媒体服务暂不可用';
+
+export function mediaResourceNotFound(detail: string, cause?: unknown): AppError {
+  return new AppError('not_found', MEDIA_RESOURCE_NOT_FOUND, MEDIA_RESOURCE_NOT_FOUND_MESSAGE, {
+    cause: cause ?? new Error(detail),
+  });
+}
+
+export function mediaServerError(detail: string, cause?: unknown): AppError {
+  return new AppError('unavailable', MEDIA_SERVER_ERROR, MEDIA_SERVER_ERROR_MESSAGE, {
+    cause: cause ?? new Error(detail),
+  });
+}
+
+/** The seed's `errors.Is(err, ErrMediaResourceNotFound)`. */
+export const isMediaResourceNotFound = (error: unknown): boolean =>
+  error instanceof AppError && error.code === MEDIA_RESOURCE_NOT_FOUND;
+
+/** The seed's `errors.Is(err, ErrMediaServerError)`. */
+export const isMediaServerError = (error: unknown): boolean =>
+  error instanceof AppError && error.code === MEDIA_SERVER_ERROR;
