@@ -1,0 +1,242 @@
+/**
+ * The hub in one process: a real cell host (SQLite) publishing its commits through the
+ * in-process bus, a real HTTP server and real WebSocket clients on loopback.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { MemoryRealtimeBus } from '../../adapters/memory/memory-bus.js';
+import {
+  silentLogger,
+  sqliteMemoryBackend,
+  startHost,
+  type TestBackend,
+  type TestHost,
+} from '../../cell/testing/harness.js';
+import { room, runLocal } from '../../cell/testing/routing.js';
+import { roomChannel } from '../../realtime/bus.js';
+import { RealtimePublisher } from '../../realtime/publisher.js';
+import { WsHub, type CanFollow, type HubOptions } from './hub.js';
+import { TestClient, testTokens } from './testing/ws-client.js';
+
+const tokens = testTokens();
+
+void describe('WebSocket hub', () => {
+  let backend: TestBackend;
+  let owner: TestHost;
+  const bus = new MemoryRealtimeBus();
+  const publisher = new RealtimePublisher({ bus, logger: silentLogger });
+  const hubs: { hub: WsHub; server: Server }[] = [];
+  const clients: TestClient[] = [];
+  let canFollow: CanFollow = () => Promise.resolve(true);
+  let roomSeq = 0;
+  const freshRoom = () => room(`ws-${++roomSeq}`);
+
+  const startHub = async (options: Partial<HubOptions> = {}) => {
+    const hub = new WsHub(
+      { maxBufferedBytes: 256 * 1024, pingIntervalMs: 60_000, ...options },
+      {
+        bus,
+        authenticate: tokens.authenticate,
+        canFollow: (user, key) => canFollow(user, key),
+        logger: silentLogger,
+      },
+    );
+    const server = createServer();
+    hub.attach(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    hubs.push({ hub, server });
+    const port = (server.address() as AddressInfo).port;
+    return {
+      hub,
+      connect: async (token: string) => {
+        const client = await TestClient.connect(
+          `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`,
+        );
+        clients.push(client);
+        return client;
+      },
+    };
+  };
+  const add = (key = freshRoom()) => runLocal(owner.host, key, { type: 'Add', amount: 1 });
+
+  before(async () => {
+    backend = await sqliteMemoryBackend();
+    owner = await startHost(backend, { onCommitted: (b) => publisher.onCommitted(b) });
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const { hub, server } of hubs.splice(0)) {
+      await hub.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    canFollow = () => Promise.resolve(true);
+  });
+  after(async () => {
+    await owner.kill();
+    await bus.close();
+    await backend.close();
+  });
+
+  void it('closes the connection with 4001 for a missing or bad token', async () => {
+    const { connect } = await startHub();
+    for (const token of [
+      '',
+      'not-a-jwt',
+      await testTokens('another-secret-of-32-bytes-or-more').sign('1'),
+    ]) {
+      const client = await connect(token);
+      assert.deepEqual(await client.waitClosed(), { code: 4001, reason: 'unauthorized' });
+    }
+  });
+
+  void it('pushes a followed room’s events in order, each with room_version and prev_room_version', async () => {
+    const { connect } = await startHub();
+    const key = freshRoom();
+    await add(key); // v1, before anyone follows
+    const client = await connect(await tokens.sign('7'));
+    const ack = await client.request('room.subscribe', { room_id: key.roomId });
+    assert.deepEqual(
+      [ack.code, ack.seq, ack.data],
+      [0, 1, { app_code: 'default', room_id: key.roomId }],
+    );
+    for (let i = 0; i < 5; i++) await add(key);
+    await client.until(() => client.events('Added').length === 5);
+    const frames = client.events('Added');
+    assert.deepEqual(
+      frames.map((f) => [f.data.room_version, f.data.prev_room_version]),
+      [
+        [2, 1],
+        [3, 2],
+        [4, 3],
+        [5, 4],
+        [6, 5],
+      ],
+    );
+    assert.ok(
+      frames.every((f) => f.code === 0 && f.data.room_id === key.roomId && f.data.amount === 1),
+      'frame body',
+    );
+    assert.ok(!Number.isNaN(Date.parse(frames[0]!.time)), 'time is ISO 8601');
+    assert.deepEqual(
+      frames.slice(1).map((f) => f.data.prev_event_id),
+      frames.slice(0, -1).map((f) => f.data.event_id),
+    );
+
+    const unsub = await client.request('room.unsubscribe', { room_id: key.roomId });
+    assert.equal(unsub.code, 0);
+    await add(key);
+    await add(freshRoom());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(client.events('Added').length, 5, 'a frame arrived after room.unsubscribe');
+  });
+
+  void it('ACKs refusals with code -1 and the reason: not in the room, another app, bad request', async () => {
+    const { connect } = await startHub();
+    const key = freshRoom();
+    canFollow = (user, k) => Promise.resolve(user.userId === '1' && k.roomId === key.roomId);
+    const outsider = await connect(await tokens.sign('2'));
+    const refused = await outsider.request('room.subscribe', { room_id: key.roomId });
+    assert.deepEqual(
+      [refused.code, refused.message, refused.reason],
+      [-1, '你当前未在房间中', 'NOT_IN_ROOM'],
+    );
+    const member = await connect(await tokens.sign('1'));
+    const other = await member.request('room.subscribe', { room_id: key.roomId, app_code: 'x' });
+    assert.deepEqual([other.code, other.reason], [-1, 'APP_MISMATCH']);
+    const bad = await member.request('room.subscribe', {});
+    assert.deepEqual([bad.code, bad.reason], [-1, 'BAD_REQUEST']);
+    // Unknown events are dropped without an answer (the seed's whitelist rule).
+    member.ws.send(JSON.stringify({ event: 'meeting.fake', seq: 9, data: {} }));
+    const ok = await member.request('room.subscribe', { room_id: key.roomId });
+    assert.equal(ok.code, 0);
+    await add(key);
+    await member.waitFor((f) => f.event === 'Added');
+    assert.equal(outsider.events('Added').length, 0);
+    assert.ok(!member.frames.some((f) => f.event === 'meeting.fake.ack'), 'unknown event answered');
+  });
+
+  void it('delivers a targeted message to every socket of that user, and can stop their room feed', async () => {
+    const { connect } = await startHub();
+    const key = freshRoom();
+    const [a1, a2, b] = await Promise.all([
+      tokens.sign('10').then(connect),
+      tokens.sign('10').then(connect),
+      tokens.sign('11').then(connect),
+    ]);
+    for (const c of [a1, a2, b])
+      assert.equal((await c.request('room.subscribe', { room_id: key.roomId })).code, 0);
+    publisher.toUser('default', '10', 'notice', { text: 'hi' });
+    await a1.waitFor((f) => f.event === 'notice');
+    await a2.waitFor((f) => f.event === 'notice');
+    // A kicked-style message: the frame, then no more room events for that user.
+    const message = {
+      frame: {
+        event: 'room.kicked',
+        data: { room_id: key.roomId },
+        code: 0,
+        time: new Date().toISOString(),
+      },
+      unfollow: { app_code: 'default', room_id: key.roomId },
+    };
+    await bus.publish('rt:user:default:10', JSON.stringify(message));
+    await a1.waitFor((f) => f.event === 'room.kicked');
+    await add(key);
+    await b.waitFor((f) => f.event === 'Added');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(b.events('notice').length, 0);
+    assert.equal(a1.events('Added').length + a2.events('Added').length, 0);
+  });
+
+  void it('closes a client that stops reading (4008) without delaying the others', async () => {
+    const { hub, connect } = await startHub({ maxBufferedBytes: 256 * 1024 });
+    const key = freshRoom();
+    const [slow, fast] = await Promise.all([
+      tokens.sign('20').then(connect),
+      tokens.sign('21').then(connect),
+    ]);
+    for (const c of [slow, fast]) await c.request('room.subscribe', { room_id: key.roomId });
+    (slow.ws as unknown as { _socket: Socket })._socket.pause();
+    // 400 frames of 32 KiB: far more than the kernel buffers plus the 256 KiB allowance.
+    const filler = 'x'.repeat(32 * 1024);
+    const started = Date.now();
+    for (let i = 0; i < 400; i++) {
+      const frame = { event: 'big', data: { i, filler }, code: 0, time: new Date().toISOString() };
+      await bus.publish(roomChannel(key), JSON.stringify(frame));
+    }
+    await fast.until(() => fast.events('big').length === 400, 10_000);
+    const elapsed = Date.now() - started;
+    assert.deepEqual(
+      fast.events('big').map((f) => f.data.i),
+      Array.from({ length: 400 }, (_, i) => i),
+    );
+    assert.ok(elapsed < 5_000, `the fast client waited ${elapsed} ms`);
+    await fast.until(() => hub.connectionCount === 1, 5_000);
+    const closed = await hub.metrics.closed.get();
+    assert.equal(closed.values.find((v) => v.labels.reason === 'slow_consumer')?.value, 1);
+    // The room itself never waited either.
+    const t0 = Date.now();
+    await add(key);
+    assert.ok(Date.now() - t0 < 1_000, 'a commit waited for a socket');
+  });
+
+  void it('cuts a peer that stops answering pings', async () => {
+    const { hub, connect } = await startHub({ pingIntervalMs: 100 });
+    const dead = await connect(await tokens.sign('30'));
+    const live = await connect(await tokens.sign('31'));
+    (dead.ws as unknown as { _socket: Socket })._socket.pause();
+    await live.until(() => hub.connectionCount === 1, 3_000);
+    const closed = await hub.metrics.closed.get();
+    assert.equal(closed.values.find((v) => v.labels.reason === 'dead_peer')?.value, 1);
+    assert.equal(live.closed, null);
+  });
+
+  void it('closes every socket with 1001 when the node shuts down', async () => {
+    const { hub, connect } = await startHub();
+    const client = await connect(await tokens.sign('40'));
+    await hub.close();
+    assert.equal((await client.waitClosed()).code, 1001);
+  });
+});

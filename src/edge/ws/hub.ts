@@ -1,0 +1,321 @@
+/**
+ * The WebSocket hub at `/ws?token=<jwt>`: one endpoint for every room kind. A socket
+ * follows rooms explicitly (`room.subscribe`); this node subscribes to a room's bus
+ * channel only while a local socket follows it, and pushes each bus message (one per
+ * event, already a frame) to those sockets. Every socket also receives its user's
+ * targeted messages. Room kinds add their own C→S events with {@link WsHub.handle}.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { CellKey } from '../../cell/lease.js';
+import { roomChannel, userChannel, type RealtimeBus } from '../../realtime/bus.js';
+import type { UserMessage } from '../../realtime/frames.js';
+import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metrics.js';
+import { ChannelMembers } from './channel-members.js';
+import { WsConnection, type WsUser } from './connection.js';
+import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
+
+export type { WsUser } from './connection.js';
+
+/** Port: the token's user, or null for a bad token (accounts implement it). */
+export type AuthenticateToken = (token: string) => Promise<WsUser | null>;
+/** Port: may this user follow this room now? (Present in the voice room, active in the meeting.) */
+export type CanFollow = (user: WsUser, key: CellKey) => Promise<boolean>;
+
+/** What a registered C→S handler can do; it returns the ACK's data or throws an AppError. */
+export interface WsContext {
+  readonly user: WsUser;
+  follow(key: CellKey): Promise<void>;
+  unfollow(key: CellKey): void;
+}
+export type WsHandler = (
+  context: WsContext,
+  data: Readonly<Record<string, unknown>>,
+) => Promise<unknown>;
+
+export interface HubOptions {
+  readonly path?: string;
+  /** Unsent bytes a socket may hold before it is closed as too slow. */
+  readonly maxBufferedBytes: number;
+  /** Ping period; a socket that has not answered the previous ping is cut. */
+  readonly pingIntervalMs: number;
+  readonly maxRoomsPerSocket?: number;
+}
+
+export interface HubDeps {
+  readonly bus: RealtimeBus;
+  readonly authenticate: AuthenticateToken;
+  readonly canFollow: CanFollow;
+  readonly logger: Logger;
+  readonly metrics?: RealtimeMetrics;
+}
+
+export class WsHub {
+  readonly metrics: RealtimeMetrics;
+  private readonly logger: Logger;
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 64 * 1024,
+    perMessageDeflate: false,
+  });
+  private readonly connections = new Set<WsConnection>();
+  private readonly rooms: ChannelMembers;
+  private readonly users: ChannelMembers;
+  private readonly handlers = new Map<string, WsHandler>();
+  /** Room frames waiting for the end of this turn, per room's member set, in order. */
+  private readonly pendingFrames = new Map<ReadonlySet<WsConnection>, Buffer[]>();
+  private readonly ping: NodeJS.Timeout;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    private readonly options: HubOptions,
+    private readonly deps: HubDeps,
+  ) {
+    this.metrics = deps.metrics ?? createRealtimeMetrics();
+    this.logger = deps.logger.child({ module: 'ws-hub' });
+    this.rooms = new ChannelMembers(deps.bus, this.logger, (members, payload) =>
+      this.queueRoomFrame(members, payload),
+    );
+    this.users = new ChannelMembers(deps.bus, this.logger, (members, payload) =>
+      this.onUserMessage(members, payload),
+    );
+    this.ping = setInterval(() => this.keepAlive(), options.pingIntervalMs);
+    this.ping.unref();
+    this.handle('room.subscribe', (context, data) => this.subscribe(context, data));
+    this.handle('room.unsubscribe', (context, data) => {
+      const key = this.roomKey(context.user, data);
+      context.unfollow(key);
+      return Promise.resolve({ app_code: key.appCode, room_id: key.roomId });
+    });
+  }
+
+  /** Serves `/ws` upgrades of this HTTP server. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const url = new URL(request.url ?? '/', 'http://localhost');
+      if (url.pathname !== (this.options.path ?? '/ws')) {
+        if (server.listenerCount('upgrade') <= 1) socket.destroy();
+        return;
+      }
+      socket.on('error', () => socket.destroy());
+      void this.upgrade(request, socket, head, url.searchParams.get('token') ?? '');
+    });
+  }
+
+  /** Adds a C→S event (e.g. `meeting.room.join`); unknown events are dropped silently. */
+  handle(event: string, handler: WsHandler): void {
+    if (this.handlers.has(event)) throw new Error(`ws event ${event} handled twice`);
+    this.handlers.set(event, handler);
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Closes every socket with 1001 and leaves every channel. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.ping);
+      const closed = [...this.connections].map(
+        (c) => new Promise<void>((resolve) => c.ws.once('close', () => resolve())),
+      );
+      for (const c of this.connections) {
+        this.metrics.closed.inc({ reason: 'shutdown' });
+        c.close(CLOSE.goingAway, 'server shutting down');
+      }
+      await Promise.all(closed);
+      await Promise.all([this.rooms.clear(), this.users.clear()]);
+      this.wss.close();
+    })();
+    return this.closing;
+  }
+
+  private async upgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    token: string,
+  ): Promise<void> {
+    let user: WsUser | null = null;
+    let failed = false;
+    try {
+      user = token ? await this.deps.authenticate(token) : null;
+    } catch (err) {
+      failed = true;
+      this.logger.warn({ err }, 'token check failed');
+    }
+    if (this.closing || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    // Upgrade first even for a bad token: a close code only exists on a WebSocket.
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      if (!user) {
+        this.metrics.closed.inc({ reason: failed ? 'auth_unavailable' : 'unauthorized' });
+        ws.close(
+          failed ? CLOSE.tryAgainLater : CLOSE.unauthorized,
+          failed ? 'try again later' : 'unauthorized',
+        );
+        return;
+      }
+      this.accept(ws, user);
+    });
+  }
+
+  private accept(ws: WebSocket, user: WsUser): void {
+    const connection = new WsConnection(ws, user, this.options.maxBufferedBytes, () =>
+      this.metrics.closed.inc({ reason: 'slow_consumer' }),
+    );
+    this.connections.add(connection);
+    this.metrics.connections.set(this.connections.size);
+    ws.on('error', (err) => this.logger.debug({ err }, 'socket error'));
+    ws.on('pong', () => (connection.alive = true));
+    ws.on('message', (data, isBinary) => {
+      connection.alive = true;
+      if (!isBinary) void this.onMessage(connection, textOf(data));
+    });
+    ws.once('close', () => this.forget(connection));
+    this.users.add(userChannel(user.appCode, user.userId), connection).catch((err: unknown) => {
+      this.logger.warn({ err }, 'user channel subscribe failed');
+    });
+  }
+
+  private forget(connection: WsConnection): void {
+    if (!this.connections.delete(connection)) return;
+    if (!connection.closedByServer) this.metrics.closed.inc({ reason: 'client' });
+    for (const channel of connection.rooms) this.rooms.remove(channel, connection);
+    connection.rooms.clear();
+    this.users.remove(userChannel(connection.user.appCode, connection.user.userId), connection);
+    this.metrics.connections.set(this.connections.size);
+    this.metrics.followedRooms.set(this.rooms.size);
+  }
+
+  private async onMessage(connection: WsConnection, text: string): Promise<void> {
+    const request = parseClientFrame(text);
+    if (!request) return;
+    const handler = this.handlers.get(request.event);
+    if (!handler) return; // the seed: events outside the whitelist are dropped
+    const context: WsContext = {
+      user: connection.user,
+      follow: (key) => this.follow(connection, key),
+      unfollow: (key) => this.unfollow(connection, roomChannel(key)),
+    };
+    let reply: string;
+    try {
+      reply = ackFrame(request, { ok: true, data: await handler(context, request.data) });
+    } catch (error) {
+      this.logFailure(request, error);
+      reply = ackFrame(request, { ok: false, error });
+    }
+    connection.send(reply);
+  }
+
+  private async subscribe(context: WsContext, data: Readonly<Record<string, unknown>>) {
+    const key = this.roomKey(context.user, data);
+    if (!(await this.deps.canFollow(context.user, key))) throw wsErrors.notInRoom();
+    await context.follow(key);
+    return { app_code: key.appCode, room_id: key.roomId };
+  }
+
+  /** Resolves once this node receives the room's events (so the ACK means "from now on"). */
+  private async follow(connection: WsConnection, key: CellKey): Promise<void> {
+    const channel = roomChannel(key);
+    if (connection.rooms.has(channel) || !connection.open) return;
+    const limit = this.options.maxRoomsPerSocket ?? 50;
+    if (connection.rooms.size >= limit) throw wsErrors.tooManyRooms(limit);
+    connection.rooms.add(channel);
+    try {
+      await this.rooms.add(channel, connection);
+    } catch (err) {
+      connection.rooms.delete(channel);
+      this.logger.warn({ err, channel }, 'room channel subscribe failed');
+      throw wsErrors.unavailable();
+    }
+    // Closed while subscribing: forget() ran before the add, undo it here.
+    if (!this.connections.has(connection)) this.unfollow(connection, channel);
+    this.metrics.followedRooms.set(this.rooms.size);
+  }
+
+  private unfollow(connection: WsConnection, channel: string): void {
+    if (!connection.rooms.delete(channel)) return;
+    this.rooms.remove(channel, connection);
+    this.metrics.followedRooms.set(this.rooms.size);
+  }
+
+  /**
+   * One bus message = one frame, serialised by the owner and forwarded byte for byte.
+   * Frames that arrive in the same turn of the event loop (a burst read from the bus)
+   * leave in one write per socket instead of one per frame.
+   */
+  private queueRoomFrame(members: ReadonlySet<WsConnection>, payload: Buffer): void {
+    const queued = this.pendingFrames.get(members);
+    if (queued) queued.push(payload);
+    else this.pendingFrames.set(members, [payload]);
+    if (this.pendingFrames.size === 1 && !queued) setImmediate(() => this.flushRoomFrames());
+  }
+
+  private flushRoomFrames(): void {
+    const rooms = [...this.pendingFrames];
+    this.pendingFrames.clear();
+    let sent = 0;
+    for (const [members, frames] of rooms) {
+      for (const connection of members) sent += connection.sendAll(frames);
+    }
+    this.metrics.framesSent.inc(sent);
+  }
+
+  private onUserMessage(members: ReadonlySet<WsConnection>, payload: Buffer): void {
+    let message: UserMessage;
+    try {
+      message = JSON.parse(payload.toString('utf8')) as UserMessage;
+    } catch {
+      return;
+    }
+    const frame = JSON.stringify(message.frame);
+    for (const connection of [...members]) {
+      if (connection.send(frame)) this.metrics.framesSent.inc();
+      if (message.unfollow) {
+        const { app_code, room_id } = message.unfollow;
+        this.unfollow(connection, roomChannel({ appCode: app_code, roomId: room_id }));
+      }
+    }
+  }
+
+  private roomKey(user: WsUser, data: Readonly<Record<string, unknown>>): CellKey {
+    const { room_id, app_code } = data;
+    if (typeof room_id !== 'string' || room_id.length === 0 || room_id.length > 128) {
+      throw wsErrors.badRequest('room_id');
+    }
+    if (app_code !== undefined && app_code !== user.appCode) throw wsErrors.otherApp();
+    return { appCode: user.appCode, roomId: room_id };
+  }
+
+  /** Cuts sockets that did not answer the last ping (dead peers hold no resources long). */
+  private keepAlive(): void {
+    for (const connection of this.connections) {
+      if (!connection.alive) {
+        this.metrics.closed.inc({ reason: 'dead_peer' });
+        connection.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.ws.ping();
+    }
+  }
+
+  private logFailure(request: ClientFrame, error: unknown): void {
+    const kind = (error as { kind?: unknown }).kind;
+    if (kind === undefined || kind === 'internal' || kind === 'unavailable') {
+      this.logger.warn({ err: error, event: request.event }, 'ws event failed');
+    }
+  }
+}
+
+/** A text message's payload as a string (ws hands over a Buffer, or fragments). */
+function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  return Buffer.from(new Uint8Array(data)).toString('utf8');
+}

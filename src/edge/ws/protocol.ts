@@ -1,0 +1,82 @@
+/**
+ * The WebSocket protocol's fixed parts: close codes, client frames, ACKs. Every C→S event
+ * gets `<event>.ack` with the same `seq`: `code` 0 and `data`, or `code` -1 and a
+ * human-readable `message` (the seed's Chinese text) plus a stable `reason`.
+ */
+import { AppError, type DomainError } from '../../shared/errors.js';
+import type { WsFrame } from '../../realtime/frames.js';
+
+/** Close codes the hub sends (RFC 6455 range 4000-4999 is the application's). */
+export const CLOSE = {
+  /** Missing or invalid token (seed: the handshake is closed with 4001). */
+  unauthorized: 4001,
+  /** The client does not read fast enough: its send buffer passed the limit. */
+  slowConsumer: 4008,
+  /** The node is shutting down: reconnect (to any node). */
+  goingAway: 1001,
+  /** The token could not be checked right now: reconnect later. */
+  tryAgainLater: 1013,
+} as const;
+
+/** A parsed C→S frame. */
+export interface ClientFrame {
+  readonly event: string;
+  readonly seq: number;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** Null for anything that is not `{event: string, seq?: number, data?: object}`. */
+export function parseClientFrame(text: string): ClientFrame | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!value || typeof value !== 'object') return null;
+  const { event, seq, data } = value as Record<string, unknown>;
+  if (typeof event !== 'string' || event.length === 0 || event.length > 64) return null;
+  if (seq !== undefined && (typeof seq !== 'number' || !Number.isSafeInteger(seq))) return null;
+  if (data !== undefined && (data === null || typeof data !== 'object' || Array.isArray(data))) {
+    return null;
+  }
+  return { event, seq: seq ?? 0, data: (data ?? {}) as Record<string, unknown> };
+}
+
+/** The ACK of a C→S frame. */
+export function ackFrame(
+  request: ClientFrame,
+  outcome:
+    { readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly error: unknown },
+): string {
+  const base = { event: `${request.event}.ack`, seq: request.seq, time: new Date().toISOString() };
+  if (outcome.ok) {
+    const frame: WsFrame = { ...base, data: outcome.data ?? {}, code: 0 };
+    return JSON.stringify(frame);
+  }
+  const error = asDomainError(outcome.error);
+  const frame: WsFrame & { reason: string } = {
+    ...base,
+    data: {},
+    code: -1,
+    message: error.message,
+    reason: error.code,
+  };
+  return JSON.stringify(frame);
+}
+
+/** Errors of the hub itself, in the seed's style. */
+export const wsErrors = {
+  badRequest: (detail: string) => new AppError('validation', 'BAD_REQUEST', `参数错误: ${detail}`),
+  otherApp: () => new AppError('forbidden', 'APP_MISMATCH', '无权访问其他应用的房间'),
+  notInRoom: () => new AppError('forbidden', 'NOT_IN_ROOM', '你当前未在房间中'),
+  tooManyRooms: (limit: number) =>
+    new AppError('illegal_state', 'TOO_MANY_ROOMS', `同时订阅的房间不能超过 ${limit} 个`),
+  unavailable: () =>
+    new AppError('unavailable', 'REALTIME_UNAVAILABLE', '实时服务暂不可用，请重试'),
+};
+
+function asDomainError(error: unknown): DomainError {
+  if (error instanceof AppError) return error;
+  return { kind: 'internal', code: 'INTERNAL', message: '服务器内部错误' };
+}

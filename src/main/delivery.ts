@@ -1,0 +1,143 @@
+/**
+ * Wires event delivery into a node: the realtime bus (Redis in cluster mode, in-process
+ * otherwise), the publisher the host calls after each commit, the WebSocket hub on the
+ * HTTP server, the outbox relay (unless ROOMS_OUTBOX_ENABLED=false) and its admin routes.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { MemoryRealtimeBus } from '../adapters/memory/memory-bus.js';
+import { RedisRealtimeBus } from '../adapters/redis/redis-bus.js';
+import type { SqlBackend } from '../adapters/sql/database.js';
+import type { CommittedBatch } from '../cell/cell.js';
+import { WsHub, type AuthenticateToken, type CanFollow } from '../edge/ws/hub.js';
+import { registerOutboxAdminRoutes } from '../outbox/admin-routes.js';
+import { createOutboxMetrics } from '../outbox/metrics.js';
+import { OutboxRelay } from '../outbox/relay.js';
+import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
+import { WebhookSink, webhookSinks } from '../outbox/webhook-sink.js';
+import { CachedWebhookDirectory, SqlWebhookDirectory } from '../outbox/webhooks.js';
+import type { RealtimeBus } from '../realtime/bus.js';
+import type { FrameMapper } from '../realtime/frames.js';
+import { createRealtimeMetrics } from '../realtime/metrics.js';
+import { RealtimePublisher } from '../realtime/publisher.js';
+import type { Clock } from '../shared/clock.js';
+import type { Config } from './config.js';
+
+/** What room kinds plug into delivery (each defaults to "nothing"). */
+export interface DeliveryPlugins {
+  /** Who may follow which room over WebSocket; default: nobody (until a kind says). */
+  readonly canFollow?: CanFollow;
+  /** Frame mapping per room kind; kinds without one publish their events as they are. */
+  readonly frameMappers?: Readonly<Record<string, FrameMapper>>;
+}
+
+export interface Delivery {
+  readonly bus: RealtimeBus;
+  readonly publisher: RealtimePublisher;
+  readonly hub: WsHub;
+  /** Null when ROOMS_OUTBOX_ENABLED=false on this node. */
+  readonly relay: OutboxRelay | null;
+  /** The host's commit listener: publish to the bus, wake the relay. */
+  onCommitted(batch: CommittedBatch): void;
+  /** Sockets (1001), then the relay, then the bus. Idempotent. */
+  close(): Promise<void>;
+}
+
+const denyAll: CanFollow = () => Promise.resolve(false);
+
+export function wireDelivery(deps: {
+  config: Config;
+  sql: SqlBackend;
+  http: FastifyInstance;
+  authenticate: AuthenticateToken;
+  registry: Registry;
+  clock: Clock;
+  logger: Logger;
+  plugins?: DeliveryPlugins;
+}): Delivery {
+  const { config, sql, http, clock, logger, plugins = {} } = deps;
+  const bus: RealtimeBus = config.redisUrl
+    ? RedisRealtimeBus.connect(config.redisUrl, config.keyPrefix)
+    : new MemoryRealtimeBus();
+  const realtimeMetrics = createRealtimeMetrics(deps.registry);
+  const publisher = new RealtimePublisher({
+    bus,
+    logger,
+    metrics: realtimeMetrics,
+    ...(plugins.frameMappers ? { mappers: plugins.frameMappers } : {}),
+  });
+  const hub = new WsHub(
+    {
+      maxBufferedBytes: config.realtime.maxBufferedBytes,
+      pingIntervalMs: config.realtime.pingIntervalMs,
+      maxRoomsPerSocket: config.realtime.maxRoomsPerSocket,
+    },
+    {
+      bus,
+      authenticate: deps.authenticate,
+      canFollow: plugins.canFollow ?? denyAll,
+      logger,
+      metrics: realtimeMetrics,
+    },
+  );
+  hub.attach(http.server);
+
+  const store = new SqlOutboxStore(sql);
+  const directory = new SqlWebhookDirectory(sql);
+  registerOutboxAdminRoutes(http, {
+    store,
+    webhooks: directory,
+    clock,
+    adminToken: config.voice.adminToken,
+  });
+  const { outbox } = config;
+  // Registered on every node: the oldest-pending gauge is the table's, relay or not.
+  const outboxMetrics = createOutboxMetrics(deps.registry, () => store.oldestUndeliveredAtMs());
+  const sink = new WebhookSink({ timeoutMs: outbox.webhookTimeoutMs });
+  const relay = outbox.enabled
+    ? new OutboxRelay(
+        {
+          batchSize: outbox.batchSize,
+          concurrency: outbox.concurrency,
+          pollMs: outbox.pollMs,
+          lockMs: outbox.lockMs,
+          requestTimeoutMs: outbox.webhookTimeoutMs,
+          retry: {
+            baseMs: outbox.retryBaseMs,
+            maxMs: outbox.retryMaxMs,
+            maxAttempts: outbox.maxAttempts,
+          },
+        },
+        {
+          store,
+          sinks: webhookSinks(new CachedWebhookDirectory(directory, clock), sink),
+          clock,
+          logger,
+          nodeId: config.nodeId,
+          metrics: outboxMetrics,
+        },
+      )
+    : null;
+  relay?.start();
+  if (!relay) logger.info('outbox relay off on this node (ROOMS_OUTBOX_ENABLED=false)');
+
+  let closing: Promise<void> | undefined;
+  return {
+    bus,
+    publisher,
+    hub,
+    relay,
+    onCommitted(batch) {
+      publisher.onCommitted(batch);
+      relay?.nudge();
+    },
+    close: () =>
+      (closing ??= (async () => {
+        await hub.close();
+        await relay?.stop();
+        sink.close();
+        await bus.close();
+      })()),
+  };
+}

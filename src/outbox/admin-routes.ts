@@ -1,0 +1,171 @@
+/**
+ * Operator API of the outbox, under `/api/v1/admin`, behind the same `X-Admin-Token`
+ * (ROOMS_ADMIN_TOKEN) as the other admin routes; without a configured token every call is
+ * refused:
+ *
+ * - `GET|PUT|DELETE /apps/:app_code/webhook`: the app's webhook (the secret is write-only);
+ * - `GET /outbox?status=failed&app_code=&after_id=&limit=`: events, oldest first;
+ * - `POST /outbox/requeue {event_ids? | app_code?}`: failed → pending, attempts reset;
+ * - `POST /outbox/events/:event_id/fail {reason?}`: give up on a pending/retryable event.
+ *
+ * Answers use the REST envelope; errors go through the envelope's error mapping.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { sendOk } from '../edge/http/envelope.js';
+import type { Clock } from '../shared/clock.js';
+import { AppError } from '../shared/errors.js';
+import type { OutboxRecord, OutboxStore } from './outbox-store.js';
+import type { WebhookDirectory } from './webhooks.js';
+
+export interface OutboxAdminDeps {
+  readonly store: OutboxStore;
+  readonly webhooks: WebhookDirectory;
+  readonly clock: Clock;
+  /** Null: every call is refused. */
+  readonly adminToken: string | null;
+}
+
+const appCode = z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ or - (1-64)');
+const appParams = z.object({ app_code: appCode });
+const webhookBody = z.object({
+  url: z
+    .string()
+    .max(2048)
+    .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), 'an http(s) URL'),
+  secret: z.string().min(16, 'at least 16 characters').max(256),
+});
+const listQuery = z.object({
+  status: z.enum(['pending', 'delivering', 'delivered', 'retryable', 'failed']).default('failed'),
+  app_code: appCode.optional(),
+  after_id: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+const requeueBody = z
+  .object({
+    event_ids: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
+    app_code: appCode.optional(),
+  })
+  .refine((b) => b.event_ids !== undefined || b.app_code !== undefined, {
+    message: 'event_ids or app_code is required',
+  });
+const eventParams = z.object({ event_id: z.string().min(1).max(64) });
+const failBody = z.object({ reason: z.string().min(1).max(500).optional() }).default({});
+
+export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdminDeps): void {
+  const { store, webhooks, clock } = deps;
+  const expected = deps.adminToken === null ? null : Buffer.from(deps.adminToken);
+
+  void app.register(
+    (scope, _options, done) => {
+      scope.addHook('onRequest', (request, _reply, next) => {
+        const header = request.headers['x-admin-token'];
+        const given = Buffer.from(typeof header === 'string' ? header : '');
+        if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+          next(new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required'));
+          return;
+        }
+        next();
+      });
+
+      scope.get('/apps/:app_code/webhook', async (request, reply) => {
+        const { app_code } = parse(appParams, request.params);
+        const hook = await webhooks.get(app_code);
+        if (!hook) throw new AppError('not_found', 'WEBHOOK_NOT_FOUND', '该应用未配置 webhook');
+        return sendOk(request, reply, {
+          app_code,
+          url: hook.url,
+          updated_at_ms: hook.updatedAtMs,
+        });
+      });
+
+      scope.put('/apps/:app_code/webhook', async (request, reply) => {
+        const { app_code } = parse(appParams, request.params);
+        const body = parse(webhookBody, request.body);
+        const hook = await webhooks.put(app_code, body.url, body.secret, clock.nowMs());
+        return sendOk(request, reply, {
+          app_code,
+          url: hook.url,
+          updated_at_ms: hook.updatedAtMs,
+        });
+      });
+
+      scope.delete('/apps/:app_code/webhook', async (request, reply) => {
+        const { app_code } = parse(appParams, request.params);
+        return sendOk(request, reply, { deleted: await webhooks.delete(app_code) });
+      });
+
+      scope.get('/outbox', async (request, reply) => {
+        const q = parse(listQuery, request.query);
+        const rows = await store.list({
+          status: q.status,
+          limit: q.limit,
+          ...(q.app_code ? { appCode: q.app_code } : {}),
+          ...(q.after_id !== undefined ? { afterId: q.after_id } : {}),
+        });
+        return sendOk(request, reply, {
+          events: rows.map(render),
+          next_after_id: rows.length === q.limit ? rows[rows.length - 1]!.id : null,
+        });
+      });
+
+      scope.post('/outbox/requeue', async (request, reply) => {
+        const body = parse(requeueBody, request.body);
+        const requeued = await store.requeueFailed(
+          {
+            ...(body.event_ids ? { eventIds: body.event_ids } : {}),
+            ...(body.app_code ? { appCode: body.app_code } : {}),
+          },
+          clock.nowMs(),
+        );
+        return sendOk(request, reply, { requeued });
+      });
+
+      scope.post('/outbox/events/:event_id/fail', async (request, reply) => {
+        const { event_id } = parse(eventParams, request.params);
+        const { reason } = parse(failBody, request.body ?? {});
+        const failed = await store.markFailed(
+          event_id,
+          reason ?? 'marked failed by an operator',
+          clock.nowMs(),
+        );
+        if (!failed) {
+          throw new AppError('illegal_state', 'NOT_PENDING', '事件不存在或不处于待投递/待重试状态');
+        }
+        return sendOk(request, reply, { failed });
+      });
+      done();
+    },
+    { prefix: '/api/v1/admin' },
+  );
+}
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new AppError('validation', 'BAD_REQUEST', `参数错误: ${detail}`);
+  }
+  return parsed.data;
+}
+
+function render(r: OutboxRecord): Record<string, unknown> {
+  return {
+    id: r.id,
+    event_id: r.eventId,
+    app_code: r.appCode,
+    room_id: r.roomId,
+    room_version: r.roomVersion,
+    type: r.eventType,
+    status: r.status,
+    attempts: r.attempts,
+    worker_id: r.workerId,
+    lock_until_ms: r.lockUntilMs,
+    next_attempt_at_ms: r.nextAttemptAtMs,
+    last_error: r.lastError,
+    created_at_ms: r.createdAtMs,
+    updated_at_ms: r.updatedAtMs,
+    envelope: JSON.parse(r.envelope) as unknown,
+  };
+}

@@ -1,0 +1,4 @@
+import { sqliteMemoryBackend } from '../cell/testing/harness.js';
+import { claimContract } from './claim.contract.js';
+
+claimContract(sqliteMemoryBackend);
