@@ -2,11 +2,13 @@
  * The only place that reads the environment. Produces one typed, validated, frozen
  * object; a bad value is a startup error naming the variable.
  */
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
+import type { MediaServerOptions } from '../media-server/options.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max);
+const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
 /** Every `ROOMS_*` variable, its default and its meaning (the README table mirrors this). */
 const schema = z.object({
@@ -42,9 +44,100 @@ const schema = z.object({
   ROOMS_TIMER_TICK_MS: int(10).default(250),
   ROOMS_SWEEP_INTERVAL_MS: int(100).default(2_000),
   ROOMS_DRAIN_TIMEOUT_MS: int(100).default(15_000),
+  ROOMS_JWT_SECRET: z
+    .string()
+    .refine((v) => Buffer.byteLength(v, 'utf8') >= 32, 'at least 32 bytes')
+    .optional(),
+  ROOMS_JWT_TTL_S: int(60, 31_536_000).default(604_800),
+  ROOMS_BCRYPT_COST: int(4, 15).default(10),
+  ROOMS_GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+  ROOMS_FORWARD_TIMEOUT_MS: int(100).default(5_000),
+  ROOMS_PRESENCE_TIMEOUT_MS: int(1000).default(60_000),
+  ROOMS_PUBLISH_TIMEOUT_MS: int(1000).default(15_000),
+  ROOMS_MAX_SEATS: int(1, 50).default(20),
+  ROOMS_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  ROOMS_TRTC_APPS: z
+    .string()
+    .regex(
+      /^\s*\d+:[a-z0-9_-]{1,64}:[^,\s]+(\s*,\s*\d+:[a-z0-9_-]{1,64}:[^,\s]+)*\s*$/,
+      'sdkAppId:app_code:callback_key[,…]',
+    )
+    .optional(),
+  ROOMS_MEDIA_EMBEDDED: flag.default(true),
+  ROOMS_MEDIA_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+\/?$/, 'http://host:port of a media server')
+    .optional(),
+  ROOMS_MEDIA_HOST: z.string().min(1).default('127.0.0.1'),
+  ROOMS_MEDIA_PORT: int(0, 65535).default(7070),
+  ROOMS_MEDIA_INTERNAL_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  ROOMS_MEDIA_WORKERS: int(1, 64).optional(),
+  ROOMS_MEDIA_WORKER_BIN: z.string().min(1).optional(),
+  ROOMS_MEDIA_LISTEN_IP: z.union([z.ipv4(), z.ipv6()]).default('127.0.0.1'),
+  ROOMS_MEDIA_ANNOUNCED_ADDRESS: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]{1,253}$/, 'an IP address or a host name')
+    .optional(),
+  ROOMS_MEDIA_RTC_MIN_PORT: int(1024, 65535).default(40000),
+  ROOMS_MEDIA_RTC_MAX_PORT: int(1024, 65535).default(49999),
+  ROOMS_MEDIA_WEBRTC_SERVER_PORT: int(1024, 65535).optional(),
+  ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
+  ROOMS_OUTBOX_ENABLED: flag.default(true),
+  ROOMS_OUTBOX_BATCH: int(1, 5000).default(200),
+  ROOMS_OUTBOX_CONCURRENCY: int(1, 1000).default(32),
+  ROOMS_OUTBOX_POLL_MS: int(10).default(1_000),
+  ROOMS_OUTBOX_LOCK_MS: int(1_000).default(60_000),
+  ROOMS_OUTBOX_MAX_ATTEMPTS: int(1, 1000).default(12),
+  ROOMS_OUTBOX_RETRY_BASE_MS: int(10).default(1_000),
+  ROOMS_OUTBOX_RETRY_MAX_MS: int(10).default(600_000),
+  ROOMS_WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  ROOMS_WS_MAX_BUFFER_BYTES: int(1_024).default(1_048_576),
+  ROOMS_WS_PING_INTERVAL_MS: int(100).default(25_000),
+  ROOMS_WS_MAX_ROOMS: int(1, 1000).default(50),
   ROOMS_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .default('info'),
+});
+
+/** Media settings that only make sense together. */
+function mediaRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  if (e.ROOMS_MEDIA_RTC_MIN_PORT > e.ROOMS_MEDIA_RTC_MAX_PORT) {
+    issue('ROOMS_MEDIA_RTC_MIN_PORT', 'must not exceed ROOMS_MEDIA_RTC_MAX_PORT');
+  }
+  const workers = e.ROOMS_MEDIA_WORKERS ?? availableParallelism();
+  if (e.ROOMS_MEDIA_WEBRTC_SERVER_PORT && e.ROOMS_MEDIA_WEBRTC_SERVER_PORT + workers > 65536) {
+    issue('ROOMS_MEDIA_WEBRTC_SERVER_PORT', `needs ${workers} ports (one per worker) up to 65535`);
+  }
+  if (!e.ROOMS_MEDIA_EMBEDDED && !e.ROOMS_MEDIA_INTERNAL_TOKEN) {
+    issue('ROOMS_MEDIA_INTERNAL_TOKEN', 'required when ROOMS_MEDIA_EMBEDDED=false');
+  }
+}
+
+/** A webhook request must end well before its claim's lock, or another node may resend it. */
+function outboxRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
+  if (e.ROOMS_OUTBOX_LOCK_MS < 2 * e.ROOMS_WEBHOOK_TIMEOUT_MS) {
+    const message = 'must be at least twice ROOMS_WEBHOOK_TIMEOUT_MS';
+    ctx.addIssue({ code: 'custom', path: ['ROOMS_OUTBOX_LOCK_MS'], message });
+  }
+}
+
+function mediaAndOutboxRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
+  mediaRules(e, ctx);
+  outboxRules(e, ctx);
+}
+
+/** Rules across variables (they run once every variable is valid on its own). */
+const checked = schema.superRefine(mediaAndOutboxRules).superRefine((e, ctx) => {
+  if (/^mysql:\/\//i.test(e.ROOMS_DB_URL) && !e.ROOMS_JWT_SECRET) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ROOMS_JWT_SECRET'],
+      message: 'required with a mysql:// ROOMS_DB_URL: every node must share one secret',
+    });
+  }
 });
 
 export interface Config {
@@ -65,6 +158,53 @@ export interface Config {
     readonly sweepIntervalMs: number;
     readonly drainTimeoutMs: number;
   };
+  readonly accounts: {
+    /** Unset: embedded only; a secret generated once into a file beside the SQLite file. */
+    readonly jwtSecret: string | null;
+    readonly jwtTtlS: number;
+    readonly bcryptCost: number;
+  };
+  readonly grpc: { readonly host: string; readonly forwardTimeoutMs: number };
+  readonly voice: {
+    readonly presenceTimeoutMs: number;
+    readonly publishTimeoutMs: number;
+    readonly maxSeats: number;
+    /** Unset: the admin API refuses every call. */
+    readonly adminToken: string | null;
+    /** `sdkAppId:app_code:callback_key[,…]`; empty: TRTC callbacks are refused. */
+    readonly trtcApps: string;
+  };
+  readonly media: {
+    /** Run a media server inside this node (`npm start`); false: call `url`. */
+    readonly embedded: boolean;
+    /** Internal API of a separate media server (used when not embedded). */
+    readonly url: string;
+    /** Unset: an embedded server makes up a random one per start. */
+    readonly internalToken: string | null;
+    readonly timeoutMs: number;
+    /** Close calls are tried `closeRetry + 1` times (200 ms, then 500 ms apart). */
+    readonly closeRetry: number;
+    /** The media server's own settings (embedded, or `npm run start:media`). */
+    readonly server: Omit<MediaServerOptions, 'internalToken'>;
+  };
+  /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
+  readonly outbox: {
+    readonly enabled: boolean;
+    readonly batchSize: number;
+    readonly concurrency: number;
+    readonly pollMs: number;
+    readonly lockMs: number;
+    readonly maxAttempts: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+    readonly webhookTimeoutMs: number;
+  };
+  /** The WebSocket hub (ROOMS_WS_*). */
+  readonly realtime: {
+    readonly maxBufferedBytes: number;
+    readonly pingIntervalMs: number;
+    readonly maxRoomsPerSocket: number;
+  };
   readonly logLevel: string;
 }
 
@@ -73,7 +213,7 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = schema.safeParse(
+  const parsed = checked.safeParse(
     Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('ROOMS_') && v !== '')),
   );
   if (!parsed.success) {
@@ -101,6 +241,54 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       timerTickMs: e.ROOMS_TIMER_TICK_MS,
       sweepIntervalMs: e.ROOMS_SWEEP_INTERVAL_MS,
       drainTimeoutMs: e.ROOMS_DRAIN_TIMEOUT_MS,
+    },
+    accounts: {
+      jwtSecret: e.ROOMS_JWT_SECRET ?? null,
+      jwtTtlS: e.ROOMS_JWT_TTL_S,
+      bcryptCost: e.ROOMS_BCRYPT_COST,
+    },
+    grpc: { host: e.ROOMS_GRPC_HOST, forwardTimeoutMs: e.ROOMS_FORWARD_TIMEOUT_MS },
+    voice: {
+      presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,
+      publishTimeoutMs: e.ROOMS_PUBLISH_TIMEOUT_MS,
+      maxSeats: e.ROOMS_MAX_SEATS,
+      adminToken: e.ROOMS_ADMIN_TOKEN ?? null,
+      trtcApps: e.ROOMS_TRTC_APPS ?? '',
+    },
+    media: {
+      embedded: e.ROOMS_MEDIA_EMBEDDED,
+      url: (e.ROOMS_MEDIA_URL ?? `http://127.0.0.1:${e.ROOMS_MEDIA_PORT}`).replace(/\/$/, ''),
+      internalToken: e.ROOMS_MEDIA_INTERNAL_TOKEN ?? null,
+      timeoutMs: e.ROOMS_MEDIA_TIMEOUT_MS,
+      closeRetry: e.ROOMS_MEDIA_CLOSE_RETRY,
+      server: {
+        host: e.ROOMS_MEDIA_HOST,
+        port: e.ROOMS_MEDIA_PORT,
+        workers: e.ROOMS_MEDIA_WORKERS ?? availableParallelism(),
+        workerBin: e.ROOMS_MEDIA_WORKER_BIN ?? null,
+        listenIp: e.ROOMS_MEDIA_LISTEN_IP,
+        announcedAddress: e.ROOMS_MEDIA_ANNOUNCED_ADDRESS ?? null,
+        rtcMinPort: e.ROOMS_MEDIA_RTC_MIN_PORT,
+        rtcMaxPort: e.ROOMS_MEDIA_RTC_MAX_PORT,
+        webRtcServerPort: e.ROOMS_MEDIA_WEBRTC_SERVER_PORT ?? null,
+        workerLogLevel: 'warn',
+      },
+    },
+    outbox: {
+      enabled: e.ROOMS_OUTBOX_ENABLED,
+      batchSize: e.ROOMS_OUTBOX_BATCH,
+      concurrency: e.ROOMS_OUTBOX_CONCURRENCY,
+      pollMs: e.ROOMS_OUTBOX_POLL_MS,
+      lockMs: e.ROOMS_OUTBOX_LOCK_MS,
+      maxAttempts: e.ROOMS_OUTBOX_MAX_ATTEMPTS,
+      retryBaseMs: e.ROOMS_OUTBOX_RETRY_BASE_MS,
+      retryMaxMs: e.ROOMS_OUTBOX_RETRY_MAX_MS,
+      webhookTimeoutMs: e.ROOMS_WEBHOOK_TIMEOUT_MS,
+    },
+    realtime: {
+      maxBufferedBytes: e.ROOMS_WS_MAX_BUFFER_BYTES,
+      pingIntervalMs: e.ROOMS_WS_PING_INTERVAL_MS,
+      maxRoomsPerSocket: e.ROOMS_WS_MAX_ROOMS,
     },
     logLevel: e.ROOMS_LOG_LEVEL,
   });

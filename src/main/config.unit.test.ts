@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, type Config } from './config.js';
 
@@ -21,7 +21,63 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_TIMER_TICK_MS: '100',
   ROOMS_SWEEP_INTERVAL_MS: '1500',
   ROOMS_DRAIN_TIMEOUT_MS: '7000',
+  ROOMS_JWT_SECRET: 'a-shared-secret-of-at-least-32-bytes!',
+  ROOMS_JWT_TTL_S: '3600',
+  ROOMS_BCRYPT_COST: '12',
+  ROOMS_GRPC_HOST: '127.0.0.2',
+  ROOMS_FORWARD_TIMEOUT_MS: '2500',
+  ROOMS_PRESENCE_TIMEOUT_MS: '30000',
+  ROOMS_PUBLISH_TIMEOUT_MS: '9000',
+  ROOMS_MAX_SEATS: '12',
+  ROOMS_ADMIN_TOKEN: 'an-admin-token-0123',
+  ROOMS_TRTC_APPS: '1400000001:default:key-one, 1400000002:shop:key:two',
+  ROOMS_MEDIA_EMBEDDED: 'false',
+  ROOMS_MEDIA_URL: 'http://media.internal:7171/',
+  ROOMS_MEDIA_HOST: '0.0.0.0',
+  ROOMS_MEDIA_PORT: '7171',
+  ROOMS_MEDIA_INTERNAL_TOKEN: 'a-media-token-of-16+',
+  ROOMS_MEDIA_WORKERS: '3',
+  ROOMS_MEDIA_WORKER_BIN: '/opt/mediasoup-worker',
+  ROOMS_MEDIA_LISTEN_IP: '0.0.0.0',
+  ROOMS_MEDIA_ANNOUNCED_ADDRESS: 'media.example.com',
+  ROOMS_MEDIA_RTC_MIN_PORT: '41000',
+  ROOMS_MEDIA_RTC_MAX_PORT: '41999',
+  ROOMS_MEDIA_WEBRTC_SERVER_PORT: '44440',
+  ROOMS_MEDIA_TIMEOUT_MS: '2500',
+  ROOMS_MEDIA_CLOSE_RETRY: '4',
+  ROOMS_OUTBOX_ENABLED: 'false',
+  ROOMS_OUTBOX_BATCH: '50',
+  ROOMS_OUTBOX_CONCURRENCY: '4',
+  ROOMS_OUTBOX_POLL_MS: '250',
+  ROOMS_OUTBOX_LOCK_MS: '20000',
+  ROOMS_OUTBOX_MAX_ATTEMPTS: '7',
+  ROOMS_OUTBOX_RETRY_BASE_MS: '500',
+  ROOMS_OUTBOX_RETRY_MAX_MS: '30000',
+  ROOMS_WEBHOOK_TIMEOUT_MS: '3000',
+  ROOMS_WS_MAX_BUFFER_BYTES: '262144',
+  ROOMS_WS_PING_INTERVAL_MS: '10000',
+  ROOMS_WS_MAX_ROOMS: '5',
   ROOMS_LOG_LEVEL: 'debug',
+};
+
+const DEFAULT_MEDIA: Config['media'] = {
+  embedded: true,
+  url: 'http://127.0.0.1:7070',
+  internalToken: null,
+  timeoutMs: 5_000,
+  closeRetry: 2,
+  server: {
+    host: '127.0.0.1',
+    port: 7070,
+    workers: availableParallelism(),
+    workerBin: null,
+    listenIp: '127.0.0.1',
+    announcedAddress: null,
+    rtcMinPort: 40000,
+    rtcMaxPort: 49999,
+    webRtcServerPort: null,
+    workerLogLevel: 'warn',
+  },
 };
 
 const DEFAULT_CELL: Config['cell'] = {
@@ -64,6 +120,28 @@ void describe('loadConfig', () => {
       redisUrl: null,
       keyPrefix: 'rooms:',
       cell: DEFAULT_CELL,
+      accounts: { jwtSecret: null, jwtTtlS: 604_800, bcryptCost: 10 },
+      media: DEFAULT_MEDIA,
+      grpc: { host: '0.0.0.0', forwardTimeoutMs: 5_000 },
+      voice: {
+        presenceTimeoutMs: 60_000,
+        publishTimeoutMs: 15_000,
+        maxSeats: 20,
+        adminToken: null,
+        trtcApps: '',
+      },
+      outbox: {
+        enabled: true,
+        batchSize: 200,
+        concurrency: 32,
+        pollMs: 1_000,
+        lockMs: 60_000,
+        maxAttempts: 12,
+        retryBaseMs: 1_000,
+        retryMaxMs: 600_000,
+        webhookTimeoutMs: 5_000,
+      },
+      realtime: { maxBufferedBytes: 1_048_576, pingIntervalMs: 25_000, maxRoomsPerSocket: 50 },
       logLevel: 'info',
     });
   });
@@ -103,6 +181,50 @@ void describe('loadConfig', () => {
         sweepIntervalMs: 1_500,
         drainTimeoutMs: 7_000,
       },
+      accounts: {
+        jwtSecret: 'a-shared-secret-of-at-least-32-bytes!',
+        jwtTtlS: 3_600,
+        bcryptCost: 12,
+      },
+      media: {
+        embedded: false,
+        url: 'http://media.internal:7171',
+        internalToken: 'a-media-token-of-16+',
+        timeoutMs: 2_500,
+        closeRetry: 4,
+        server: {
+          host: '0.0.0.0',
+          port: 7171,
+          workers: 3,
+          workerBin: '/opt/mediasoup-worker',
+          listenIp: '0.0.0.0',
+          announcedAddress: 'media.example.com',
+          rtcMinPort: 41000,
+          rtcMaxPort: 41999,
+          webRtcServerPort: 44440,
+          workerLogLevel: 'warn',
+        },
+      },
+      grpc: { host: '127.0.0.2', forwardTimeoutMs: 2_500 },
+      voice: {
+        presenceTimeoutMs: 30_000,
+        publishTimeoutMs: 9_000,
+        maxSeats: 12,
+        adminToken: 'an-admin-token-0123',
+        trtcApps: '1400000001:default:key-one, 1400000002:shop:key:two',
+      },
+      outbox: {
+        enabled: false,
+        batchSize: 50,
+        concurrency: 4,
+        pollMs: 250,
+        lockMs: 20_000,
+        maxAttempts: 7,
+        retryBaseMs: 500,
+        retryMaxMs: 30_000,
+        webhookTimeoutMs: 3_000,
+      },
+      realtime: { maxBufferedBytes: 262_144, pingIntervalMs: 10_000, maxRoomsPerSocket: 5 },
       logLevel: 'debug',
     });
   });
@@ -214,7 +336,26 @@ void describe('loadConfig', () => {
       ['ROOMS_ADVERTISE_ADDR', 'no-port'],
       ['ROOMS_ADVERTISE_ADDR', 'host:port'],
       ['ROOMS_ADVERTISE_ADDR', 'host:99999'],
+      ['ROOMS_MAX_SEATS', '0'],
+      ['ROOMS_ADMIN_TOKEN', 'short'],
+      ['ROOMS_TRTC_APPS', 'abc:default:key'],
+      ['ROOMS_TRTC_APPS', '1400000001:default'],
+      ['ROOMS_PRESENCE_TIMEOUT_MS', '10'],
       ['ROOMS_LOG_LEVEL', 'verbose'],
+      ['ROOMS_JWT_SECRET', 'too-short'],
+      ['ROOMS_JWT_SECRET', 'é'.repeat(15)], // 30 bytes
+      ['ROOMS_JWT_TTL_S', '59'],
+      ['ROOMS_JWT_TTL_S', '1h'],
+      ['ROOMS_BCRYPT_COST', '3'],
+      ['ROOMS_BCRYPT_COST', '16'],
+      ['ROOMS_OUTBOX_ENABLED', 'yes'],
+      ['ROOMS_OUTBOX_BATCH', '0'],
+      ['ROOMS_OUTBOX_LOCK_MS', '999'],
+      ['ROOMS_OUTBOX_LOCK_MS', '5999'], // under twice ROOMS_WEBHOOK_TIMEOUT_MS (3000)
+      ['ROOMS_WEBHOOK_TIMEOUT_MS', '99'],
+      ['ROOMS_WS_MAX_BUFFER_BYTES', '1023'],
+      ['ROOMS_WS_PING_INTERVAL_MS', '99'],
+      ['ROOMS_WS_MAX_ROOMS', '0'],
     ];
     for (const [name, value] of cases) {
       void it(`${name}=${JSON.stringify(value)}`, () => {
@@ -225,6 +366,17 @@ void describe('loadConfig', () => {
         assert.deepEqual(named, [name], error.message);
       });
     }
+
+    void it('ROOMS_JWT_SECRET unset with a mysql:// database (cluster mode)', () => {
+      const { ROOMS_JWT_SECRET: _, ...withoutSecret } = FULL_ENV;
+      const error = configError(withoutSecret);
+      assert.match(error.message, /ROOMS_JWT_SECRET: required with a mysql:\/\/ ROOMS_DB_URL/);
+      // Embedded (SQLite) mode generates one instead.
+      assert.equal(
+        loadConfig({ ...withoutSecret, ROOMS_DB_URL: './x.sqlite' }).accounts.jwtSecret,
+        null,
+      );
+    });
 
     void it('reports every bad variable at once', () => {
       const error = configError({ ROOMS_HTTP_PORT: 'abc', ROOMS_REDIS_URL: 'http://x' });

@@ -2,11 +2,17 @@
  * The composition root: picks the adapters the config names and wires one node. Nothing
  * else in the code base chooses an adapter.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
+import { BcryptPasswordHasher } from '../accounts/password.js';
+import { resolveJwtSecret } from '../accounts/secret.js';
+import { AccountsService } from '../accounts/service.js';
+import { JwtTokens } from '../accounts/tokens.js';
+import { SqlUserRepository } from '../accounts/user-repository.js';
+import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { MemoryLeaseManager } from '../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../adapters/memory/memory-node-registry.js';
 import { RedisLeaseManager } from '../adapters/redis/redis-lease.js';
@@ -15,15 +21,29 @@ import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/da
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
+import { registerAuthRoutes } from '../edge/http/auth-routes.js';
 import { installEnvelopeErrors } from '../edge/http/envelope.js';
+import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerOpsRoutes } from '../edge/http/ops-routes.js';
+import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { systemClock } from '../shared/clock.js';
 import type { Config } from './config.js';
+import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
+import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
+import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 
 export interface RoomsNode {
   readonly host: CellHost;
   readonly http: FastifyInstance;
   readonly sql: SqlBackend;
+  /** The voice-room API (also served over gRPC on `voice.grpcPort`). */
+  readonly voice: VoiceRooms;
+  /** Users and tokens: `authenticate(token)` for the WebSocket hub and REST guards. */
+  readonly accounts: AccountsService;
+  /** The media server (embedded, or the one at ROOMS_MEDIA_URL) and its client. */
+  readonly media: NodeMedia;
+  /** Realtime bus, WebSocket hub (`/ws`) and outbox relay. */
+  readonly delivery: Delivery;
   /** The HTTP address actually bound (port 0 picks a free one). */
   readonly httpAddress: string;
   /** Drains the host, then closes HTTP, SQL and Redis. Idempotent. */
@@ -34,20 +54,53 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: { node: config.nodeId } });
 }
 
-export async function startNode(config: Config, logger = createLogger(config)): Promise<RoomsNode> {
+export async function startNode(
+  config: Config,
+  logger = createLogger(config),
+  plugins: DeliveryPlugins = {},
+): Promise<RoomsNode> {
   const closers: (() => Promise<unknown>)[] = [];
   const closeAll = async () => {
     for (const close of closers.reverse()) await close().catch(() => undefined);
   };
   try {
+    // First: in cluster mode a missing secret fails before any connection is opened.
+    const jwtSecret = await resolveJwtSecret({
+      configured: config.accounts.jwtSecret,
+      flavor: sqlFlavorOf(config.db.url),
+      dbUrl: config.db.url,
+      logger,
+    });
     const sql = await openSqlBackend(config.db.url, { poolSize: config.db.poolSize });
     closers.push(() => sql.close());
     const { lease, registry } = coordination(config, logger, closers);
-    const host = new CellHost(
-      { nodeId: config.nodeId, advertiseAddr: config.advertiseAddr, ...config.cell },
-      { store: new SqlCellStore(sql), lease, registry, clock: systemClock, logger },
-    );
+    // Closed after the host drains (closers run in reverse): meetings may close routers then.
+    const media = await wireMedia(config, logger, closers);
+    const hostConfig = {
+      nodeId: config.nodeId,
+      advertiseAddr: config.advertiseAddr,
+      ...config.cell,
+    };
+    let delivery: Delivery | null = null;
+    const host = new CellHost(hostConfig, {
+      store: new SqlCellStore(sql),
+      lease,
+      registry,
+      clock: systemClock,
+      logger,
+      onCommitted: (batch) => delivery?.onCommitted(batch),
+    });
     collectDefaultMetrics({ register: host.metrics.registry });
+    const accounts = new AccountsService({
+      users: new SqlUserRepository(sql.db),
+      passwords: new BcryptPasswordHasher(config.accounts.bcryptCost),
+      tokens: new JwtTokens({
+        secret: jwtSecret,
+        ttlS: config.accounts.jwtTtlS,
+        clock: systemClock,
+      }),
+      clock: systemClock,
+    });
 
     const httpLogger: FastifyBaseLogger = logger.child({ module: 'http' });
     const http: FastifyInstance = Fastify({
@@ -55,6 +108,7 @@ export async function startNode(config: Config, logger = createLogger(config)): 
       genReqId: () => randomUUID(), // doubles as the envelope's trace_id
     });
     installEnvelopeErrors(http);
+    acceptEmptyJsonBodies(http);
     registerOpsRoutes(
       http,
       {
@@ -64,14 +118,52 @@ export async function startNode(config: Config, logger = createLogger(config)): 
       },
       host.metrics.registry,
     );
+    registerAuthRoutes(http, accounts);
+    const voice = await wireVoiceRooms({
+      config,
+      host,
+      sql,
+      http,
+      auth: accounts,
+      clock: systemClock,
+    });
+    closers.push(() => voice.close());
+    const wired = wireDelivery({
+      config,
+      sql,
+      http,
+      authenticate: (token) => accounts.authenticate(token),
+      registry: host.metrics.registry,
+      clock: systemClock,
+      logger,
+      plugins: {
+        // Voice-room members follow their room live; callers may add or override kinds.
+        canFollow: plugins.canFollow ?? voiceRoomFollowers(voice.api),
+        frameMappers: { voice_room: voiceRoomFrames, ...plugins.frameMappers },
+      },
+    });
+    delivery = wired;
+    hostConfig.advertiseAddr = advertiseAddrFor(config, voice.grpcPort);
     // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
     closers.push(() => http.close());
+    // Sockets close before HTTP does (open WebSockets would hold its close).
+    closers.push(() => wired.close());
     await host.start();
     closers.push(() => host.drain());
     const httpAddress = await http.listen({ host: config.http.host, port: config.http.port });
 
     let closing: Promise<void> | undefined;
-    return { host, http, sql, httpAddress, close: () => (closing ??= closeAll()) };
+    return {
+      media,
+      host,
+      http,
+      sql,
+      accounts,
+      voice,
+      delivery: wired,
+      httpAddress,
+      close: () => (closing ??= closeAll()),
+    };
   } catch (error) {
     await closeAll();
     throw error;
@@ -99,4 +191,53 @@ function coordination(
     lease: new RedisLeaseManager({ redis, keyPrefix: config.keyPrefix }),
     registry: new RedisNodeRegistry({ redis, keyPrefix: config.keyPrefix }),
   };
+}
+
+/** The media side of a node: the orchestrator the meeting module calls, and its server. */
+export interface NodeMedia {
+  /** Null when the embedded media server could not start (see the warning in the log). */
+  readonly orchestrator: HttpMediaOrchestrator | null;
+  /** The embedded media server; null when it runs elsewhere or could not start. */
+  readonly server: MediaServer | null;
+}
+
+/**
+ * Embedded (default): a media server in this process, called over loopback HTTP like a
+ * remote one, so both modes share one client. A missing worker binary or a taken port must
+ * not stop the rest of the node: it starts without media and says why.
+ */
+async function wireMedia(
+  config: Config,
+  logger: Logger,
+  closers: (() => Promise<unknown>)[],
+): Promise<NodeMedia> {
+  const { media } = config;
+  const client = (baseUrl: string, internalToken: string) => {
+    const orchestrator = new HttpMediaOrchestrator({
+      baseUrl,
+      internalToken,
+      timeoutMs: media.timeoutMs,
+      closeRetry: media.closeRetry,
+      logger: logger.child({ module: 'media-client' }),
+    });
+    closers.push(() => {
+      orchestrator.close();
+      return Promise.resolve();
+    });
+    return orchestrator;
+  };
+  if (!media.embedded) {
+    // config.ts requires the token when not embedded.
+    return { orchestrator: client(media.url, media.internalToken ?? ''), server: null };
+  }
+  const internalToken = media.internalToken ?? randomBytes(24).toString('hex');
+  try {
+    const server = await startMediaServer({ ...media.server, internalToken }, logger);
+    closers.push(() => server.close());
+    return { orchestrator: client(server.url, internalToken), server };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    logger.warn(`embedded media server not started, meetings have no audio/video: ${reason}`);
+    return { orchestrator: null, server: null };
+  }
 }

@@ -3,15 +3,12 @@
  * the test MariaDB + Redis (two nodes).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import SqliteDatabase from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import {
@@ -23,129 +20,15 @@ import {
   testRedisUrl,
   type TestDatabase,
 } from '../testing/backends.js';
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** tsx compiles on the fly: start-up takes seconds on a small machine. */
-const READY_TIMEOUT_MS = 20_000;
-/** A drained node with no cells must exit well before this. */
-const EXIT_TIMEOUT_MS = 5_000;
-const TEST_TIMEOUT_MS = 90_000;
-
-interface HealthBody {
-  status: string;
-  node_id: string;
-  cells_loaded: number;
-}
-
-/** One `node --import tsx src/main/server.ts` child with its captured output. */
-class ServerProcess {
-  readonly child: ChildProcess;
-  stdout = '';
-  stderr = '';
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  readonly #killOnExit = (): void => {
-    this.child.kill('SIGKILL');
-  };
-
-  constructor(
-    readonly label: string,
-    env: Record<string, string>,
-  ) {
-    // The parent's own ROOMS_* variables (and node:test's context) must not leak in.
-    const inherited = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([k]) => !k.startsWith('ROOMS_') && k !== 'NODE_TEST_CONTEXT',
-      ),
-    );
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main/server.ts'], {
-      cwd: REPO_ROOT,
-      env: { ...inherited, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (this.stdout += chunk));
-    this.child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
-    this.exited = new Promise((resolve, reject) => {
-      this.child.once('error', reject);
-      this.child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    // If the test process dies first, do not leave the server behind.
-    process.once('exit', this.#killOnExit);
-    void this.exited.finally(() => process.off('exit', this.#killOnExit)).catch(() => undefined);
-  }
-
-  get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** Everything the child wrote, for failure reports. */
-  output(): string {
-    return `--- ${this.label} (pid ${this.child.pid}) stderr ---\n${this.stderr}\n--- ${this.label} stdout ---\n${this.stdout}`;
-  }
-
-  /** Resolves with the exit, or rejects after `ms`. */
-  async waitForExit(ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-    const timeout = sleep(ms, 'timeout' as const, { ref: false });
-    const result = await Promise.race([this.exited, timeout]);
-    if (result === 'timeout') throw new Error(`${this.label} did not exit within ${ms} ms`);
-    return result;
-  }
-
-  /** SIGTERM, then SIGKILL if it is still alive after `graceMs`. */
-  async stop(graceMs = EXIT_TIMEOUT_MS): Promise<void> {
-    if (!this.alive) return;
-    this.child.kill('SIGTERM');
-    try {
-      await this.waitForExit(graceMs);
-    } catch {
-      this.child.kill('SIGKILL');
-      await this.waitForExit(graceMs).catch(() => undefined);
-    }
-  }
-}
-
-async function getHealth(baseUrl: string): Promise<{ status: number; body: HealthBody }> {
-  const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
-  return { status: res.status, body: (await res.json()) as HealthBody };
-}
-
-/** Polls /healthz until it answers 200; fails early if the process exits. */
-async function waitForHealthy(
-  server: ServerProcess,
-  baseUrl: string,
-  timeoutMs = READY_TIMEOUT_MS,
-): Promise<HealthBody> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    if (!server.alive) {
-      throw new Error(`${server.label} exited (${server.child.exitCode}) before becoming healthy`);
-    }
-    try {
-      const { status, body } = await getHealth(baseUrl);
-      if (status === 200) return body;
-      last = `HTTP ${status} ${JSON.stringify(body)}`;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(`${server.label} not healthy within ${timeoutMs} ms: ${String(last)}`);
-    }
-    await sleep(150);
-  }
-}
-
-/** Runs `body`; on failure prints the children's output before rethrowing. */
-async function reportingOutput(
-  servers: readonly (ServerProcess | undefined)[],
-  body: () => Promise<void>,
-): Promise<void> {
-  try {
-    await body();
-  } catch (error) {
-    for (const server of servers) if (server) process.stderr.write(`${server.output()}\n`);
-    throw error;
-  }
-}
+import {
+  EXIT_TIMEOUT_MS,
+  READY_TIMEOUT_MS,
+  ServerProcess,
+  TEST_TIMEOUT_MS,
+  getHealth,
+  reportingOutput,
+  waitForHealthy,
+} from '../testing/server-process.js';
 
 const uniqueId = (label: string): string => `e2e-${label}-${randomBytes(4).toString('hex')}`;
 
@@ -192,6 +75,8 @@ void describe('server.ts on SQLite (one node)', () => {
 
         // The migrations ran against the file named by ROOMS_DB_URL.
         assert.ok(existsSync(dbFile), `${dbFile} was not created`);
+        // No ROOMS_JWT_SECRET: embedded mode generated one beside the database.
+        assert.ok(existsSync(path.join(dir, 'jwt-secret')), 'no jwt-secret beside the database');
 
         const stoppedAt = Date.now();
         assert.ok(server.child.kill('SIGTERM'));
@@ -202,8 +87,14 @@ void describe('server.ts on SQLite (one node)', () => {
 
         const db = new SqliteDatabase(dbFile, { readonly: true });
         try {
-          const applied = db.prepare('SELECT name FROM kysely_migration ORDER BY name').all();
-          assert.deepEqual(applied, [{ name: '0001_room_cell_runtime' }]);
+          const applied = db
+            .prepare('SELECT name FROM kysely_migration ORDER BY name')
+            .pluck()
+            .all();
+          // Other features add theirs alongside; these must be there.
+          for (const name of ['0001_room_cell_runtime', '0003_accounts']) {
+            assert.ok(applied.includes(name), `${name} not applied: ${applied.join(', ')}`);
+          }
         } finally {
           db.close();
         }
@@ -281,8 +172,13 @@ void describe(
               ROOMS_DB_URL: database.url,
               ROOMS_REDIS_URL: redisUrl,
               ROOMS_KEY_PREFIX: keyPrefix,
+              ROOMS_JWT_SECRET: 'e2e-shared-jwt-secret-of-at-least-32-bytes',
               ROOMS_NODE_ID: node.nodeId,
               ROOMS_ADVERTISE_ADDR: node.advertiseAddr,
+              ROOMS_GRPC_HOST: '127.0.0.1',
+              ROOMS_MEDIA_EMBEDDED: 'false',
+              ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
+              ROOMS_GRPC_PORT: node.advertiseAddr.split(':')[1]!,
               ROOMS_HTTP_PORT: String(node.port),
               ROOMS_HTTP_HOST: '127.0.0.1',
               ROOMS_LOG_LEVEL: 'warn',

@@ -10,6 +10,9 @@ import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'k
 import { createPool, type Pool } from 'mysql2';
 import type { SqlFlavor } from './flavor.js';
 import { roomCellRuntime } from './migrations/0001_room_cell_runtime.js';
+import { webhookTables } from './migrations/0002_webhooks.js';
+import { accountTables } from './migrations/0003_accounts.js';
+import { voiceRoomTables } from './migrations/0004_voice_rooms.js';
 import type { Database } from './schema.js';
 
 export interface SqlBackend {
@@ -83,6 +86,9 @@ function sqliteDialect(url: string): SqliteDialect {
 async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise<void> {
   const migrations: Record<string, Migration> = {
     '0001_room_cell_runtime': roomCellRuntime(flavor),
+    '0002_webhooks': webhookTables(flavor),
+    '0003_accounts': accountTables(flavor),
+    '0004_voice_rooms': voiceRoomTables(flavor),
   };
   const migrator = new Migrator({
     db,

@@ -56,8 +56,85 @@ export interface RoomOutboxTable {
   updated_at_ms: number;
 }
 
+/** Accounts (`0003_accounts`): one row per user of one app. */
+export interface UsersTable {
+  id: Generated<number>;
+  app_code: string;
+  /** As registered, for display. */
+  username: string;
+  /** Lower-cased username: unique per app (usernames are case-insensitive). */
+  username_key: string;
+  password_hash: string;
+  nickname: string;
+  /** Empty when the user has none. */
+  avatar: string;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+export interface RoomsTable {
+  app_code: string;
+  room_id: string;
+  owner_user_id: string;
+  title: string;
+  status: string;
+  seat_count: number;
+  room_version: number;
+  created_at_ms: number;
+  closed_at_ms: number | null;
+  updated_at_ms: number;
+}
+
+export interface RoomListEntriesTable {
+  app_code: string;
+  room_id: string;
+  owner_user_id: string;
+  title: string;
+  status: string;
+  online_count: number;
+  mic_count: number;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+export interface WalletsTable {
+  app_code: string;
+  user_id: string;
+  balance: number;
+  updated_at_ms: number;
+}
+
+export interface WalletLedgerTable {
+  id: Generated<number>;
+  app_code: string;
+  request_id: string;
+  kind: 'topup' | 'gift';
+  user_id: string;
+  /** Signed: negative for the payer of a gift. */
+  amount: number;
+  room_id: string | null;
+  /** JSON: receivers, gift, count. */
+  detail: string;
+  created_at_ms: number;
+}
+
+export interface GiftCatalogTable {
+  app_code: string;
+  gift_id: string;
+  name: string;
+  price: number;
+  active: number;
+  updated_at_ms: number;
+}
+
 export interface Database {
   room_cells: RoomCellsTable;
   room_command_log: RoomCommandLogTable;
   room_outbox: RoomOutboxTable;
+  rooms: RoomsTable;
+  room_list_entries: RoomListEntriesTable;
+  wallets: WalletsTable;
+  wallet_ledger: WalletLedgerTable;
+  gift_catalog: GiftCatalogTable;
+  users: UsersTable;
 }

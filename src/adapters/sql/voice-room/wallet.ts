@@ -1,0 +1,164 @@
+/**
+ * The wallet: balances and a ledger unique per (app_code, request_id). A gift is charged
+ * inside the room's commit transaction (under a savepoint), so it commits exactly when the
+ * GiftSent event does; the conditional debit keeps two rooms on two nodes from
+ * overdrawing one wallet.
+ */
+import type { Kysely, Transaction } from 'kysely';
+import type { DecidedEntry } from '../../../cell/domain.js';
+import type { CellKey } from '../../../cell/lease.js';
+import { refuse } from '../../../domain/voice-room/errors.js';
+import type { VoiceRoomCommand, VoiceRoomEvent } from '../../../domain/voice-room/types.js';
+import { AppError, type DomainError } from '../../../shared/errors.js';
+import { isUniqueViolation } from '../flavor.js';
+import type { Database } from '../schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The inTransaction hook of SendGift. */
+export async function chargeGift(
+  trx: Transaction<Database>,
+  entry: DecidedEntry<VoiceRoomCommand, VoiceRoomEvent>,
+  key: CellKey,
+  nowMs: number,
+): Promise<DomainError | null> {
+  const gift = entry.events.find((e) => e.type === 'GiftSent');
+  if (!gift) return null;
+  const item = await trx
+    .selectFrom('gift_catalog')
+    .select(['price', 'active'])
+    .where('app_code', '=', key.appCode)
+    .where('gift_id', '=', gift.gift_id)
+    .executeTakeFirst();
+  if (!item || !Number(item.active)) return refuse('GIFT_NOT_FOUND', gift.gift_id);
+  if (Number(item.price) !== gift.unit_price) return refuse('GIFT_PRICE_CHANGED');
+  try {
+    await trx
+      .insertInto('wallet_ledger')
+      .values({
+        app_code: key.appCode,
+        request_id: entry.requestId,
+        kind: 'gift',
+        user_id: gift.sender_user_id,
+        amount: -gift.total_price,
+        room_id: key.roomId,
+        detail: JSON.stringify({
+          gift_id: gift.gift_id,
+          count: gift.count,
+          unit_price: gift.unit_price,
+          receiver_user_ids: gift.receiver_user_ids,
+        }),
+        created_at_ms: nowMs,
+      })
+      .execute();
+  } catch (error) {
+    // The same request id already charged elsewhere (another room): never charge twice.
+    if (isUniqueViolation(error))
+      return refuse('INVALID_ARGUMENT', 'request_id already used for a charge');
+    throw error;
+  }
+  if (gift.total_price > 0) {
+    const debited = await trx
+      .updateTable('wallets')
+      .set((eb) => ({ balance: eb('balance', '-', gift.total_price), updated_at_ms: nowMs }))
+      .where('app_code', '=', key.appCode)
+      .where('user_id', '=', gift.sender_user_id)
+      .where('balance', '>=', gift.total_price)
+      .executeTakeFirst();
+    if (Number(debited.numUpdatedRows) !== 1) return refuse('INSUFFICIENT_BALANCE');
+  }
+  const share = gift.unit_price * gift.count;
+  for (const receiver of gift.receiver_user_ids) {
+    await credit(trx, key.appCode, receiver, share, nowMs);
+  }
+  return null;
+}
+
+async function credit(db: Db, appCode: string, userId: string, amount: number, nowMs: number) {
+  if (amount === 0) return;
+  const updated = await db
+    .updateTable('wallets')
+    .set((eb) => ({ balance: eb('balance', '+', amount), updated_at_ms: nowMs }))
+    .where('app_code', '=', appCode)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 1) return;
+  try {
+    await db
+      .insertInto('wallets')
+      .values({ app_code: appCode, user_id: userId, balance: amount, updated_at_ms: nowMs })
+      .execute();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // Created concurrently: the row exists now, so the update applies.
+    await credit(db, appCode, userId, amount, nowMs);
+  }
+}
+
+export interface TopUpResult {
+  readonly balance: number;
+  readonly duplicate: boolean;
+}
+
+/** Admin top-up; the request id makes retries idempotent. */
+export async function topUp(
+  db: Kysely<Database>,
+  appCode: string,
+  userId: string,
+  amount: number,
+  requestId: string,
+  nowMs: number,
+): Promise<TopUpResult> {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new AppError('validation', 'INVALID_ARGUMENT', 'amount must be a positive integer');
+  }
+  try {
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('wallet_ledger')
+        .values({
+          app_code: appCode,
+          request_id: requestId,
+          kind: 'topup',
+          user_id: userId,
+          amount,
+          room_id: null,
+          detail: '{}',
+          created_at_ms: nowMs,
+        })
+        .execute();
+      await credit(trx, appCode, userId, amount, nowMs);
+    });
+    return { balance: await balanceOf(db, appCode, userId), duplicate: false };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const earlier = await db
+      .selectFrom('wallet_ledger')
+      .select(['kind', 'user_id', 'amount'])
+      .where('app_code', '=', appCode)
+      .where('request_id', '=', requestId)
+      .executeTakeFirst();
+    if (
+      earlier?.kind !== 'topup' ||
+      earlier.user_id !== userId ||
+      Number(earlier.amount) !== amount
+    ) {
+      throw new AppError(
+        'conflict',
+        'REQUEST_ID_REUSED',
+        'request_id was used for another operation',
+      );
+    }
+    return { balance: await balanceOf(db, appCode, userId), duplicate: true };
+  }
+}
+
+export async function balanceOf(db: Db, appCode: string, userId: string): Promise<number> {
+  const row = await db
+    .selectFrom('wallets')
+    .select('balance')
+    .where('app_code', '=', appCode)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(row?.balance ?? 0);
+}

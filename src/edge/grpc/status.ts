@@ -1,0 +1,48 @@
+/** The error taxonomy ⇄ gRPC status, in one place for server and client. */
+import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
+import { AppError, type ErrorKind } from '../../shared/errors.js';
+
+export const REASON_KEY = 'x-rooms-reason';
+export const FORWARDED_KEY = 'x-rooms-forwarded';
+
+const TO_STATUS: Record<ErrorKind, status> = {
+  validation: status.INVALID_ARGUMENT,
+  not_found: status.NOT_FOUND,
+  illegal_state: status.FAILED_PRECONDITION,
+  forbidden: status.PERMISSION_DENIED,
+  conflict: status.ALREADY_EXISTS,
+  unauthenticated: status.UNAUTHENTICATED,
+  unavailable: status.UNAVAILABLE,
+  internal: status.INTERNAL,
+};
+
+const TO_KIND = new Map<status, ErrorKind>(
+  Object.entries(TO_STATUS).map(([kind, code]) => [code, kind as ErrorKind]),
+);
+
+/** Server side: any thrown error → a gRPC error with the reason in trailing metadata. */
+export function toServiceError(error: unknown): Partial<ServiceError> {
+  const app =
+    error instanceof AppError
+      ? error
+      : new AppError('internal', 'INTERNAL', 'internal error', { cause: error });
+  const metadata = new Metadata();
+  metadata.set(REASON_KEY, app.code);
+  return { code: TO_STATUS[app.kind], details: app.message, metadata };
+}
+
+/** Client side: a gRPC error from the owner → the same AppError, for every edge. */
+export function fromServiceError(error: ServiceError): AppError {
+  const reason = error.metadata?.get(REASON_KEY)[0];
+  const kind = TO_KIND.get(error.code);
+  if (kind && typeof reason === 'string') return new AppError(kind, reason, error.details);
+  // No reason: the owner could not be reached or answered outside our protocol.
+  return new AppError(
+    'unavailable',
+    'OWNER_UNREACHABLE',
+    `owner call failed: ${error.details || error.message}`,
+    {
+      cause: error,
+    },
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * The operator's API (X-Admin-Token from ROOMS_ADMIN_TOKEN): wallet top-ups and the gift
+ * catalog of each app. Without a configured token every call is refused.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { listGifts, putGift } from '../../adapters/sql/voice-room/catalog.js';
+import { topUp } from '../../adapters/sql/voice-room/wallet.js';
+import type { Database } from '../../adapters/sql/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { sendOk } from './envelope.js';
+
+const appCode = z
+  .string()
+  .regex(/^[a-z0-9_-]{1,64}$/)
+  .default('default');
+const userId = z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/);
+const topUpBody = z.object({
+  app_code: appCode,
+  user_id: userId,
+  amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+  request_id: z.string().regex(/^[\x21-\x7e]{1,128}$/),
+});
+const giftBody = z.object({
+  app_code: appCode,
+  name: z.string().min(1).max(100),
+  price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  active: z.boolean().default(true),
+});
+
+function parse<T>(schema: z.ZodType<T>, value: unknown): T {
+  const r = schema.safeParse(value ?? {});
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new AppError('validation', 'INVALID_ARGUMENT', `${issue.path.join('.')}: ${issue.message}`);
+}
+
+export function registerAdminRoutes(
+  app: FastifyInstance,
+  deps: { db: Kysely<Database>; adminToken: string | null; clock: Clock },
+): void {
+  const { db, clock } = deps;
+  const expected = deps.adminToken ? Buffer.from(deps.adminToken) : null;
+  const guard = (request: FastifyRequest): Promise<void> => {
+    const given = request.headers['x-admin-token'];
+    const ok =
+      expected !== null &&
+      typeof given === 'string' &&
+      given.length === expected.length &&
+      timingSafeEqual(Buffer.from(given), expected);
+    if (!ok) throw new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required');
+    return Promise.resolve();
+  };
+  const opts = { preHandler: guard };
+
+  app.post('/api/v1/admin/wallets/topup', opts, async (request, reply) => {
+    const b = parse(topUpBody, request.body);
+    const result = await topUp(db, b.app_code, b.user_id, b.amount, b.request_id, clock.nowMs());
+    return sendOk(request, reply, { user_id: b.user_id, ...result });
+  });
+
+  app.get('/api/v1/admin/gifts', opts, async (request, reply) => {
+    const q = parse(z.object({ app_code: appCode }), request.query);
+    return sendOk(request, reply, { list: await listGifts(db, q.app_code) });
+  });
+
+  app.put('/api/v1/admin/gifts/:gift_id', opts, async (request, reply) => {
+    const giftId = parse(userId, (request.params as { gift_id: string }).gift_id);
+    const b = parse(giftBody, request.body);
+    const gift = await putGift(
+      db,
+      b.app_code,
+      { gift_id: giftId, name: b.name, price: b.price, active: b.active },
+      clock.nowMs(),
+    );
+    return sendOk(request, reply, gift);
+  });
+}

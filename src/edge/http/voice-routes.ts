@@ -1,0 +1,134 @@
+/**
+ * Public REST for voice rooms under /api/v1/voice, for apps and browsers. The caller is
+ * the JWT's user in the JWT's app; any node serves any room (the API forwards to the
+ * owner). Retries: send the same `request_id` (body) or `Idempotency-Key` header.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Authenticator } from '../../accounts/tokens.js';
+import { listLobby } from '../../adapters/sql/voice-room/catalog.js';
+import { balanceOf } from '../../adapters/sql/voice-room/wallet.js';
+import type { Database } from '../../adapters/sql/schema.js';
+import { AppError } from '../../shared/errors.js';
+import type { RpcName } from '../voice/requests.js';
+import type { VoiceRoomApi } from '../voice/voice-api.js';
+import { authOf, requireAuth } from './auth-routes.js';
+import { sendOk } from './envelope.js';
+
+type Body = Record<string, unknown>;
+
+function bodyOf(request: FastifyRequest): Body {
+  const body = request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('validation', 'INVALID_ARGUMENT', 'body must be a JSON object');
+  }
+  return body as Body;
+}
+
+function requestIdOf(request: FastifyRequest, body: Body): string | undefined {
+  const header = request.headers['idempotency-key'];
+  if (typeof body.request_id === 'string') return body.request_id;
+  return typeof header === 'string' ? header : undefined;
+}
+
+function roomIdOf(request: FastifyRequest): string {
+  return (request.params as { room_id: string }).room_id;
+}
+
+export function registerVoiceRoutes(
+  app: FastifyInstance,
+  deps: { api: VoiceRoomApi; auth: Authenticator; db: Kysely<Database> },
+): void {
+  const { api, db } = deps;
+  const authed = { preHandler: requireAuth(deps.auth) };
+
+  /** A room command on behalf of the caller: `fields` maps the body to the RPC request. */
+  const command = (
+    path: string,
+    method: RpcName,
+    fields: (me: string, body: Body) => Body,
+    status = 200,
+  ) =>
+    app.post(`/api/v1/voice/rooms/:room_id${path}`, authed, async (request, reply) => {
+      const me = authOf(request);
+      const body = bodyOf(request);
+      const data = await api.call(method, {
+        app_code: me.appCode,
+        room_id: roomIdOf(request),
+        request_id: requestIdOf(request, body),
+        ...fields(me.userId, body),
+      });
+      return sendOk(request, reply, data, status);
+    });
+
+  app.post('/api/v1/voice/rooms', authed, async (request, reply) => {
+    const me = authOf(request);
+    const body = bodyOf(request);
+    const data = await api.call('CreateRoom', {
+      app_code: me.appCode,
+      request_id: requestIdOf(request, body),
+      owner_user_id: me.userId,
+      title: body.title,
+      seat_count: body.seat_count ?? 8,
+    });
+    return sendOk(request, reply, data, 201);
+  });
+
+  app.get('/api/v1/voice/rooms', authed, async (request, reply) => {
+    const me = authOf(request);
+    const q = request.query as { limit?: string; offset?: string };
+    const limit = clampInt(q.limit, 20, 1, 50);
+    const offset = clampInt(q.offset, 0, 0, 10_000);
+    return sendOk(request, reply, await listLobby(db, me.appCode, limit, offset));
+  });
+
+  app.get('/api/v1/voice/rooms/:room_id', authed, async (request, reply) => {
+    const me = authOf(request);
+    const data = await api.call('GetRoom', { app_code: me.appCode, room_id: roomIdOf(request) });
+    return sendOk(request, reply, data);
+  });
+
+  command('/join', 'JoinRoom', (me) => ({ user_id: me }));
+  command('/leave', 'LeaveRoom', (me) => ({ user_id: me }));
+  command('/heartbeat', 'RoomHeartbeat', (me) => ({ user_id: me }));
+  command('/close', 'CloseRoom', (me) => ({ operator_user_id: me }));
+  command('/kick', 'KickUser', (me, b) => ({ operator_user_id: me, user_id: b.user_id }));
+  command('/unban', 'UnbanUser', (me, b) => ({ operator_user_id: me, user_id: b.user_id }));
+  command('/admins', 'SetRoomAdmin', (me, b) => ({
+    operator_user_id: me,
+    user_id: b.user_id,
+    is_admin: b.is_admin ?? true,
+  }));
+  command('/seats/lock', 'SetMicSeatLock', (me, b) => ({
+    operator_user_id: me,
+    seat_index: b.seat_index,
+    locked: b.locked ?? true,
+  }));
+  command('/mic/up', 'MicUp', (me, b) => ({ user_id: me, seat_index: b.seat_index }));
+  command('/mic/down', 'MicDown', (me, b) =>
+    b.user_id && b.user_id !== me ? { user_id: b.user_id, operator_user_id: me } : { user_id: me },
+  );
+  command('/mic/change', 'ChangeMicSeat', (me, b) => ({ user_id: me, seat_index: b.seat_index }));
+  command('/mic/confirm', 'ConfirmMicPublishing', (me, b) => ({
+    user_id: me,
+    mic_session_id: b.mic_session_id,
+  }));
+  command('/gifts', 'SendGift', (me, b) => ({
+    sender_user_id: me,
+    receiver_user_ids: b.receiver_user_ids,
+    gift_id: b.gift_id,
+    count: b.count ?? 1,
+  }));
+
+  app.get('/api/v1/voice/wallet', authed, async (request, reply) => {
+    const me = authOf(request);
+    return sendOk(request, reply, { balance: await balanceOf(db, me.appCode, me.userId) });
+  });
+}
+
+function clampInt(raw: string | undefined, fallback: number, min: number, max: number): number {
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n)) throw new AppError('validation', 'INVALID_ARGUMENT', 'not an integer');
+  return Math.min(max, Math.max(min, n));
+}

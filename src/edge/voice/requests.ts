@@ -1,0 +1,103 @@
+/**
+ * The voice-room API's requests, one schema per RPC of proto/room/v1/room_service.proto
+ * (snake_case fields). gRPC fills absent scalars with '' and 0, so optional strings treat
+ * '' as unset. Shared by the gRPC and REST edges.
+ */
+import { z } from 'zod';
+
+const id = z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/, 'letters, digits and _.:@- (1-64)');
+const optionalId = z
+  .union([z.literal(''), id])
+  .optional()
+  .transform((v) => (v ? v : undefined));
+const room = {
+  app_code: z
+    .union([z.literal(''), z.string().regex(/^[a-z0-9_-]{1,64}$/)])
+    .optional()
+    .transform((v) => v || 'default'),
+  room_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'letters, digits and _.:- (1-128)'),
+};
+const requestId = {
+  request_id: z
+    .union([z.literal(''), z.string().regex(/^[\x21-\x7e]{1,128}$/, 'printable ASCII (1-128)')])
+    .optional()
+    .transform((v) => v || undefined),
+};
+const int = z.coerce.number().int();
+
+export const requests = {
+  CreateRoom: z.object({
+    app_code: room.app_code,
+    room_id: z
+      .union([z.literal(''), room.room_id])
+      .optional()
+      .transform((v) => v || undefined),
+    ...requestId,
+    owner_user_id: id,
+    title: z.string().min(1).max(100),
+    seat_count: int.min(1).max(20),
+  }),
+  CloseRoom: z.object({ ...room, ...requestId, operator_user_id: id }),
+  JoinRoom: z.object({ ...room, ...requestId, user_id: id }),
+  LeaveRoom: z.object({ ...room, ...requestId, user_id: id }),
+  RoomHeartbeat: z.object({ ...room, ...requestId, user_id: id }),
+  KickUser: z.object({ ...room, ...requestId, operator_user_id: id, user_id: id }),
+  UnbanUser: z.object({ ...room, ...requestId, operator_user_id: id, user_id: id }),
+  SetRoomAdmin: z.object({
+    ...room,
+    ...requestId,
+    operator_user_id: id,
+    user_id: id,
+    is_admin: z.boolean(),
+  }),
+  SetMicSeatLock: z.object({
+    ...room,
+    ...requestId,
+    operator_user_id: id,
+    seat_index: int.min(0),
+    locked: z.boolean(),
+  }),
+  MicUp: z.object({ ...room, ...requestId, user_id: id, seat_index: int.min(0) }),
+  MicDown: z.object({ ...room, ...requestId, user_id: id, operator_user_id: optionalId }),
+  ChangeMicSeat: z.object({ ...room, ...requestId, user_id: id, seat_index: int.min(0) }),
+  ConfirmMicPublishing: z.object({
+    ...room,
+    ...requestId,
+    user_id: id,
+    mic_session_id: z.string().min(1).max(64),
+  }),
+  RtcAudioStarted: rtcEvent(),
+  RtcAudioStopped: rtcEvent(),
+  RtcRoomExited: rtcEvent(),
+  SendGift: z.object({
+    ...room,
+    ...requestId,
+    sender_user_id: id,
+    receiver_user_ids: z.array(id).min(1).max(20),
+    gift_id: id,
+    count: int.min(1).max(9999),
+  }),
+  GetRoom: z.object({ ...room }),
+  CheckRoomAccess: z.object({
+    ...room,
+    user_id: id,
+    action: z.enum(['join', 'view', 'speak', 'gift', 'manage']),
+  }),
+} as const;
+
+function rtcEvent() {
+  return z.object({
+    ...room,
+    ...requestId,
+    user_id: id,
+    event_time_ms: int.min(0),
+    mic_session_id: z
+      .union([z.literal(''), z.string().max(64)])
+      .optional()
+      .transform((v) => v || undefined),
+  });
+}
+
+export type RpcName = keyof typeof requests;
+export type RequestOf<M extends RpcName> = z.output<(typeof requests)[M]>;
+export const rpcNames = Object.keys(requests) as RpcName[];

@@ -1,0 +1,67 @@
+/**
+ * What members of a voice room see live: each committed voice-room event as a frame for
+ * the room (join/leave, seats, mic sessions, gifts, close) and, for a kick, a message to the
+ * kicked user, whose sockets then stop following the room.
+ */
+import type { CanFollow } from '../ws/hub.js';
+import type { FrameMapper, MappedFrame } from '../../realtime/frames.js';
+import type { VoiceRoomEvent } from '../../domain/voice-room/types.js';
+import type { VoiceRoomApi } from './voice-api.js';
+
+const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>> = {
+  RoomCreated: null,
+  RoomActivated: null,
+  RoomClosed: 'voice.room.closed',
+  UserJoined: 'voice.member.joined',
+  PresenceRefreshed: null,
+  UserLeft: 'voice.member.left',
+  PresenceStale: 'voice.member.left',
+  UserKicked: 'voice.member.kicked',
+  UserUnbanned: 'voice.member.unbanned',
+  RoomAdminSet: 'voice.admin.changed',
+  MicSeatLockSet: 'voice.seat.locked',
+  MicTakenUp: 'voice.mic.up',
+  MicSeatChanged: 'voice.mic.changed',
+  MicPublishingConfirmed: 'voice.mic.publishing',
+  MicReleased: 'voice.mic.released',
+  GiftSent: 'voice.gift.sent',
+};
+
+export const voiceRoomFrames: FrameMapper = {
+  toFrames(envelope) {
+    const event = envelope.data as VoiceRoomEvent;
+    const name = ROOM_FRAMES[event.type];
+    if (!name) return [];
+    const { type, ...fields } = event;
+    const data: Record<string, unknown> = { ...fields };
+    if (type === 'UserLeft' || type === 'PresenceStale')
+      data.reason = type === 'UserLeft' ? 'leave' : 'stale';
+    const frames: MappedFrame[] = [{ to: 'room', event: name, data }];
+    if (type === 'UserKicked') {
+      frames.push({
+        to: 'user',
+        userId: event.user_id,
+        event: 'voice.kicked',
+        data: { room_id: envelope.room_id, operator_user_id: event.operator_user_id },
+        unfollowRoom: true,
+      });
+    }
+    return frames;
+  },
+};
+
+/** A socket may follow a voice room while its user is present there (not banned). */
+export function voiceRoomFollowers(api: VoiceRoomApi): CanFollow {
+  return async (user, key) => {
+    if (user.appCode !== key.appCode) return false;
+    const reply = (await api
+      .call('CheckRoomAccess', {
+        app_code: key.appCode,
+        room_id: key.roomId,
+        user_id: user.userId,
+        action: 'view',
+      })
+      .catch(() => ({ allowed: false }))) as { allowed: boolean };
+    return reply.allowed;
+  };
+}

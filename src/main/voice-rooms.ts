@@ -1,0 +1,58 @@
+/**
+ * Wires voice rooms into a node: the domain (with its SQL hooks) on the host, the gRPC
+ * RoomService other nodes forward to, and the REST, TRTC callback and admin routes.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../accounts/tokens.js';
+import type { SqlBackend } from '../adapters/sql/database.js';
+import { voiceRoomWithSql } from '../adapters/sql/voice-room/index.js';
+import type { CellHost } from '../cell/host.js';
+import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service.js';
+import { registerAdminRoutes } from '../edge/http/admin-routes.js';
+import { parseTrtcApps, registerTrtcCallback } from '../edge/http/trtc-callback.js';
+import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
+import { VoiceRoomApi } from '../edge/voice/voice-api.js';
+import type { Clock } from '../shared/clock.js';
+import type { Config } from './config.js';
+
+export interface VoiceRooms {
+  readonly api: VoiceRoomApi;
+  /** The port the gRPC RoomService listens on. */
+  readonly grpcPort: number;
+  close(): Promise<void>;
+}
+
+/** Call before `host.start()`: the domain must be registered and gRPC bound first. */
+export async function wireVoiceRooms(deps: {
+  config: Config;
+  host: CellHost;
+  sql: SqlBackend;
+  http: FastifyInstance;
+  auth: Authenticator;
+  clock: Clock;
+}): Promise<VoiceRooms> {
+  const { config, host, sql, http } = deps;
+  const domain = voiceRoomWithSql(config.voice);
+  host.register(domain);
+  const forwarder = new GrpcForwarder(config.grpc.forwardTimeoutMs);
+  const api = new VoiceRoomApi(host, domain, forwarder, sql.db);
+  const grpc = await startRoomServiceServer(api, config.grpc.host, config.grpcPort);
+  registerVoiceRoutes(http, { api, auth: deps.auth, db: sql.db });
+  registerTrtcCallback(http, { api, apps: parseTrtcApps(config.voice.trtcApps) });
+  registerAdminRoutes(http, { db: sql.db, adminToken: config.voice.adminToken, clock: deps.clock });
+  return {
+    api,
+    grpcPort: grpc.port,
+    async close() {
+      await grpc.close();
+      forwarder.close();
+    },
+  };
+}
+
+/** With ROOMS_GRPC_PORT=0 the default advertise address takes the bound port. */
+export function advertiseAddrFor(config: Config, grpcPort: number): string {
+  return config.advertiseAddr.endsWith(':0')
+    ? `${config.advertiseAddr.slice(0, -2)}:${grpcPort}`
+    : config.advertiseAddr;
+}
