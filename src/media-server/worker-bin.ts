@@ -19,8 +19,8 @@ export interface WorkerBin {
 
 /** One-line hint printed when no binary is found. */
 export const WORKER_BIN_HINT =
-  'no mediasoup-worker binary: run `bash scripts/build-mediasoup-worker.sh` (offline build, ' +
-  'cached) or reinstall mediasoup online; see README "Media server"';
+  'no mediasoup-worker binary: run `npm run media:worker` (scripts/build-mediasoup-worker.sh, ' +
+  'an offline build, cached); see README "Installing mediasoup\'s worker"';
 
 /**
  * The installed mediasoup package's folder, or null. mediasoup does not export its
