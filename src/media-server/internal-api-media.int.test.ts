@@ -11,32 +11,14 @@ import {
   call,
   mediaSkipReason,
   opusRtpParameters,
+  room,
   startTestMediaServer,
   vp8RtpParameters,
   waitFor,
+  type InfoData,
+  type RouterData,
+  type TransportData,
 } from './testing/harness.js';
-
-interface RouterData {
-  router_id: string;
-  room_code: string;
-  rtp_capabilities: { codecs: { mimeType: string }[] };
-  created: boolean;
-  worker_pid: number;
-}
-interface TransportData {
-  id: string;
-  iceParameters: { usernameFragment: string };
-  iceCandidates: { ip: string; port: number; protocol: string }[];
-  dtlsParameters: { fingerprints: unknown[] };
-}
-interface InfoData {
-  stats: { routers: number; transports: number; producers: number; consumers: number };
-  workers: { pid: number; alive: boolean }[];
-}
-
-let seq = 0;
-const room = () =>
-  `${String(100 + (++seq % 900))}-${String(process.pid % 1000).padStart(3, '0')}-${String(seq).padStart(3, '0')}`;
 
 void describe(
   'media server internal API: producers and consumers',

@@ -6,29 +6,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
-import { call, CLIENT_DTLS, mediaSkipReason, startTestMediaServer } from './testing/harness.js';
-
-interface RouterData {
-  router_id: string;
-  room_code: string;
-  rtp_capabilities: { codecs: { mimeType: string }[] };
-  created: boolean;
-  worker_pid: number;
-}
-interface TransportData {
-  id: string;
-  iceParameters: { usernameFragment: string };
-  iceCandidates: { ip: string; port: number; protocol: string }[];
-  dtlsParameters: { fingerprints: unknown[] };
-}
-interface InfoData {
-  stats: { routers: number; transports: number; producers: number; consumers: number };
-  workers: { pid: number; alive: boolean }[];
-}
-
-let seq = 0;
-const room = () =>
-  `${String(100 + (++seq % 900))}-${String(process.pid % 1000).padStart(3, '0')}-${String(seq).padStart(3, '0')}`;
+import {
+  call,
+  CLIENT_DTLS,
+  mediaSkipReason,
+  room,
+  startTestMediaServer,
+  type InfoData,
+  type RouterData,
+  type TransportData,
+} from './testing/harness.js';
 
 void describe('media server internal API', { skip: mediaSkipReason() }, () => {
   let server: MediaServer;

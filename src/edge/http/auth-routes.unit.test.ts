@@ -8,7 +8,7 @@ import { installEnvelopeErrors, sendOk } from './envelope.js';
 const alice: AuthIdentity = { userId: '7', appCode: 'default', username: 'alice' };
 
 /** Accepts exactly the token `good` and records what it was asked. */
-function stubAuthenticator() {
+function recordingAuthenticator() {
   const seen: string[] = [];
   const authenticator: Authenticator = {
     authenticate: (token) => {
@@ -34,7 +34,7 @@ function app(authenticator: Authenticator) {
 
 describe('requireAuth', () => {
   it('lets a valid bearer token through and exposes the identity', async () => {
-    const { authenticator, seen } = stubAuthenticator();
+    const { authenticator, seen } = recordingAuthenticator();
     for (const authorization of ['Bearer good', 'bearer good', 'BEARER   good  ']) {
       const res = await app(authenticator).inject({
         method: 'GET',
@@ -48,7 +48,7 @@ describe('requireAuth', () => {
   });
 
   it('answers 401 with the envelope for a missing, malformed or refused token', async () => {
-    const { authenticator, seen } = stubAuthenticator();
+    const { authenticator, seen } = recordingAuthenticator();
     const cases: [authorization: string | undefined, reason: string][] = [
       [undefined, 'TOKEN_MISSING'],
       ['', 'TOKEN_MISSING'],
@@ -77,7 +77,7 @@ describe('requireAuth', () => {
   });
 
   it('authOf refuses (401) on a route without the guard instead of trusting nothing', async () => {
-    const { authenticator } = stubAuthenticator();
+    const { authenticator } = recordingAuthenticator();
     const res = await app(authenticator).inject({
       method: 'GET',
       url: '/unguarded',

@@ -135,3 +135,27 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** Shapes of the internal API's answers that the tests read. */
+export interface RouterData {
+  router_id: string;
+  room_code: string;
+  rtp_capabilities: { codecs: { mimeType: string }[] };
+  created: boolean;
+  worker_pid: number;
+}
+export interface TransportData {
+  id: string;
+  iceParameters: { usernameFragment: string };
+  iceCandidates: { ip: string; port: number; protocol: string }[];
+  dtlsParameters: { fingerprints: unknown[] };
+}
+export interface InfoData {
+  stats: { routers: number; transports: number; producers: number; consumers: number };
+  workers: { pid: number; alive: boolean }[];
+}
+
+let seq = 0;
+/** A fresh meeting room code `XXX-XXX-XXX`, distinct per call and per process. */
+export const room = () =>
+  `${String(100 + (++seq % 900))}-${String(process.pid % 1000).padStart(3, '0')}-${String(seq).padStart(3, '0')}`;
