@@ -22,6 +22,11 @@ export interface ActivatedCell {
   readonly snapshotVersion: number;
   /** Every logged command after `snapshotVersion`, in version order. */
   readonly log: readonly LoggedCommand[];
+  /**
+   * False for a room that has no row yet: nothing was written, and the first batch that
+   * produces events inserts the row (its fence). A creation that is refused writes nothing.
+   */
+  readonly persisted: boolean;
 }
 
 export interface LogRow {
@@ -31,6 +36,18 @@ export interface LogRow {
   readonly payload: string;
   readonly events: string;
   readonly result: string;
+}
+
+/**
+ * The first decided outcome of a request id, success or refusal, recorded in the same
+ * transaction as the batch: a retry on any node gets it back, never a new decision.
+ */
+export interface OutcomeRow {
+  readonly requestId: string;
+  /** The room version the answer reports. */
+  readonly version: number;
+  /** JSON: `{"reply": …}` or `{"error": {kind, code, message}}`. */
+  readonly outcome: string;
 }
 
 export interface OutboxRow {
@@ -45,6 +62,7 @@ export interface BatchWrite {
   readonly toVersion: number;
   readonly log: readonly LogRow[];
   readonly outbox: readonly OutboxRow[];
+  readonly outcomes: readonly OutcomeRow[];
   readonly nextAlarmMs: number | null;
   /** Written when due (every N versions). */
   readonly snapshot: { readonly json: string; readonly version: number } | null;
@@ -67,6 +85,8 @@ export interface CommitRequest {
   readonly nodeId: string;
   readonly leaseEpoch: number;
   readonly fromVersion: number;
+  /** Set while the room has no row: the fence inserts it instead of updating it. */
+  readonly create: { readonly kind: string } | null;
   /** Read at verify time: a renewal may have replaced the token since the batch began. */
   readonly leaseToken: () => string;
   /**
@@ -85,7 +105,7 @@ export type CommitOutcome =
   | { readonly kind: 'committed'; readonly write: BatchWrite | null }
   /** Lease lost or lease_epoch / version moved: nothing was written. */
   | { readonly kind: 'fenced'; readonly reason: string }
-  /** A request id of the batch is already logged (a retry racing its first attempt). */
+  /** A request id of the batch already has an outcome (a retry racing its first attempt). */
   | { readonly kind: 'duplicate_request' };
 
 export interface DueCell {
@@ -95,15 +115,17 @@ export interface DueCell {
 
 export interface RecordedResult {
   readonly version: number;
-  readonly result: string;
+  /** The {@link OutcomeRow.outcome} JSON. */
+  readonly outcome: string;
 }
 
 export interface CellStore {
   /** Builds (does not run) the domain's projection queries. */
   readonly queries: QueryCreator<Database>;
   /**
-   * Creates the row if missing (when `create`), bumps `lease_epoch` (fencing every earlier
-   * owner) and loads. Null when the row does not exist and `create` is false.
+   * Bumps `lease_epoch` (fencing every earlier owner) and loads. A missing row is not
+   * created here: with `create` the cell starts unpersisted, otherwise the answer is null.
+   * A row of another kind is refused before anything is written.
    */
   activate(
     key: CellKey,
@@ -113,7 +135,7 @@ export interface CellStore {
     create: boolean,
   ): Promise<ActivatedCell | null>;
   commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome>;
-  /** Recorded results of already-logged request ids. */
+  /** The recorded outcomes of request ids that already have one. */
   findResults(key: CellKey, requestIds: readonly string[]): Promise<Map<string, RecordedResult>>;
   /** Writes a snapshot if this node still holds the fence; false when fenced out. */
   saveSnapshot(

@@ -7,7 +7,14 @@ import { randomUUID } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import type { Logger } from 'pino';
 import { AppError, isDomainError, unavailable, type DomainError } from '../shared/errors.js';
-import type { BatchTransaction, BatchWrite, CellStore, LogRow, OutboxRow } from './cell-store.js';
+import type {
+  BatchTransaction,
+  BatchWrite,
+  CellStore,
+  LogRow,
+  OutboxRow,
+  OutcomeRow,
+} from './cell-store.js';
 import type { CellDomain, Command, DecidedEntry, Decision, DomainEvent } from './domain.js';
 import type { CellKey } from './lease.js';
 import type { CellMetrics } from './metrics.js';
@@ -53,11 +60,16 @@ export interface CellInit<S> {
   readonly snapshotVersion: number;
   readonly leaseEpoch: number;
   readonly leaseToken: string;
+  /** False while the room has no row (see {@link ActivatedCell.persisted}). */
+  readonly persisted: boolean;
 }
 
 interface Pending<C> {
   readonly command: C;
   readonly requestId: string;
+  /** The caller named the request id (a retry may come): its outcome is recorded. */
+  readonly explicit: boolean;
+  readonly deadlineMs: number | undefined;
   readonly resolve: (result: CommandResult) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -73,7 +85,10 @@ interface Decided<S, C extends Command, E extends DomainEvent> {
   readonly statements: CompiledQuery[];
 }
 
-type Outcome = { ok: true; result: CommandResult } | { ok: false; error: DomainError };
+type Outcome =
+  | { ok: true; result: CommandResult }
+  /** `version`: the room version the refusal was decided at. */
+  | { ok: false; error: DomainError; version: number };
 
 const SEEN_LIMIT = 4096;
 
@@ -87,8 +102,9 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
   private scheduled = false;
   private lane: Promise<void> = Promise.resolve();
   private fenced = false;
-  /** Results of request ids committed since activation (older ones are looked up in SQL). */
-  private readonly seen = new Map<string, CommandResult>();
+  private persisted: boolean;
+  /** Outcomes of request ids decided since activation (older ones are looked up in SQL). */
+  private readonly seen = new Map<string, Outcome>();
   lastActivityMs: number;
 
   constructor(
@@ -102,6 +118,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
     this.snapshotVersion = init.snapshotVersion;
     this.leaseEpoch = init.leaseEpoch;
     this.token = init.leaseToken;
+    this.persisted = init.persisted;
     this.lastActivityMs = deps.nowMs();
   }
 
@@ -117,16 +134,30 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
   get isFenced(): boolean {
     return this.fenced;
   }
+  /** False until the room's first batch with events inserted its row. */
+  get isPersisted(): boolean {
+    return this.persisted;
+  }
   /** True while commands wait or a batch runs. */
   get busy(): boolean {
     return this.scheduled || this.queue.length > 0;
   }
 
-  submit(command: C, requestId?: string): Promise<CommandResult> {
+  submit(command: C, requestId?: string, deadlineMs?: number): Promise<CommandResult> {
     if (this.fenced) return Promise.reject(fencedError());
+    if (deadlineMs !== undefined && deadlineMs <= this.deps.nowMs()) {
+      return Promise.reject(deadlineError());
+    }
     this.lastActivityMs = this.deps.nowMs();
     return new Promise<CommandResult>((resolve, reject) => {
-      this.queue.push({ command, requestId: requestId ?? `auto:${randomUUID()}`, resolve, reject });
+      this.queue.push({
+        command,
+        requestId: requestId ?? `auto:${randomUUID()}`,
+        explicit: requestId !== undefined,
+        deadlineMs,
+        resolve,
+        reject,
+      });
       this.schedule();
     });
   }
@@ -190,18 +221,23 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       return;
     }
     const started = performance.now();
+    const nowMs = this.deps.nowMs();
     // One leader per request id; later copies in the same batch share its outcome.
     const leaders = new Map<string, Pending<C>[]>();
     for (const p of batch) {
+      if (p.deadlineMs !== undefined && p.deadlineMs <= nowMs) {
+        p.reject(deadlineError());
+        continue;
+      }
       const known = this.seen.get(p.requestId);
-      if (known) p.resolve({ ...known, duplicate: true });
+      if (known) settle([p], known, true);
       else leaders.set(p.requestId, [...(leaders.get(p.requestId) ?? []), p]);
     }
     let todo = [...leaders.values()];
     try {
       // Work inside the transaction (a wallet debit) must not even start for a request id
-      // an earlier owner already committed: look those up first. Other batches rely on the
-      // log's unique key instead, which costs nothing when there is no retry.
+      // an earlier owner already decided: look those up first. Other batches rely on the
+      // outcomes' unique key instead, which costs nothing when there is no retry.
       if (todo.some((group) => this.domain.inTransaction?.appliesTo(group[0]!.command))) {
         todo = await this.answerFromLog(todo);
       }
@@ -212,7 +248,9 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         if (outcome.kind === 'done') {
           this.deps.metrics.batchSize.observe(todo.length);
           this.deps.metrics.commitSeconds.observe((performance.now() - started) / 1000);
-          for (const group of todo) settle(group, outcome.results.get(group[0]!.requestId)!);
+          for (const group of todo) {
+            settle(group, outcome.results.get(group[0]!.requestId)!, false);
+          }
           return;
         }
         if (outcome.kind === 'fenced' || attempt > 0) {
@@ -237,18 +275,20 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
     }
   }
 
-  /** Resolves the groups whose request id is already logged; returns the others. */
+  /** Answers the groups whose request id already has an outcome; returns the others. */
   private async answerFromLog(todo: Pending<C>[][]): Promise<Pending<C>[][]> {
+    const explicit = todo.filter((group) => group[0]!.explicit);
+    if (explicit.length === 0) return todo;
     const recorded = await this.deps.store.findResults(
       this.key,
-      todo.map((group) => group[0]!.requestId),
+      explicit.map((group) => group[0]!.requestId),
     );
     return todo.filter((group) => {
       const r = recorded.get(group[0]!.requestId);
       if (!r) return true;
-      const stored = JSON.parse(r.result) as { reply: unknown };
-      const result = { version: r.version, reply: stored.reply, duplicate: true };
-      for (const p of group) p.resolve(result);
+      const outcome = parseOutcome(r.version, r.outcome);
+      this.remember(group[0]!.requestId, outcome);
+      settle(group, outcome, true);
       return false;
     });
   }
@@ -269,6 +309,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         nodeId: this.deps.nodeId,
         leaseEpoch: this.leaseEpoch,
         fromVersion: this.version,
+        create: this.persisted ? null : { kind: this.domain.kind },
         leaseToken: () => this.token,
         verifyOwner: () => this.deps.verifyOwner(this.token),
         interactive: leaders.some((p) => this.domain.inTransaction?.appliesTo(p.command)),
@@ -276,7 +317,11 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
           results.clear();
           const decided = await this.decideAll(leaders, tx, nowMs, results);
           next = decided.entries.length > 0 ? decided : null;
-          return next ? this.batchWrite(decided, nowMs) : null;
+          const outcomes = outcomeRows(leaders, results);
+          // A room that has no row and gets no event stays unwritten: refusals and no-ops
+          // of a creation that did not happen leave nothing behind.
+          if (!next && (outcomes.length === 0 || !this.persisted)) return null;
+          return this.batchWrite(decided, outcomes, nowMs);
         },
       },
       nowMs,
@@ -287,11 +332,14 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       const committed: Decided<S, C, E> = next;
       this.state = committed.state;
       this.version = committed.version;
+      this.persisted = true;
       if (outcome.write?.snapshot) this.snapshotVersion = outcome.write.snapshot.version;
       this.announce(committed, outcome.write?.outbox ?? []);
     }
-    for (const [requestId, r] of results)
-      if (r.ok && !r.result.duplicate) this.remember(requestId, r.result);
+    for (const p of leaders) {
+      const r = results.get(p.requestId);
+      if (r && p.explicit && recordable(r)) this.remember(p.requestId, r);
+    }
     return { kind: 'done', results };
   }
 
@@ -315,7 +363,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         decision = internalError(error);
       }
       if (isDomainError(decision)) {
-        results.set(p.requestId, { ok: false, error: decision });
+        results.set(p.requestId, { ok: false, error: decision, version });
         continue;
       }
       if (decision.length === 0) {
@@ -334,7 +382,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
         if (!tx) throw new Error('a transactional command reached the non-interactive path');
         const refused = await tx.attempt(() => work.apply(tx.trx, entry, this.key, nowMs));
         if (refused) {
-          results.set(p.requestId, { ok: false, error: refused });
+          results.set(p.requestId, { ok: false, error: refused, version });
           continue;
         }
       }
@@ -346,12 +394,18 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
     }
     const statements =
       entries.length > 0 && domain.project
-        ? domain.project(this.deps.store.queries, this.key, state, entries).map((q) => q.compile())
+        ? domain
+            .project(this.deps.store.queries, this.key, state, entries, nowMs)
+            .map((q) => q.compile())
         : [];
     return { state, version, entries, statements };
   }
 
-  private batchWrite(decided: Decided<S, C, E>, nowMs: number): BatchWrite {
+  private batchWrite(
+    decided: Decided<S, C, E>,
+    outcomes: readonly OutcomeRow[],
+    nowMs: number,
+  ): BatchWrite {
     const log: LogRow[] = [];
     const outbox: OutboxRow[] = [];
     for (const entry of decided.entries) {
@@ -392,6 +446,7 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
       toVersion: decided.version,
       log,
       outbox,
+      outcomes,
       nextAlarmMs: this.domain.nextDeadline(decided.state),
       snapshot: dueSnapshot
         ? { json: JSON.stringify(decided.state), version: decided.version }
@@ -415,17 +470,59 @@ export class Cell<S, C extends Command, E extends DomainEvent> {
     }
   }
 
-  private remember(requestId: string, result: CommandResult): void {
+  private remember(requestId: string, outcome: Outcome): void {
     if (this.seen.size >= SEEN_LIMIT) this.seen.delete(this.seen.keys().next().value!);
-    this.seen.set(requestId, result);
+    this.seen.set(requestId, outcome);
   }
 }
 
-function settle(group: Pending<Command>[], outcome: Outcome): void {
+function settle(group: Pending<Command>[], outcome: Outcome, duplicate: boolean): void {
   for (const p of group) {
-    if (outcome.ok) p.resolve(outcome.result);
+    if (outcome.ok) p.resolve(duplicate ? { ...outcome.result, duplicate } : outcome.result);
     else p.reject(AppError.from(outcome.error));
   }
+}
+
+/**
+ * Whether an outcome is final for its request id. A domain refusal is; a fault of the
+ * decider itself (`internal`) or of a dependency (`unavailable`) is not: the retry may
+ * succeed.
+ */
+function recordable(outcome: Outcome): boolean {
+  return outcome.ok || (outcome.error.kind !== 'internal' && outcome.error.kind !== 'unavailable');
+}
+
+/** The rows that make the batch's first answers final, for the request ids callers named. */
+function outcomeRows(
+  leaders: readonly Pending<Command>[],
+  results: ReadonlyMap<string, Outcome>,
+): OutcomeRow[] {
+  const rows: OutcomeRow[] = [];
+  for (const p of leaders) {
+    const r = results.get(p.requestId);
+    if (!r || !p.explicit || !recordable(r)) continue;
+    rows.push({
+      requestId: p.requestId,
+      version: r.ok ? r.result.version : r.version,
+      outcome: JSON.stringify(
+        r.ok
+          ? { reply: r.result.reply }
+          : { error: { kind: r.error.kind, code: r.error.code, message: r.error.message } },
+      ),
+    });
+  }
+  return rows;
+}
+
+function parseOutcome(version: number, json: string): Outcome {
+  const stored = JSON.parse(json) as { reply?: unknown; error?: DomainError };
+  return stored.error
+    ? { ok: false, error: stored.error, version }
+    : { ok: true, result: { version, reply: stored.reply, duplicate: true } };
+}
+
+function deadlineError(): AppError {
+  return unavailable('DEADLINE_EXCEEDED', 'the caller stopped waiting; nothing was done');
 }
 
 function fencedError(): AppError {

@@ -73,13 +73,15 @@ export interface CellDomain<S, C extends Command, E extends DomainEvent> {
   };
   /**
    * The domain's projection rows (e.g. `rooms`) for a batch, as queries built (not run)
-   * with `db`; the store runs them in the commit transaction, after the log.
+   * with `db`; the store runs them in the commit transaction, after the log. `nowMs` is
+   * the commit time (what `updated_at_ms` columns record).
    */
   project?(
     db: QueryCreator<Database>,
     key: CellKey,
     state: S,
     entries: readonly DecidedEntry<C, E>[],
+    nowMs: number,
   ): readonly Compilable[];
   /** Which events leave through the outbox, and as what; default: every event as is. */
   toOutbox?(event: E): { type: string; data: unknown } | null;

@@ -43,6 +43,11 @@ export interface ExecuteOptions {
   readonly requestId?: string;
   /** Set on a call another node forwarded: it must not be forwarded again. */
   readonly forwarded?: boolean;
+  /**
+   * When the caller stops waiting (ms, the host's clock). A command still queued then is
+   * never decided: its caller was already told it failed, so it must not take effect.
+   */
+  readonly deadlineMs?: number;
 }
 
 /** Either the answer, or where the room lives so the edge can forward. */
@@ -105,7 +110,28 @@ export class CellHost {
     const create = domain.creates?.(command) ?? true;
     const owner = await this.acquire(domain.kind, key, options, create);
     if ('addr' in owner) return owner;
-    return { kind: 'local', value: await owner.submit(command, options.requestId) };
+    try {
+      return {
+        kind: 'local',
+        value: await owner.submit(command, options.requestId, options.deadlineMs),
+      };
+    } finally {
+      if (!owner.isPersisted) this.dropUnpersisted(owner);
+    }
+  }
+
+  /**
+   * A refused creation leaves the room without a row: unload it and give its lease back,
+   * unless more commands for it are already queued.
+   */
+  private dropUnpersisted(cell: AnyCell): void {
+    const route = routeKey(cell.key);
+    void cell.onLane(async () => {
+      if (cell.isPersisted || cell.busy || cell.isFenced) return;
+      cell.fence('not created');
+      this.forget(route, cell);
+      await this.deps.lease.release(route, cell.leaseToken).catch(() => false);
+    });
   }
 
   /** Reads the owner's in-memory state (a query never writes). */
@@ -134,6 +160,13 @@ export class CellHost {
   ): Promise<AnyCell | { kind: 'remote'; nodeId: string; addr: string }> {
     const route = routeKey(key);
     const live = this.cells.get(route);
+    if (live && live.domain.kind !== kind) {
+      throw new AppError(
+        'conflict',
+        'ROOM_KIND_MISMATCH',
+        `room is a ${live.domain.kind}, not a ${kind}`,
+      );
+    }
     if (live && !live.isFenced && this.state === 'running') return live;
     // A creating command that joined a non-creating activation of the same room retries.
     const owner = await this.activate(kind, key, create).catch((error: unknown) => {
@@ -210,6 +243,7 @@ export class CellHost {
           snapshotVersion: loaded.snapshotVersion,
           leaseEpoch: loaded.leaseEpoch,
           leaseToken: granted.token,
+          persisted: loaded.persisted,
         },
         {
           store,

@@ -36,6 +36,17 @@ export interface RoomCommandLogTable {
   created_at_ms: number;
 }
 
+/** `0005_request_outcomes`: the first decided outcome of each request id of a room. */
+export interface RoomRequestOutcomesTable {
+  app_code: string;
+  room_id: string;
+  request_id: string;
+  version: number;
+  /** `{"reply": …}` or `{"error": {kind, code, message}}`. */
+  outcome: string;
+  created_at_ms: number;
+}
+
 export type OutboxStatus = 'pending' | 'delivering' | 'delivered' | 'retryable' | 'failed';
 
 export interface RoomOutboxTable {
@@ -130,6 +141,7 @@ export interface GiftCatalogTable {
 export interface Database {
   room_cells: RoomCellsTable;
   room_command_log: RoomCommandLogTable;
+  room_request_outcomes: RoomRequestOutcomesTable;
   room_outbox: RoomOutboxTable;
   rooms: RoomsTable;
   room_list_entries: RoomListEntriesTable;

@@ -4,15 +4,10 @@
  * update `WHERE version = ? AND lease_epoch = ?` — and only then the command log and
  * outbox rows, then COMMIT. A node paused before the fence holds no lock on the cell, so a
  * takeover proceeds and the paused commit finds 0 rows; once past the fence it holds the
- * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it.
+ * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it. A room's
+ * first batch inserts its row instead (INSERT … IGNORE: 0 rows when another node won).
  */
-import type {
-  CompiledQuery,
-  ControlledTransaction,
-  Kysely,
-  QueryCreator,
-  Transaction,
-} from 'kysely';
+import type { CompiledQuery, ControlledTransaction, Kysely, QueryCreator } from 'kysely';
 import { format, type SqlValue } from 'mysql2';
 import type { Pool as PromisePool, ResultSetHeader } from 'mysql2/promise';
 import type {
@@ -51,7 +46,7 @@ export class SqlCellStore implements CellStore {
     create: boolean,
   ): Promise<ActivatedCell | null> {
     const row = await this.db.transaction().execute(async (trx) => {
-      if (create) await this.insertIfMissing(trx, key, kind, nowMs);
+      // `kind` in the WHERE: a room of another kind is never fenced by a wrong-kind call.
       const bumped = await trx
         .updateTable('room_cells')
         .set((eb) => ({
@@ -61,17 +56,18 @@ export class SqlCellStore implements CellStore {
         }))
         .where('app_code', '=', key.appCode)
         .where('room_id', '=', key.roomId)
+        .where('kind', '=', kind)
         .executeTakeFirst();
-      if (Number(bumped.numUpdatedRows) === 0) return null;
       return trx
         .selectFrom('room_cells')
         .select(['kind', 'version', 'lease_epoch', 'snapshot', 'snapshot_version'])
         .where('app_code', '=', key.appCode)
         .where('room_id', '=', key.roomId)
-        .executeTakeFirstOrThrow();
+        .executeTakeFirst()
+        .then((r) => (r ? { ...r, bumped: Number(bumped.numUpdatedRows) === 1 } : undefined));
     });
-    if (!row) return null;
-    if (row.kind !== kind) {
+    if (!row) return create ? unpersisted() : null;
+    if (!row.bumped || row.kind !== kind) {
       throw new AppError('conflict', 'ROOM_KIND_MISMATCH', `room is a ${row.kind}, not a ${kind}`);
     }
     // Read after the bump committed: no earlier owner can commit any more, so this is final.
@@ -93,36 +89,8 @@ export class SqlCellStore implements CellStore {
         requestId: r.request_id,
         events: r.events,
       })),
+      persisted: true,
     };
-  }
-
-  private async insertIfMissing(
-    trx: Transaction<Database>,
-    key: CellKey,
-    kind: string,
-    nowMs: number,
-  ): Promise<void> {
-    try {
-      await trx
-        .insertInto('room_cells')
-        .values({
-          app_code: key.appCode,
-          room_id: key.roomId,
-          kind,
-          version: 0,
-          lease_epoch: 0,
-          owner_node_id: null,
-          snapshot: null,
-          snapshot_version: 0,
-          next_alarm_ms: null,
-          created_at_ms: nowMs,
-          updated_at_ms: nowMs,
-        })
-        .execute();
-    } catch (error) {
-      // Another node created it first: fine, the epoch bump follows.
-      if (!isUniqueViolation(error)) throw error;
-    }
   }
 
   commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
@@ -171,28 +139,30 @@ export class SqlCellStore implements CellStore {
     return applyWrite(trx, this.writeStatements(request, write, nowMs), write);
   }
 
-  /** The fence first (its row count decides), then log, outbox and projections. */
+  /** The fence first (its row count decides), then log, outcomes, outbox and projections. */
   private writeStatements(
     request: CommitRequest,
     write: BatchWrite,
     nowMs: number,
   ): CompiledQuery[] {
     const { key } = request;
-    const fence = this.db
-      .updateTable('room_cells')
-      .set({
-        version: write.toVersion,
-        next_alarm_ms: write.nextAlarmMs,
-        updated_at_ms: nowMs,
-        ...(write.snapshot
-          ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
-          : {}),
-      })
-      .where('app_code', '=', key.appCode)
-      .where('room_id', '=', key.roomId)
-      .where('version', '=', request.fromVersion)
-      .where('lease_epoch', '=', request.leaseEpoch)
-      .compile();
+    const fence = request.create
+      ? this.insertFence(request, request.create.kind, write, nowMs)
+      : this.db
+          .updateTable('room_cells')
+          .set({
+            version: write.toVersion,
+            next_alarm_ms: write.nextAlarmMs,
+            updated_at_ms: nowMs,
+            ...(write.snapshot
+              ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
+              : {}),
+          })
+          .where('app_code', '=', key.appCode)
+          .where('room_id', '=', key.roomId)
+          .where('version', '=', request.fromVersion)
+          .where('lease_epoch', '=', request.leaseEpoch)
+          .compile();
     const statements: CompiledQuery[] = [fence];
     if (write.log.length > 0) {
       const leaseToken = request.leaseToken();
@@ -212,6 +182,23 @@ export class SqlCellStore implements CellStore {
               owner_node_id: request.nodeId,
               lease_token: leaseToken,
               lease_epoch: request.leaseEpoch,
+              created_at_ms: nowMs,
+            })),
+          )
+          .compile(),
+      );
+    }
+    if (write.outcomes.length > 0) {
+      statements.push(
+        this.db
+          .insertInto('room_request_outcomes')
+          .values(
+            write.outcomes.map((o) => ({
+              app_code: key.appCode,
+              room_id: key.roomId,
+              request_id: o.requestId,
+              version: o.version,
+              outcome: o.outcome,
               created_at_ms: nowMs,
             })),
           )
@@ -246,6 +233,35 @@ export class SqlCellStore implements CellStore {
     return statements.concat(write.statements);
   }
 
+  /**
+   * The fence of a room's first batch: the row is inserted with the epoch the cell holds,
+   * or not at all when another node created it first (0 rows, as a moved epoch gives).
+   */
+  private insertFence(
+    request: CommitRequest,
+    kind: string,
+    write: BatchWrite,
+    nowMs: number,
+  ): CompiledQuery {
+    return this.db
+      .insertInto('room_cells')
+      .values({
+        app_code: request.key.appCode,
+        room_id: request.key.roomId,
+        kind,
+        version: write.toVersion,
+        lease_epoch: request.leaseEpoch,
+        owner_node_id: request.nodeId,
+        snapshot: write.snapshot?.json ?? null,
+        snapshot_version: write.snapshot?.version ?? 0,
+        next_alarm_ms: write.nextAlarmMs,
+        created_at_ms: nowMs,
+        updated_at_ms: nowMs,
+      })
+      .orIgnore()
+      .compile();
+  }
+
   async findResults(
     key: CellKey,
     requestIds: readonly string[],
@@ -253,13 +269,15 @@ export class SqlCellStore implements CellStore {
     const found = new Map<string, RecordedResult>();
     if (requestIds.length === 0) return found;
     const rows = await this.db
-      .selectFrom('room_command_log')
-      .select(['request_id', 'version', 'result'])
+      .selectFrom('room_request_outcomes')
+      .select(['request_id', 'version', 'outcome'])
       .where('app_code', '=', key.appCode)
       .where('room_id', '=', key.roomId)
       .where('request_id', 'in', [...requestIds])
       .execute();
-    for (const r of rows) found.set(r.request_id, { version: Number(r.version), result: r.result });
+    for (const r of rows) {
+      found.set(r.request_id, { version: Number(r.version), outcome: r.outcome });
+    }
     return found;
   }
 
@@ -291,6 +309,18 @@ export class SqlCellStore implements CellStore {
       .execute();
     return rows.map((r) => ({ key: { appCode: r.app_code, roomId: r.room_id }, kind: r.kind }));
   }
+}
+
+/** A room with no row: epoch 1 is what its first commit inserts (the bump of a creation). */
+function unpersisted(): ActivatedCell {
+  return {
+    leaseEpoch: 1,
+    version: 0,
+    snapshot: null,
+    snapshotVersion: 0,
+    log: [],
+    persisted: false,
+  };
 }
 
 function batchTransaction(trx: ControlledTransaction<Database>): BatchTransaction {

@@ -17,15 +17,12 @@ export function projectVoiceRoom(
   key: CellKey,
   state: VoiceRoomState,
   entries: readonly DecidedEntry<VoiceRoomCommand, VoiceRoomEvent>[],
+  now: number,
 ): Compilable[] {
   const events = entries.flatMap((e) => e.events);
   // Heartbeats change nothing the projections show.
   if (events.every((e) => e.type === 'PresenceRefreshed')) return [];
   const version = entries[entries.length - 1]!.version;
-  const now = Math.max(
-    ...events.map((e) => ('at_ms' in e ? e.at_ms : 0)),
-    state.created_at_ms ?? 0,
-  );
   const online = Object.values(state.presence).filter((p) => p.state === 'present').length;
   const onMic = state.seats.filter((s) => s.user_id !== null).length;
   const where = { app_code: key.appCode, room_id: key.roomId };
