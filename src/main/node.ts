@@ -106,6 +106,8 @@ export async function startNode(
     const http: FastifyInstance = Fastify({
       loggerInstance: httpLogger,
       genReqId: () => randomUUID(), // doubles as the envelope's trace_id
+      // Above the longest id the API accepts (128), so a too-long one gets the envelope's 400.
+      maxParamLength: 512,
     });
     installEnvelopeErrors(http);
     acceptEmptyJsonBodies(http);

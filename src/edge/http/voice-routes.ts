@@ -70,7 +70,8 @@ export function registerVoiceRoutes(
       request_id: requestIdOf(request, body),
       owner_user_id: me.userId,
       title: body.title,
-      seat_count: body.seat_count ?? 8,
+      // Only an absent field takes the default: a null is a wrong type, refused.
+      seat_count: body.seat_count === undefined ? 8 : body.seat_count,
     });
     return sendOk(request, reply, data, 201);
   });
@@ -98,16 +99,18 @@ export function registerVoiceRoutes(
   command('/admins', 'SetRoomAdmin', (me, b) => ({
     operator_user_id: me,
     user_id: b.user_id,
-    is_admin: b.is_admin ?? true,
+    is_admin: b.is_admin,
   }));
   command('/seats/lock', 'SetMicSeatLock', (me, b) => ({
     operator_user_id: me,
     seat_index: b.seat_index,
-    locked: b.locked ?? true,
+    locked: b.locked,
   }));
   command('/mic/up', 'MicUp', (me, b) => ({ user_id: me, seat_index: b.seat_index }));
   command('/mic/down', 'MicDown', (me, b) =>
-    b.user_id && b.user_id !== me ? { user_id: b.user_id, operator_user_id: me } : { user_id: me },
+    b.user_id !== undefined && b.user_id !== me
+      ? { user_id: b.user_id, operator_user_id: me }
+      : { user_id: me },
   );
   command('/mic/change', 'ChangeMicSeat', (me, b) => ({ user_id: me, seat_index: b.seat_index }));
   command('/mic/confirm', 'ConfirmMicPublishing', (me, b) => ({
@@ -118,7 +121,7 @@ export function registerVoiceRoutes(
     sender_user_id: me,
     receiver_user_ids: b.receiver_user_ids,
     gift_id: b.gift_id,
-    count: b.count ?? 1,
+    count: b.count === undefined ? 1 : b.count,
   }));
 
   app.get('/api/v1/voice/wallet', authed, async (request, reply) => {

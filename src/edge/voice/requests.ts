@@ -1,7 +1,8 @@
 /**
  * The voice-room API's requests, one schema per RPC of proto/room/v1/room_service.proto
  * (snake_case fields). gRPC fills absent scalars with '' and 0, so optional strings treat
- * '' as unset. Shared by the gRPC and REST edges.
+ * '' as unset. Shared by the gRPC and REST edges: nothing is coerced, a field of the wrong
+ * JSON type is refused, and a required field that is missing is refused.
  */
 import { z } from 'zod';
 
@@ -23,7 +24,8 @@ const requestId = {
     .optional()
     .transform((v) => v || undefined),
 };
-const int = z.coerce.number().int();
+/** Only a JSON (or protobuf) integer: `"1"`, `true`, `[1]` and `null` are refused, never coerced. */
+const int = z.int();
 
 export const requests = {
   CreateRoom: z.object({
@@ -35,7 +37,8 @@ export const requests = {
     ...requestId,
     owner_user_id: id,
     title: z.string().min(1).max(100),
-    seat_count: int.min(1).max(20),
+    // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
+    seat_count: int.min(1).max(50),
   }),
   CloseRoom: z.object({ ...room, ...requestId, operator_user_id: id }),
   JoinRoom: z.object({ ...room, ...requestId, user_id: id }),

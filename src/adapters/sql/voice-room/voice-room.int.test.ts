@@ -193,6 +193,79 @@ function suite(name: string, open: () => Promise<TestBackend>, skip: string | fa
         .execute();
       assert.equal(ledger.length, 10);
     });
+
+    it('refuses top-ups and gifts that would take a balance past 2^53, changing nothing', async () => {
+      const h = await host();
+      const r = fresh();
+      const db = backend.inspect.db;
+      const balance = async (user: string) =>
+        Number(
+          (
+            await db
+              .selectFrom('wallets')
+              .select('balance')
+              .where('user_id', '=', user)
+              .executeTakeFirst()
+          )?.balance ?? 0,
+        );
+      const [rich, payer] = [`rich-${r}`, `payer-${r}`];
+      const max = Number.MAX_SAFE_INTEGER;
+      await topUp(db, 'default', rich, max - 5, `top-rich-${r}`, Date.now());
+      await assert.rejects(topUp(db, 'default', rich, 6, `top-more-${r}`, Date.now()), {
+        kind: 'validation',
+        code: 'BALANCE_LIMIT',
+      });
+      await assert.rejects(topUp(db, 'default', rich, max + 1, `top-unsafe-${r}`, Date.now()), {
+        kind: 'validation',
+      });
+      assert.equal(await balance(rich), max - 5);
+      await putGift(
+        db,
+        'default',
+        { gift_id: 'bar', name: 'Bar', price: 10, active: true },
+        Date.now(),
+      );
+      await topUp(db, 'default', payer, 100, `top-payer-${r}`, Date.now());
+      await create(h, r);
+      for (const u of [payer, rich]) await run(h, r, { type: 'JoinRoom', user_id: u });
+      const gift: VoiceRoomCommand = {
+        type: 'SendGift',
+        sender_user_id: payer,
+        receiver_user_ids: [rich],
+        gift_id: 'bar',
+        count: 1,
+        unit_price: 10,
+      };
+      await assert.rejects(run(h, r, gift, `gift-${r}`), { code: 'BALANCE_LIMIT' });
+      assert.deepEqual([await balance(payer), await balance(rich)], [100, max - 5]);
+    });
+
+    it('moves rooms.updated_at_ms forward with every commit, whatever the event', async () => {
+      const h = await host();
+      const r = fresh();
+      const updatedAt = async () =>
+        Number(
+          (
+            await backend.inspect.db
+              .selectFrom('rooms')
+              .select('updated_at_ms')
+              .where('room_id', '=', r)
+              .executeTakeFirstOrThrow()
+          ).updated_at_ms,
+        );
+      await create(h, r);
+      await run(h, r, { type: 'JoinRoom', user_id: 'owner' });
+      const before = await updatedAt();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // A lock carries no time of its own: the commit's time is what the row records.
+      await run(h, r, {
+        type: 'SetMicSeatLock',
+        seat_index: 1,
+        locked: true,
+        operator_user_id: 'owner',
+      });
+      assert.ok((await updatedAt()) > before, 'updated_at_ms moved forward');
+    });
   });
 }
 

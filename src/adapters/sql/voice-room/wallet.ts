@@ -9,7 +9,7 @@ import type { DecidedEntry } from '../../../cell/domain.js';
 import type { CellKey } from '../../../cell/lease.js';
 import { refuse } from '../../../domain/voice-room/errors.js';
 import type { VoiceRoomCommand, VoiceRoomEvent } from '../../../domain/voice-room/types.js';
-import { AppError, type DomainError } from '../../../shared/errors.js';
+import { AppError, domainError, type DomainError } from '../../../shared/errors.js';
 import { isUniqueViolation } from '../flavor.js';
 import type { Database } from '../schema.js';
 
@@ -69,29 +69,59 @@ export async function chargeGift(
   }
   const share = gift.unit_price * gift.count;
   for (const receiver of gift.receiver_user_ids) {
-    await credit(trx, key.appCode, receiver, share, nowMs);
+    const refused = await credit(trx, key.appCode, receiver, share, nowMs);
+    if (refused) return refused;
   }
   return null;
 }
 
-async function credit(db: Db, appCode: string, userId: string, amount: number, nowMs: number) {
-  if (amount === 0) return;
+/**
+ * The most a balance may hold: JSON and JavaScript numbers are exact up to here, on both
+ * backends (SQLite would otherwise turn a larger sum into a float, MySQL answer an error).
+ */
+export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
+
+const BALANCE_LIMIT = domainError(
+  'validation',
+  'BALANCE_LIMIT',
+  `a balance cannot pass ${MAX_BALANCE}`,
+);
+
+/** Adds to a balance, or refuses (changing nothing) when it would pass {@link MAX_BALANCE}. */
+async function credit(
+  db: Db,
+  appCode: string,
+  userId: string,
+  amount: number,
+  nowMs: number,
+): Promise<DomainError | null> {
+  if (amount === 0) return null;
+  if (!Number.isSafeInteger(amount) || amount > MAX_BALANCE) return BALANCE_LIMIT;
   const updated = await db
     .updateTable('wallets')
     .set((eb) => ({ balance: eb('balance', '+', amount), updated_at_ms: nowMs }))
     .where('app_code', '=', appCode)
     .where('user_id', '=', userId)
+    .where('balance', '<=', MAX_BALANCE - amount)
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 1) return;
+  if (Number(updated.numUpdatedRows) === 1) return null;
+  const exists = await db
+    .selectFrom('wallets')
+    .select('user_id')
+    .where('app_code', '=', appCode)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (exists) return BALANCE_LIMIT;
   try {
     await db
       .insertInto('wallets')
       .values({ app_code: appCode, user_id: userId, balance: amount, updated_at_ms: nowMs })
       .execute();
+    return null;
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     // Created concurrently: the row exists now, so the update applies.
-    await credit(db, appCode, userId, amount, nowMs);
+    return credit(db, appCode, userId, amount, nowMs);
   }
 }
 
@@ -127,7 +157,8 @@ export async function topUp(
           created_at_ms: nowMs,
         })
         .execute();
-      await credit(trx, appCode, userId, amount, nowMs);
+      const refused = await credit(trx, appCode, userId, amount, nowMs);
+      if (refused) throw AppError.from(refused);
     });
     return { balance: await balanceOf(db, appCode, userId), duplicate: false };
   } catch (error) {

@@ -1,0 +1,199 @@
+/**
+ * Input is what it says it is, tried from outside over REST: a field of the wrong JSON type
+ * or a missing required field is refused with 400 and changes nothing; every room id the
+ * API accepts is reachable; amounts past 2^53 are refused.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger } from '../../cell/testing/harness.js';
+import { loadConfig } from '../../main/config.js';
+import { startNode, type RoomsNode } from '../../main/node.js';
+
+const ADMIN = 'admin-token-for-input-tests';
+
+interface Answer {
+  status: number;
+  body: { code: number; message: string; reason?: string; data: any };
+}
+
+describe('voice-room REST refuses input that is not what it says', () => {
+  let dir: string;
+  let node: RoomsNode;
+  const tokens: Record<string, string> = {};
+  const ids: Record<string, string> = {};
+  let roomId: string;
+
+  const call = async (
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    opts: { as?: string; body?: unknown; admin?: boolean } = {},
+  ): Promise<Answer> => {
+    const res = await node.http.inject({
+      method,
+      url: `/api/v1${url}`,
+      headers: {
+        ...(opts.as ? { authorization: `Bearer ${tokens[opts.as]}` } : {}),
+        ...(opts.admin ? { 'x-admin-token': ADMIN } : {}),
+        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(opts.body !== undefined ? { payload: JSON.stringify(opts.body) } : {}),
+    });
+    return { status: res.statusCode, body: res.json() };
+  };
+  const ok = async (...args: Parameters<typeof call>) => {
+    const r = await call(...args);
+    assert.equal(r.body.code, 0, `${args[1]}: ${JSON.stringify(r.body)}`);
+    return r.body.data;
+  };
+  const room = () => ok('GET', `/voice/rooms/${roomId}`, { as: 'alice' });
+  const assertRefused = (r: Answer, field: string) => {
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.body.code, 400);
+    assert.match(r.body.message, new RegExp(field));
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rooms-input-'));
+    node = await startNode(
+      loadConfig({
+        ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
+        ROOMS_HTTP_HOST: '127.0.0.1',
+        ROOMS_HTTP_PORT: '0',
+        ROOMS_GRPC_HOST: '127.0.0.1',
+        ROOMS_GRPC_PORT: '0',
+        ROOMS_ADMIN_TOKEN: ADMIN,
+        ROOMS_BCRYPT_COST: '4',
+        ROOMS_LOG_LEVEL: 'silent',
+        ROOMS_MEDIA_EMBEDDED: 'false',
+        ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
+      }),
+      silentLogger,
+    );
+    for (const name of ['alice', 'bob']) {
+      const user = await ok('POST', '/auth/register', {
+        body: { username: name, password: 'secret123' },
+      });
+      ids[name] = String(user.id ?? user.user?.id);
+      tokens[name] = (
+        await ok('POST', '/auth/login', { body: { username: name, password: 'secret123' } })
+      ).access_token;
+    }
+    roomId = (await ok('POST', '/voice/rooms', { as: 'alice', body: { title: 'Input' } })).room_id;
+    for (const name of ['alice', 'bob']) {
+      await ok('POST', `/voice/rooms/${roomId}/join`, { as: name });
+    }
+    await ok('PUT', '/admin/gifts/rose', { admin: true, body: { name: 'Rose', price: 1 } });
+  });
+  after(async () => {
+    await node?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('seat_index must be a JSON integer: "1", "", true, [2], null and 1.5 change nothing', async () => {
+    const before = await room();
+    for (const seat_index of ['1', '', true, [2], null, 1.5, '0x1']) {
+      for (const path of ['mic/up', 'mic/change', 'seats/lock']) {
+        const r = await call('POST', `/voice/rooms/${roomId}/${path}`, {
+          as: 'alice',
+          body: { seat_index, locked: true },
+        });
+        assertRefused(r, 'seat_index');
+      }
+    }
+    assert.deepEqual(await room(), before);
+  });
+
+  it('required fields are required: no default locks a seat or makes an admin', async () => {
+    const before = await room();
+    assertRefused(
+      await call('POST', `/voice/rooms/${roomId}/seats/lock`, {
+        as: 'alice',
+        body: { seat_index: 1 },
+      }),
+      'locked',
+    );
+    assertRefused(
+      await call('POST', `/voice/rooms/${roomId}/seats/lock`, {
+        as: 'alice',
+        body: { seat_index: 1, locked: 'true' },
+      }),
+      'locked',
+    );
+    assertRefused(
+      await call('POST', `/voice/rooms/${roomId}/admins`, {
+        as: 'alice',
+        body: { user_id: ids.bob },
+      }),
+      'is_admin',
+    );
+    assertRefused(
+      await call('POST', `/voice/rooms/${roomId}/admins`, {
+        as: 'alice',
+        body: { user_id: ids.bob, is_admin: 1 },
+      }),
+      'is_admin',
+    );
+    assert.deepEqual(await room(), before);
+  });
+
+  it('a gift count must be a JSON integer, and nothing is charged otherwise', async () => {
+    await ok('POST', '/admin/wallets/topup', {
+      admin: true,
+      body: { user_id: ids.bob, amount: 50, request_id: 'input-topup' },
+    });
+    const before = await room();
+    for (const count of ['2', true, [3], '0x10', null, 2.5]) {
+      const r = await call('POST', `/voice/rooms/${roomId}/gifts`, {
+        as: 'bob',
+        body: { receiver_user_ids: [ids.alice], gift_id: 'rose', count },
+      });
+      assertRefused(r, 'count');
+    }
+    assert.deepEqual(await room(), before);
+    assert.equal((await ok('GET', '/voice/wallet', { as: 'bob' })).balance, 50);
+  });
+
+  it('seat_count must be a JSON integer: "4" creates no room', async () => {
+    const r = await call('POST', '/voice/rooms', {
+      as: 'bob',
+      body: { title: 'Typed', seat_count: '4', request_id: 'typed-room' },
+    });
+    assertRefused(r, 'seat_count');
+    const lobby = await ok('GET', '/voice/rooms', { as: 'bob' });
+    assert.ok(!lobby.list.some((x: { title: string }) => x.title === 'Typed'));
+  });
+
+  it('every room id the API accepts is reachable, and a longer one gets the envelope', async () => {
+    const longest = await call('GET', `/voice/rooms/${'a'.repeat(128)}`, { as: 'alice' });
+    assert.deepEqual([longest.status, longest.body.reason], [404, 'ROOM_NOT_FOUND']);
+    const tooLong = await call('GET', `/voice/rooms/${'a'.repeat(129)}`, { as: 'alice' });
+    assertRefused(tooLong, 'room_id');
+  });
+
+  it('a top-up past 2^53 is refused with a clear 400, and the balance is unchanged', async () => {
+    for (const amount of [2 ** 53, 1e300, '5']) {
+      const r = await call('POST', '/admin/wallets/topup', {
+        admin: true,
+        body: { user_id: ids.alice, amount, request_id: `big-${String(amount)}` },
+      });
+      assertRefused(r, 'amount');
+    }
+    await ok('POST', '/admin/wallets/topup', {
+      admin: true,
+      body: { user_id: ids.alice, amount: Number.MAX_SAFE_INTEGER - 1, request_id: 'near-max' },
+    });
+    const past = await call('POST', '/admin/wallets/topup', {
+      admin: true,
+      body: { user_id: ids.alice, amount: 2, request_id: 'past-max' },
+    });
+    assert.equal(past.status, 400, JSON.stringify(past.body));
+    assert.equal(past.body.reason, 'BALANCE_LIMIT');
+    assert.equal(
+      (await ok('GET', '/voice/wallet', { as: 'alice' })).balance,
+      Number.MAX_SAFE_INTEGER - 1,
+    );
+  });
+});
