@@ -20,7 +20,13 @@ export interface WsFrame {
 /** One output of a room kind's mapping of one committed event. */
 export type MappedFrame =
   /** Broadcast to every socket following the room. */
-  | { readonly to: 'room'; readonly event: string; readonly data: Record<string, unknown> }
+  | {
+      readonly to: 'room';
+      readonly event: string;
+      readonly data: Record<string, unknown>;
+      /** After this frame no socket follows the room any more (e.g. the room closed). */
+      readonly endsFollows?: boolean;
+    }
   /** Sent to every socket of one user of the room's app, wherever connected. */
   | {
       readonly to: 'user';
@@ -102,6 +108,13 @@ export function roomEventFrame(
   };
   return JSON.stringify(frame);
 }
+
+/**
+ * A room channel message that is not a frame: every socket following the room stops
+ * following it, after the frames that came before. (Frames are JSON objects, so no frame
+ * is ever this text.)
+ */
+export const END_FOLLOWS = 'end-follows';
 
 /** Payload of a user channel message. */
 export interface UserMessage {

@@ -11,6 +11,7 @@ import { routeKey } from '../cell/lease.js';
 import { parseEnvelope } from '../outbox/envelope.js';
 import { roomChannel, userChannel, type RealtimeBus } from './bus.js';
 import {
+  END_FOLLOWS,
   genericFrames,
   roomEventFrame,
   type FrameLink,
@@ -74,6 +75,7 @@ export class RealtimePublisher {
             const frame = roomEventFrame(envelope, out.event, out.data, prev);
             prev = { roomVersion: envelope.room_version, eventId: envelope.event_id };
             this.send('room', roomChannel(batch.key), frame);
+            if (out.endsFollows) this.send('room', roomChannel(batch.key), END_FOLLOWS);
           } else {
             const message: UserMessage = {
               frame: {

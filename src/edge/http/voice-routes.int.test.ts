@@ -324,4 +324,42 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
     assert.equal(kicked.data.room_id, roomId);
     for (const c of [alice, bob, outsider]) c.socket.close();
   });
+
+  it('follows end with the presence: a member who left, and everyone once the room closed', async () => {
+    const roomId = await newRoom('create-ws-follows');
+    for (const who of ['alice', 'bob', 'carol']) {
+      await ok('POST', `/voice/rooms/${roomId}/join`, { as: who });
+    }
+    const url = node.httpAddress.replace(/^http/, 'ws');
+    const open = async (who: string) => {
+      const socket = new WebSocket(`${url}/ws?token=${tokens[who]}`);
+      const frames: any[] = [];
+      socket.on('message', (raw: Buffer) => frames.push(JSON.parse(raw.toString('utf8'))));
+      await once(socket, 'open');
+      socket.send(JSON.stringify({ event: 'room.subscribe', seq: 1, data: { room_id: roomId } }));
+      await eventually(() => frames.some((f) => f.event === 'room.subscribe.ack' && f.code === 0));
+      return { socket, frames };
+    };
+    const [alice, bob, carol] = [await open('alice'), await open('bob'), await open('carol')];
+    const followed = async () => {
+      const text = (await node.http.inject({ method: 'GET', url: '/metrics' })).body;
+      return Number(/^rooms_ws_followed_rooms (\d+)/m.exec(text)?.[1]);
+    };
+    const followedBefore = await followed();
+    await ok('POST', `/voice/rooms/${roomId}/leave`, { as: 'bob' });
+    await eventually(() => bob.frames.some((f) => f.event === 'voice.left'));
+    await ok('POST', `/voice/rooms/${roomId}/mic/up`, { as: 'carol', body: { seat_index: 1 } });
+    await eventually(() => alice.frames.some((f) => f.event === 'voice.mic.up'));
+    await ok('POST', `/voice/rooms/${roomId}/close`, { as: 'alice' });
+    await eventually(() =>
+      [alice, carol].every((c) => c.frames.some((f) => f.event === 'voice.room.closed')),
+    );
+    const seen = (c: { frames: any[] }) =>
+      c.frames.filter((f) => f.event.startsWith('voice.') && f.data.room_id === roomId);
+    assert.ok(!seen(bob).some((f) => f.event === 'voice.mic.up'), 'bob left before the mic up');
+    assert.ok(!seen(bob).some((f) => f.event === 'voice.room.closed'));
+    // Nobody follows the closed room any more on this node.
+    await eventually(async () => (await followed()) === followedBefore - 1);
+    for (const c of [alice, bob, carol]) c.socket.close();
+  });
 });

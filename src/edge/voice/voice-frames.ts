@@ -1,7 +1,7 @@
 /**
  * What members of a voice room see live: each committed voice-room event as a frame for
- * the room (join/leave, seats, mic sessions, gifts, close) and, for a kick, a message to the
- * kicked user, whose sockets then stop following the room.
+ * the room (join/leave, seats, mic sessions, gifts, close) and, for a kick, a leave or a
+ * stale presence, a message to that user, whose sockets then stop following the room.
  */
 import type { CanFollow } from '../ws/hub.js';
 import type { FrameMapper, MappedFrame } from '../../realtime/frames.js';
@@ -36,13 +36,26 @@ export const voiceRoomFrames: FrameMapper = {
     const data: Record<string, unknown> = { ...fields };
     if (type === 'UserLeft' || type === 'PresenceStale')
       data.reason = type === 'UserLeft' ? 'leave' : 'stale';
-    const frames: MappedFrame[] = [{ to: 'room', event: name, data }];
+    // Follows end with the presence: a member who leaves, goes stale or is kicked stops
+    // receiving the room's frames, and nobody follows a closed room.
+    const frames: MappedFrame[] = [
+      { to: 'room', event: name, data, ...(type === 'RoomClosed' ? { endsFollows: true } : {}) },
+    ];
     if (type === 'UserKicked') {
       frames.push({
         to: 'user',
         userId: event.user_id,
         event: 'voice.kicked',
         data: { room_id: envelope.room_id, operator_user_id: event.operator_user_id },
+        unfollowRoom: true,
+      });
+    }
+    if (type === 'UserLeft' || type === 'PresenceStale') {
+      frames.push({
+        to: 'user',
+        userId: event.user_id,
+        event: 'voice.left',
+        data: { room_id: envelope.room_id, reason: data.reason },
         unfollowRoom: true,
       });
     }

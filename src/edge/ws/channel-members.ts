@@ -18,7 +18,11 @@ export class ChannelMembers {
   constructor(
     private readonly bus: RealtimeBus,
     private readonly logger: Logger,
-    private readonly deliver: (members: ReadonlySet<WsConnection>, payload: Buffer) => void,
+    private readonly deliver: (
+      members: ReadonlySet<WsConnection>,
+      payload: Buffer,
+      channel: string,
+    ) => void,
   ) {}
 
   /** Channels with at least one member. */
@@ -31,7 +35,9 @@ export class ChannelMembers {
     let entry = this.channels.get(channel);
     if (!entry) {
       const members = new Set<WsConnection>();
-      const subscribed = this.bus.subscribe(channel, (payload) => this.deliver(members, payload));
+      const subscribed = this.bus.subscribe(channel, (payload) =>
+        this.deliver(members, payload, channel),
+      );
       entry = { members, subscribed };
       this.channels.set(channel, entry);
     }

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CellKey } from '../../cell/lease.js';
 import { roomChannel, userChannel, type RealtimeBus } from '../../realtime/bus.js';
-import type { UserMessage } from '../../realtime/frames.js';
+import { END_FOLLOWS, type UserMessage } from '../../realtime/frames.js';
 import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metrics.js';
 import { ChannelMembers } from './channel-members.js';
 import { WsConnection, type WsUser } from './connection.js';
@@ -75,8 +75,10 @@ export class WsHub {
   ) {
     this.metrics = deps.metrics ?? createRealtimeMetrics();
     this.logger = deps.logger.child({ module: 'ws-hub' });
-    this.rooms = new ChannelMembers(deps.bus, this.logger, (members, payload) =>
-      this.queueRoomFrame(members, payload),
+    this.rooms = new ChannelMembers(deps.bus, this.logger, (members, payload, channel) =>
+      isEndOfFollows(payload)
+        ? this.endFollows(members, channel)
+        : this.queueRoomFrame(members, payload),
     );
     this.users = new ChannelMembers(deps.bus, this.logger, (members, payload) =>
       this.onUserMessage(members, payload),
@@ -266,6 +268,12 @@ export class WsHub {
     this.metrics.framesSent.inc(sent);
   }
 
+  /** The room ended for every follower: its earlier frames leave first, then the follows. */
+  private endFollows(members: ReadonlySet<WsConnection>, channel: string): void {
+    if (this.pendingFrames.has(members)) this.flushRoomFrames();
+    for (const connection of [...members]) this.unfollow(connection, channel);
+  }
+
   private onUserMessage(members: ReadonlySet<WsConnection>, payload: Buffer): void {
     let message: UserMessage;
     try {
@@ -311,6 +319,12 @@ export class WsHub {
       this.logger.warn({ err: error, event: request.event }, 'ws event failed');
     }
   }
+}
+
+const END_FOLLOWS_BYTES = Buffer.from(END_FOLLOWS);
+
+function isEndOfFollows(payload: Buffer): boolean {
+  return payload.length === END_FOLLOWS_BYTES.length && payload.equals(END_FOLLOWS_BYTES);
 }
 
 /** A text message's payload as a string (ws hands over a Buffer, or fragments). */
