@@ -4,8 +4,8 @@
  *
  * - ours: CellHost executing counter commands (lease, group commit, fence, log + outbox).
  * - raw: per command, one Redis script call (VerifyOwner) and one transaction inserting the
- *   same command-log and outbox rows, with a per-room lock for gap-free versions, and none
- *   of the runtime.
+ *   same command-log, request-outcome and outbox rows, with a per-room lock for gap-free
+ *   versions, and none of the runtime.
  *
  * Scenarios: (a) 1,000 rooms at concurrency 64; (b) one hot room at concurrency 256. Each
  * runs ROUNDS times, raw and ours alternating; the medians are compared.
@@ -132,7 +132,7 @@ async function ours(host: CellHost, key: CellKey, tag: string): Promise<void> {
 
 /**
  * The same I/O per command with no runtime: VerifyOwner in Redis, then one transaction that
- * inserts the command-log row and the outbox row. A per-room lock keeps versions gap-free,
+ * inserts the command-log row, the request's outcome row and the outbox row. A per-room lock keeps versions gap-free,
  * as any correct single-writer design must.
  */
 class RawBaseline {
@@ -179,6 +179,17 @@ class RawBaseline {
             owner_node_id: 'bench-raw',
             lease_token: room.token,
             lease_epoch: 1,
+            created_at_ms: now,
+          })
+          .execute();
+        await trx
+          .insertInto('room_request_outcomes')
+          .values({
+            app_code: 'raw',
+            room_id: key.roomId,
+            request_id: requestId,
+            version,
+            outcome: `{"reply":{"count":${version}}}`,
             created_at_ms: now,
           })
           .execute();
