@@ -166,6 +166,14 @@ describe('voice-room REST refuses input that is not what it says', () => {
     assert.ok(!lobby.list.some((x: { title: string }) => x.title === 'Typed'));
   });
 
+  it('lobby paging takes decimal integers only', async () => {
+    for (const q of ['limit=0x10', 'limit=1e1', 'offset=', 'limit=%205', 'offset=-1']) {
+      const r = await call('GET', `/voice/rooms?${q}`, { as: 'alice' });
+      assert.equal(r.status, 400, `${q}: ${JSON.stringify(r.body)}`);
+    }
+    assert.equal((await call('GET', '/voice/rooms?limit=5&offset=0', { as: 'alice' })).status, 200);
+  });
+
   it('every room id the API accepts is reachable, and a longer one gets the envelope', async () => {
     const longest = await call('GET', `/voice/rooms/${'a'.repeat(128)}`, { as: 'alice' });
     assert.deepEqual([longest.status, longest.body.reason], [404, 'ROOM_NOT_FOUND']);

@@ -130,8 +130,15 @@ export function registerVoiceRoutes(
   });
 }
 
+/** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */
 function clampInt(raw: string | undefined, fallback: number, min: number, max: number): number {
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(n)) throw new AppError('validation', 'INVALID_ARGUMENT', 'not an integer');
-  return Math.min(max, Math.max(min, n));
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(raw)) {
+    throw new AppError(
+      'validation',
+      'INVALID_ARGUMENT',
+      `not a decimal integer: ${raw.slice(0, 20)}`,
+    );
+  }
+  return Math.min(max, Math.max(min, Number(raw)));
 }
