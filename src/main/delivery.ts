@@ -12,11 +12,12 @@ import type { SqlBackend } from '../adapters/sql/database.js';
 import type { CommittedBatch } from '../cell/cell.js';
 import { WsHub, type AuthenticateToken, type CanFollow } from '../edge/ws/hub.js';
 import { registerOutboxAdminRoutes } from '../outbox/admin-routes.js';
+import { DestinationPolicy } from '../outbox/destinations.js';
 import { createOutboxMetrics } from '../outbox/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { WebhookSink, webhookSinks } from '../outbox/webhook-sink.js';
-import { CachedWebhookDirectory, SqlWebhookDirectory } from '../outbox/webhooks.js';
+import { SqlWebhookDirectory } from '../outbox/webhooks.js';
 import type { RealtimeBus } from '../realtime/bus.js';
 import type { FrameMapper } from '../realtime/frames.js';
 import { createRealtimeMetrics } from '../realtime/metrics.js';
@@ -83,18 +84,20 @@ export function wireDelivery(deps: {
   );
   hub.attach(http.server);
 
+  const { outbox } = config;
   const store = new SqlOutboxStore(sql);
   const directory = new SqlWebhookDirectory(sql);
+  const destinations = new DestinationPolicy(outbox.webhookAllowPrivate);
   registerOutboxAdminRoutes(http, {
     store,
     webhooks: directory,
     clock,
     adminToken: config.voice.adminToken,
+    destinations,
   });
-  const { outbox } = config;
   // Registered on every node: the oldest-pending gauge is the table's, relay or not.
   const outboxMetrics = createOutboxMetrics(deps.registry, () => store.oldestUndeliveredAtMs());
-  const sink = new WebhookSink({ timeoutMs: outbox.webhookTimeoutMs });
+  const sink = new WebhookSink({ timeoutMs: outbox.webhookTimeoutMs, destinations });
   const relay = outbox.enabled
     ? new OutboxRelay(
         {
@@ -111,7 +114,8 @@ export function wireDelivery(deps: {
         },
         {
           store,
-          sinks: webhookSinks(new CachedWebhookDirectory(directory, clock), sink),
+          // Read fresh per claimed batch: a webhook change on any node applies at once.
+          sinks: webhookSinks(directory, sink),
           clock,
           logger,
           nodeId: config.nodeId,

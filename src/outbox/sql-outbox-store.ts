@@ -12,6 +12,7 @@ import type {
   OutboxListFilter,
   OutboxRecord,
   OutboxStore,
+  RequeueTarget,
 } from './outbox-store.js';
 import { claimIn, UNDELIVERED } from './sql-claim.js';
 
@@ -64,11 +65,16 @@ export class SqlOutboxStore implements OutboxStore {
               .where('id', 'in', group.attempted),
           );
         }
-        if (group.noSink.length > 0) {
+        for (const [reason, ids] of group.skipped) {
           await run(
             held()
-              .set({ status: 'delivered', lock_until_ms: null, updated_at_ms: nowMs })
-              .where('id', 'in', group.noSink),
+              .set({
+                status: 'skipped',
+                last_error: reason.slice(0, MAX_ERROR_CHARS),
+                lock_until_ms: null,
+                updated_at_ms: nowMs,
+              })
+              .where('id', 'in', ids),
           );
         }
         if (group.released.length > 0) {
@@ -148,10 +154,7 @@ export class SqlOutboxStore implements OutboxStore {
     }));
   }
 
-  async requeueFailed(
-    target: { readonly eventIds?: readonly string[]; readonly appCode?: string },
-    nowMs: number,
-  ): Promise<number> {
+  async requeue(target: RequeueTarget, nowMs: number): Promise<number> {
     if (target.eventIds?.length === 0) return 0;
     let q = this.backend.db
       .updateTable('room_outbox')
@@ -163,7 +166,7 @@ export class SqlOutboxStore implements OutboxStore {
         next_attempt_at_ms: nowMs,
         updated_at_ms: nowMs,
       })
-      .where('status', '=', 'failed');
+      .where('status', '=', target.status ?? 'failed');
     if (target.eventIds) q = q.where('event_id', 'in', [...target.eventIds]);
     if (target.appCode) q = q.where('app_code', '=', target.appCode);
     return Number((await q.executeTakeFirst()).numUpdatedRows);
@@ -208,7 +211,8 @@ export class SqlOutboxStore implements OutboxStore {
 interface ClaimGroup {
   readonly claim: FencedSettlement['claim'];
   readonly attempted: number[];
-  readonly noSink: number[];
+  /** Reason → ids. */
+  readonly skipped: Map<string, number[]>;
   readonly released: number[];
   readonly retryable: { id: number; error: string; nextAttemptAtMs: number }[];
   readonly failed: { id: number; error: string }[];
@@ -220,11 +224,15 @@ function groupByClaim(settlements: readonly FencedSettlement[]): ClaimGroup[] {
     const key = `${claim.workerId}\n${claim.lockUntilMs}`;
     let g = groups.get(key);
     if (!g) {
-      g = { claim, attempted: [], noSink: [], released: [], retryable: [], failed: [] };
+      g = { claim, attempted: [], skipped: new Map(), released: [], retryable: [], failed: [] };
       groups.set(key, g);
     }
-    if (s.kind === 'delivered') (s.attempted ? g.attempted : g.noSink).push(s.id);
-    else if (s.kind === 'released') g.released.push(s.id);
+    if (s.kind === 'delivered') g.attempted.push(s.id);
+    else if (s.kind === 'skipped') {
+      const ids = g.skipped.get(s.reason);
+      if (ids) ids.push(s.id);
+      else g.skipped.set(s.reason, [s.id]);
+    } else if (s.kind === 'released') g.released.push(s.id);
     else if (s.kind === 'retryable') g.retryable.push(s);
     else g.failed.push(s);
   }
