@@ -97,6 +97,8 @@ const schema = z.object({
     .string()
     .refine(validAllowList, 'comma-separated CIDRs, IP addresses or host names')
     .default(''),
+  ROOMS_OUTBOX_RETENTION_MS: int(0).default(604_800_000),
+  ROOMS_OUTBOX_DEAD_RETENTION_MS: int(0).default(2_592_000_000),
   ROOMS_WS_MAX_BUFFER_BYTES: int(1_024).default(1_048_576),
   ROOMS_WS_PING_INTERVAL_MS: int(100).default(25_000),
   ROOMS_WS_MAX_ROOMS: int(1, 1000).default(50),
@@ -221,6 +223,10 @@ export interface Config {
     readonly webhookTimeoutMs: number;
     /** ROOMS_WEBHOOK_ALLOW_PRIVATE: non-global destinations webhooks may reach anyway. */
     readonly webhookAllowPrivate: readonly string[];
+    /** Delivered and skipped rows are deleted this long after settling; 0 keeps them. */
+    readonly retentionMs: number;
+    /** Failed rows are deleted this long after failing; 0 keeps them. */
+    readonly failedRetentionMs: number;
   };
   /** The WebSocket hub (ROOMS_WS_*). */
   readonly realtime: {
@@ -308,6 +314,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       retryMaxMs: e.ROOMS_OUTBOX_RETRY_MAX_MS,
       webhookTimeoutMs: e.ROOMS_WEBHOOK_TIMEOUT_MS,
       webhookAllowPrivate: splitList(e.ROOMS_WEBHOOK_ALLOW_PRIVATE),
+      retentionMs: e.ROOMS_OUTBOX_RETENTION_MS,
+      failedRetentionMs: e.ROOMS_OUTBOX_DEAD_RETENTION_MS,
     },
     realtime: {
       maxBufferedBytes: e.ROOMS_WS_MAX_BUFFER_BYTES,

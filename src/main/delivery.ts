@@ -1,7 +1,8 @@
 /**
  * Wires event delivery into a node: the realtime bus (Redis in cluster mode, in-process
  * otherwise), the publisher the host calls after each commit, the WebSocket hub on the
- * HTTP server, the outbox relay (unless ROOMS_OUTBOX_ENABLED=false) and its admin routes.
+ * HTTP server, the outbox relay and its retention sweep (unless ROOMS_OUTBOX_ENABLED=false)
+ * and the outbox admin routes.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -15,6 +16,7 @@ import { registerOutboxAdminRoutes } from '../outbox/admin-routes.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import { createOutboxMetrics } from '../outbox/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
+import { OutboxRetention } from '../outbox/retention.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { WebhookSink, webhookSinks } from '../outbox/webhook-sink.js';
 import { SqlWebhookDirectory } from '../outbox/webhooks.js';
@@ -125,6 +127,13 @@ export function wireDelivery(deps: {
     : null;
   relay?.start();
   if (!relay) logger.info('outbox relay off on this node (ROOMS_OUTBOX_ENABLED=false)');
+  const retention = outbox.enabled
+    ? new OutboxRetention(
+        { settledMs: outbox.retentionMs, failedMs: outbox.failedRetentionMs },
+        { store, clock, logger },
+      )
+    : null;
+  retention?.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -140,6 +149,7 @@ export function wireDelivery(deps: {
       (closing ??= (async () => {
         await hub.close();
         await relay?.stop();
+        await retention?.stop();
         sink.close();
         await bus.close();
       })()),

@@ -10,7 +10,7 @@
  * Statuses: pending → delivering (claimed) → delivered (a 2xx), retryable (try again after
  * a backoff), failed (refused for good, out of attempts, or given up by an operator) or
  * skipped (the app had no webhook when the event was claimed: it was not sent). Failed and
- * skipped events can be re-queued.
+ * skipped events can be re-queued; settled rows are deleted after a retention period.
  * So one room's events are never in flight on two workers, and a worker delivers a room's
  * claimed events one after the other.
  */
@@ -121,6 +121,11 @@ export interface OutboxStore {
   requeue(target: RequeueTarget, nowMs: number): Promise<number>;
   /** An operator gives up on a pending or retryable event: → failed. */
   markFailed(eventId: string, reason: string, nowMs: number): Promise<boolean>;
+  /**
+   * Retention: deletes at most `limit` rows in one of `statuses` (settled ones only) last
+   * changed before `updatedBeforeMs`. Returns how many were deleted.
+   */
+  deleteSettled(request: DeleteSettledRequest): Promise<number>;
 }
 
 /** Which dead letters or skipped events to re-queue. */
@@ -132,3 +137,11 @@ export interface RequeueTarget {
 }
 
 export type RequeueableStatus = Extract<OutboxStatus, 'failed' | 'skipped'>;
+
+export interface DeleteSettledRequest {
+  readonly statuses: readonly SettledStatus[];
+  readonly updatedBeforeMs: number;
+  readonly limit: number;
+}
+
+export type SettledStatus = Extract<OutboxStatus, 'delivered' | 'skipped' | 'failed'>;

@@ -8,6 +8,7 @@ import type { Database, OutboxStatus } from '../adapters/sql/schema.js';
 import type {
   Claim,
   ClaimRequest,
+  DeleteSettledRequest,
   FencedSettlement,
   OutboxListFilter,
   OutboxRecord,
@@ -180,6 +181,41 @@ export class SqlOutboxStore implements OutboxStore {
       .where('status', 'in', ['pending', 'retryable'])
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Two short statements, each without a transaction: pick ids (a plain read), then delete
+   * those rows by primary key, re-checking status and age (a row re-queued in between is
+   * kept). Only the picked rows are locked, never a range: cell commits keep inserting,
+   * and any number of nodes may sweep at once (they at worst pick the same rows).
+   */
+  async deleteSettled(request: DeleteSettledRequest): Promise<number> {
+    if (request.statuses.length === 0 || request.limit <= 0) return 0;
+    const statuses = [...request.statuses];
+    // The next_attempt_at_ms bound lets the (status, next_attempt_at_ms) index limit the
+    // scan to candidates (else every sweep reads all recent delivered rows): a settled
+    // row's next attempt was due when it was claimed, so it is at most its settle time
+    // (an operator failing a retryable row keeps a later one: deleted that much later).
+    const picked = await this.backend.db
+      .selectFrom('room_outbox')
+      .select('id')
+      .where('status', 'in', statuses)
+      .where('next_attempt_at_ms', '<', request.updatedBeforeMs)
+      .where('updated_at_ms', '<', request.updatedBeforeMs)
+      .limit(request.limit)
+      .execute();
+    if (picked.length === 0) return 0;
+    const result = await this.backend.db
+      .deleteFrom('room_outbox')
+      .where(
+        'id',
+        'in',
+        picked.map((r) => Number(r.id)),
+      )
+      .where('status', 'in', statuses)
+      .where('updated_at_ms', '<', request.updatedBeforeMs)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /**
