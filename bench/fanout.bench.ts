@@ -34,10 +34,11 @@ import type { CellKey } from '../src/cell/lease.js';
 import { counterDomain } from '../src/cell/testing/counter-domain.js';
 import { fastConfig, silentLogger } from '../src/cell/testing/harness.js';
 import { WsHub } from '../src/edge/ws/hub.js';
+import { DestinationPolicy } from '../src/outbox/destinations.js';
 import { OutboxRelay } from '../src/outbox/relay.js';
 import { SqlOutboxStore } from '../src/outbox/sql-outbox-store.js';
 import { WebhookSink, webhookSinks } from '../src/outbox/webhook-sink.js';
-import { CachedWebhookDirectory, SqlWebhookDirectory } from '../src/outbox/webhooks.js';
+import { SqlWebhookDirectory } from '../src/outbox/webhooks.js';
 import type { RealtimeBus } from '../src/realtime/bus.js';
 import { RealtimePublisher } from '../src/realtime/publisher.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -222,7 +223,11 @@ async function outboxThroughput(stack: Stack, child: ChildProcess): Promise<numb
     }),
   );
   const events = rooms.length * perRoom;
-  const sink = new WebhookSink({ timeoutMs: 5_000 });
+  // The bench's consumer is on loopback: allow it (webhooks refuse loopback by default).
+  const sink = new WebhookSink({
+    timeoutMs: 5_000,
+    destinations: new DestinationPolicy(['127.0.0.1']),
+  });
   const relay = new OutboxRelay(
     {
       // Throughput is bounded by requests in flight (each room is sent in order, one at a
@@ -236,7 +241,7 @@ async function outboxThroughput(stack: Stack, child: ChildProcess): Promise<numb
     },
     {
       store: new SqlOutboxStore(stack.sql),
-      sinks: webhookSinks(new CachedWebhookDirectory(directory, systemClock), sink),
+      sinks: webhookSinks(directory, sink),
       clock: systemClock,
       logger: silentLogger,
       nodeId: 'bench',

@@ -5,6 +5,7 @@
 import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
 import type { MediaServerOptions } from '../media-server/options.js';
+import { DestinationPolicy } from '../outbox/destinations.js';
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max);
@@ -92,6 +93,12 @@ const schema = z.object({
   ROOMS_OUTBOX_RETRY_BASE_MS: int(10).default(1_000),
   ROOMS_OUTBOX_RETRY_MAX_MS: int(10).default(600_000),
   ROOMS_WEBHOOK_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  ROOMS_WEBHOOK_ALLOW_PRIVATE: z
+    .string()
+    .refine(validAllowList, 'comma-separated CIDRs, IP addresses or host names')
+    .default(''),
+  ROOMS_OUTBOX_RETENTION_MS: int(0).default(604_800_000),
+  ROOMS_OUTBOX_DEAD_RETENTION_MS: int(0).default(2_592_000_000),
   ROOMS_WS_MAX_BUFFER_BYTES: int(1_024).default(1_048_576),
   ROOMS_WS_PING_INTERVAL_MS: int(100).default(25_000),
   ROOMS_WS_MAX_ROOMS: int(1, 1000).default(50),
@@ -113,6 +120,22 @@ function mediaRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
   }
   if (!e.ROOMS_MEDIA_EMBEDDED && !e.ROOMS_MEDIA_INTERNAL_TOKEN) {
     issue('ROOMS_MEDIA_INTERNAL_TOKEN', 'required when ROOMS_MEDIA_EMBEDDED=false');
+  }
+}
+
+function splitList(value: string): string[] {
+  return value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
+function validAllowList(value: string): boolean {
+  try {
+    new DestinationPolicy(splitList(value));
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -198,6 +221,12 @@ export interface Config {
     readonly retryBaseMs: number;
     readonly retryMaxMs: number;
     readonly webhookTimeoutMs: number;
+    /** ROOMS_WEBHOOK_ALLOW_PRIVATE: non-global destinations webhooks may reach anyway. */
+    readonly webhookAllowPrivate: readonly string[];
+    /** Delivered and skipped rows are deleted this long after settling; 0 keeps them. */
+    readonly retentionMs: number;
+    /** Failed rows are deleted this long after failing; 0 keeps them. */
+    readonly failedRetentionMs: number;
   };
   /** The WebSocket hub (ROOMS_WS_*). */
   readonly realtime: {
@@ -284,6 +313,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       retryBaseMs: e.ROOMS_OUTBOX_RETRY_BASE_MS,
       retryMaxMs: e.ROOMS_OUTBOX_RETRY_MAX_MS,
       webhookTimeoutMs: e.ROOMS_WEBHOOK_TIMEOUT_MS,
+      webhookAllowPrivate: splitList(e.ROOMS_WEBHOOK_ALLOW_PRIVATE),
+      retentionMs: e.ROOMS_OUTBOX_RETENTION_MS,
+      failedRetentionMs: e.ROOMS_OUTBOX_DEAD_RETENTION_MS,
     },
     realtime: {
       maxBufferedBytes: e.ROOMS_WS_MAX_BUFFER_BYTES,

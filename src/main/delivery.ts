@@ -1,7 +1,8 @@
 /**
  * Wires event delivery into a node: the realtime bus (Redis in cluster mode, in-process
  * otherwise), the publisher the host calls after each commit, the WebSocket hub on the
- * HTTP server, the outbox relay (unless ROOMS_OUTBOX_ENABLED=false) and its admin routes.
+ * HTTP server, the outbox relay and its retention sweep (unless ROOMS_OUTBOX_ENABLED=false)
+ * and the outbox admin routes.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -12,11 +13,13 @@ import type { SqlBackend } from '../adapters/sql/database.js';
 import type { CommittedBatch } from '../cell/cell.js';
 import { WsHub, type AuthenticateToken, type CanFollow } from '../edge/ws/hub.js';
 import { registerOutboxAdminRoutes } from '../outbox/admin-routes.js';
+import { DestinationPolicy } from '../outbox/destinations.js';
 import { createOutboxMetrics } from '../outbox/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
+import { OutboxRetention } from '../outbox/retention.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { WebhookSink, webhookSinks } from '../outbox/webhook-sink.js';
-import { CachedWebhookDirectory, SqlWebhookDirectory } from '../outbox/webhooks.js';
+import { SqlWebhookDirectory } from '../outbox/webhooks.js';
 import type { RealtimeBus } from '../realtime/bus.js';
 import type { FrameMapper } from '../realtime/frames.js';
 import { createRealtimeMetrics } from '../realtime/metrics.js';
@@ -83,18 +86,20 @@ export function wireDelivery(deps: {
   );
   hub.attach(http.server);
 
+  const { outbox } = config;
   const store = new SqlOutboxStore(sql);
   const directory = new SqlWebhookDirectory(sql);
+  const destinations = new DestinationPolicy(outbox.webhookAllowPrivate);
   registerOutboxAdminRoutes(http, {
     store,
     webhooks: directory,
     clock,
     adminToken: config.voice.adminToken,
+    destinations,
   });
-  const { outbox } = config;
   // Registered on every node: the oldest-pending gauge is the table's, relay or not.
   const outboxMetrics = createOutboxMetrics(deps.registry, () => store.oldestUndeliveredAtMs());
-  const sink = new WebhookSink({ timeoutMs: outbox.webhookTimeoutMs });
+  const sink = new WebhookSink({ timeoutMs: outbox.webhookTimeoutMs, destinations });
   const relay = outbox.enabled
     ? new OutboxRelay(
         {
@@ -111,7 +116,8 @@ export function wireDelivery(deps: {
         },
         {
           store,
-          sinks: webhookSinks(new CachedWebhookDirectory(directory, clock), sink),
+          // Read fresh per claimed batch: a webhook change on any node applies at once.
+          sinks: webhookSinks(directory, sink),
           clock,
           logger,
           nodeId: config.nodeId,
@@ -121,6 +127,13 @@ export function wireDelivery(deps: {
     : null;
   relay?.start();
   if (!relay) logger.info('outbox relay off on this node (ROOMS_OUTBOX_ENABLED=false)');
+  const retention = outbox.enabled
+    ? new OutboxRetention(
+        { settledMs: outbox.retentionMs, failedMs: outbox.failedRetentionMs },
+        { store, clock, logger },
+      )
+    : null;
+  retention?.start();
 
   let closing: Promise<void> | undefined;
   return {
@@ -136,6 +149,7 @@ export function wireDelivery(deps: {
       (closing ??= (async () => {
         await hub.close();
         await relay?.stop();
+        await retention?.stop();
         sink.close();
         await bus.close();
       })()),

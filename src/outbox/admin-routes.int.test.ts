@@ -99,6 +99,80 @@ void describe('outbox admin API', () => {
     assert.equal((await call('GET', '/api/v1/admin/apps/demo/webhook')).status, 404);
   });
 
+  void it('refuses a webhook URL that is not http(s) with a host, or names an internal address', async () => {
+    await call('PUT', '/api/v1/admin/apps/guard/webhook', {
+      url: 'https://hooks.example.com/ok',
+      secret: 'a-long-enough-secret',
+    });
+    const refused: [string, RegExp][] = [
+      ['ftp://hooks.example.com/', /http\(s\) URL/],
+      ['file:///etc/passwd', /http\(s\) URL/],
+      ['http://', /http\(s\) URL/],
+      ['http://:8080/x', /http\(s\) URL/],
+      ['http://127.0.0.1:8080/admin', /destination refused: loopback/],
+      ['http://2130706433/', /destination refused: loopback/],
+      ['http://[::1]/', /destination refused: loopback/],
+      ['http://[::ffff:127.0.0.1]/', /destination refused: loopback/],
+      ['http://10.1.2.3/', /destination refused: private/],
+      ['http://169.254.169.254/latest/meta-data/', /destination refused: link-local/],
+      ['http://[fe80::1]/', /destination refused: link-local/],
+    ];
+    for (const [url, message] of refused) {
+      const res = await call<unknown>('PUT', '/api/v1/admin/apps/guard/webhook', {
+        url,
+        secret: 'another-long-secret',
+      });
+      assert.equal(res.status, 400, url);
+      assert.match(res.body.message, message, url);
+    }
+    // Nothing changed.
+    const hook = await new SqlWebhookDirectory(sql).get('guard');
+    assert.deepEqual(
+      [hook?.url, hook?.secret],
+      ['https://hooks.example.com/ok', 'a-long-enough-secret'],
+    );
+  });
+
+  void it('lists skipped events (no webhook) and re-queues them on request only', async () => {
+    const [s] = await insertEvents(sql.db, [{ roomId: 'skp', version: 1, appCode: 'quiet' }]);
+    const claim = await store.claim({
+      workerId: 'w',
+      nowMs: Date.now(),
+      lockMs: 60_000,
+      limit: 10,
+      perRoomLimit: 10,
+    });
+    const mine = claim.events.find((e) => e.eventId === s)!;
+    await store.settle(
+      [{ claim, settlement: { kind: 'skipped', id: mine.id, reason: 'no webhook configured' } }],
+      Date.now(),
+    );
+    const list = await call<{ events: Record<string, unknown>[] }>(
+      'GET',
+      '/api/v1/admin/outbox?status=skipped&app_code=quiet',
+    );
+    assert.deepEqual(
+      list.body.data.events.map((e) => [e.event_id, e.status, e.attempts, e.last_error]),
+      [[s, 'skipped', 0, 'no webhook configured']],
+    );
+    const byDefault = await call<{ requeued: number }>('POST', '/api/v1/admin/outbox/requeue', {
+      app_code: 'quiet',
+    });
+    assert.equal(byDefault.body.data.requeued, 0, 'the default re-queues failed events only');
+    const bad = await call('POST', '/api/v1/admin/outbox/requeue', {
+      app_code: 'quiet',
+      status: 'delivered',
+    });
+    assert.equal(bad.status, 400);
+    const requeued = await call<{ requeued: number }>('POST', '/api/v1/admin/outbox/requeue', {
+      app_code: 'quiet',
+      status: 'skipped',
+    });
+    assert.equal(requeued.body.data.requeued, 1);
+    assert.equal((await rowOf(sql.db, s!)).status, 'pending');
+    await sql.db.deleteFrom('room_outbox').execute();
+  });
+
   void it('lists failed events, re-queues them, and lets an operator give up on one', async () => {
     const [x, y] = await insertEvents(sql.db, [
       { roomId: 'adm', version: 1, appCode: 'demo' },

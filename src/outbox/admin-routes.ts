@@ -3,9 +3,12 @@
  * (ROOMS_ADMIN_TOKEN) as the other admin routes; without a configured token every call is
  * refused:
  *
- * - `GET|PUT|DELETE /apps/:app_code/webhook`: the app's webhook (the secret is write-only);
+ * - `GET|PUT|DELETE /apps/:app_code/webhook`: the app's webhook (the secret is write-only;
+ *   the URL must be http(s) with a host, and an IP literal the destination policy refuses
+ *   is refused here already: names are checked when they are resolved, at delivery);
  * - `GET /outbox?status=failed&app_code=&after_id=&limit=`: events, oldest first;
- * - `POST /outbox/requeue {event_ids? | app_code?}`: failed → pending, attempts reset;
+ * - `POST /outbox/requeue {event_ids? | app_code?, status?}`: failed (or skipped) →
+ *   pending, attempts reset;
  * - `POST /outbox/events/:event_id/fail {reason?}`: give up on a pending/retryable event.
  *
  * Answers use the REST envelope; errors go through the envelope's error mapping.
@@ -16,6 +19,7 @@ import { z } from 'zod';
 import { sendOk } from '../edge/http/envelope.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
 import type { WebhookDirectory } from './webhooks.js';
 
@@ -25,6 +29,8 @@ export interface OutboxAdminDeps {
   readonly clock: Clock;
   /** Null: every call is refused. */
   readonly adminToken: string | null;
+  /** The webhook sink's policy (default: only globally routable addresses). */
+  readonly destinations?: DestinationPolicy;
 }
 
 const appCode = z.string().regex(/^[a-z0-9_-]{1,64}$/, 'lower-case letters, digits, _ or - (1-64)');
@@ -33,11 +39,16 @@ const webhookBody = z.object({
   url: z
     .string()
     .max(2048)
-    .refine((v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v), 'an http(s) URL'),
+    .refine(
+      (v) => /^https?:\/\/[^\s]+$/i.test(v) && URL.canParse(v) && new URL(v).hostname !== '',
+      'an http(s) URL with a host',
+    ),
   secret: z.string().min(16, 'at least 16 characters').max(256),
 });
 const listQuery = z.object({
-  status: z.enum(['pending', 'delivering', 'delivered', 'retryable', 'failed']).default('failed'),
+  status: z
+    .enum(['pending', 'delivering', 'delivered', 'retryable', 'failed', 'skipped'])
+    .default('failed'),
   app_code: appCode.optional(),
   after_id: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
@@ -46,6 +57,7 @@ const requeueBody = z
   .object({
     event_ids: z.array(z.string().min(1).max(64)).min(1).max(500).optional(),
     app_code: appCode.optional(),
+    status: z.enum(['failed', 'skipped']).default('failed'),
   })
   .refine((b) => b.event_ids !== undefined || b.app_code !== undefined, {
     message: 'event_ids or app_code is required',
@@ -55,6 +67,7 @@ const failBody = z.object({ reason: z.string().min(1).max(500).optional() }).def
 
 export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdminDeps): void {
   const { store, webhooks, clock } = deps;
+  const destinations = deps.destinations ?? new DestinationPolicy();
   const expected = deps.adminToken === null ? null : Buffer.from(deps.adminToken);
 
   void app.register(
@@ -83,6 +96,8 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
       scope.put('/apps/:app_code/webhook', async (request, reply) => {
         const { app_code } = parse(appParams, request.params);
         const body = parse(webhookBody, request.body);
+        const refused = destinations.refuseLiteral(new URL(body.url));
+        if (refused) throw new AppError('validation', 'BAD_REQUEST', `参数错误: url: ${refused}`);
         const hook = await webhooks.put(app_code, body.url, body.secret, clock.nowMs());
         return sendOk(request, reply, {
           app_code,
@@ -112,8 +127,9 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
 
       scope.post('/outbox/requeue', async (request, reply) => {
         const body = parse(requeueBody, request.body);
-        const requeued = await store.requeueFailed(
+        const requeued = await store.requeue(
           {
+            status: body.status,
             ...(body.event_ids ? { eventIds: body.event_ids } : {}),
             ...(body.app_code ? { appCode: body.app_code } : {}),
           },

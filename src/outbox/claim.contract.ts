@@ -184,12 +184,12 @@ export function claimContract(
       const stale = await claim(store, 'w1', T0);
       const fresh = await claim(other, 'w2', T0 + LOCK);
       assert.equal(
-        await settle(stale, (n) => ({ kind: 'delivered', id: n, attempted: true })),
+        await settle(stale, (n) => ({ kind: 'delivered', id: n })),
         0,
         'the expired claim changed a row',
       );
       assert.equal((await rowOf(sql.db, id!)).status, 'delivering');
-      assert.equal(await settle(fresh, (n) => ({ kind: 'delivered', id: n, attempted: true })), 1);
+      assert.equal(await settle(fresh, (n) => ({ kind: 'delivered', id: n })), 1);
       const row = await rowOf(sql.db, id!);
       assert.equal(row.status, 'delivered');
       assert.equal(row.worker_id, 'w2');
@@ -230,6 +230,43 @@ export function claimContract(
       );
     });
 
+    it('a skipped event (no webhook) is settled, not delivered: it frees its room and can be re-queued', async () => {
+      const [v1] = await insertEvents(sql.db, [{ roomId: 'sk', version: 1, appCode: 'app-s' }], T0);
+      const [v2] = await insertEvents(
+        sql.db,
+        [{ roomId: 'sk', version: 2, appCode: 'app-s' }],
+        T0 + 100,
+      );
+      const c = await claim(store, 'w1', T0);
+      await store.settle(
+        [
+          { claim: c, settlement: { kind: 'skipped', id: c.events[0]!.id, reason: 'no webhook' } },
+          { claim: c, settlement: { kind: 'released', id: c.events[1]!.id } },
+        ],
+        T0 + 1,
+      );
+      const row = await rowOf(sql.db, v1!);
+      assert.deepEqual(
+        [row.status, Number(row.attempts), row.last_error, row.lock_until_ms],
+        ['skipped', 0, 'no webhook', null],
+      );
+      // Settled: the room's next event is claimable, and only it counts as undelivered.
+      assert.deepEqual(
+        (await claim(other, 'w2', T0 + 2)).events.map((e) => e.eventId),
+        [v2],
+      );
+      assert.equal(await store.oldestUndeliveredAtMs(), T0 + 100);
+      assert.deepEqual(
+        (await store.list({ status: 'skipped', limit: 10 })).map((r) => r.eventId),
+        [v1],
+      );
+      // Re-queueing failed events leaves skipped ones alone; asking for skipped ones works.
+      assert.equal(await store.requeue({ appCode: 'app-s' }, T0 + 3), 0);
+      assert.equal(await store.requeue({ appCode: 'app-s', status: 'skipped' }, T0 + 3), 1);
+      const requeued = await rowOf(sql.db, v1!);
+      assert.deepEqual([requeued.status, Number(requeued.attempts)], ['pending', 0]);
+    });
+
     it('lists, re-queues and fails events for the operator, and reports the oldest undelivered', async () => {
       assert.equal(await store.oldestUndeliveredAtMs(), null);
       const [x, y] = await insertEvents(
@@ -253,7 +290,7 @@ export function claimContract(
         ],
       );
       assert.equal((await store.list({ status: 'failed', appCode: 'app-y', limit: 10 })).length, 1);
-      assert.equal(await store.requeueFailed({ appCode: 'app-x' }, T0 + 1), 1);
+      assert.equal(await store.requeue({ appCode: 'app-x' }, T0 + 1), 1);
       const requeued = await rowOf(sql.db, x!);
       assert.deepEqual(
         [requeued.status, Number(requeued.attempts), requeued.last_error],
@@ -262,7 +299,7 @@ export function claimContract(
       assert.equal(await store.markFailed(x!, 'operator gave up', T0 + 2), true);
       assert.equal(await store.markFailed(x!, 'again', T0 + 3), false);
       assert.equal((await rowOf(sql.db, x!)).last_error, 'operator gave up');
-      assert.equal(await store.requeueFailed({ eventIds: [x!, y!] }, T0 + 4), 2);
+      assert.equal(await store.requeue({ eventIds: [x!, y!] }, T0 + 4), 2);
     });
   });
 }

@@ -4,7 +4,13 @@
  *
  * Ordering contract of {@link OutboxStore.claim}: an event is claimed only when every
  * earlier event of its room (lower id, which is lower or equal room_version: a room's rows
- * are inserted in commit order) is delivered or failed, or is claimed in the same batch.
+ * are inserted in commit order) is settled (delivered, skipped or failed), or is claimed in
+ * the same batch.
+ *
+ * Statuses: pending → delivering (claimed) → delivered (a 2xx), retryable (try again after
+ * a backoff), failed (refused for good, out of attempts, or given up by an operator) or
+ * skipped (the app had no webhook when the event was claimed: it was not sent). Failed and
+ * skipped events can be re-queued; settled rows are deleted after a retention period.
  * So one room's events are never in flight on two workers, and a worker delivers a room's
  * claimed events one after the other.
  */
@@ -45,8 +51,10 @@ export interface ClaimRequest {
 
 /** What happened to one claimed event. */
 export type Settlement =
-  /** The sink acknowledged it; `attempted` is false when the app has no sink. */
-  | { readonly kind: 'delivered'; readonly id: number; readonly attempted: boolean }
+  /** The sink acknowledged it. */
+  | { readonly kind: 'delivered'; readonly id: number }
+  /** Not sent, and never will be unless re-queued: the app had no webhook. */
+  | { readonly kind: 'skipped'; readonly id: number; readonly reason: string }
   | {
       readonly kind: 'retryable';
       readonly id: number;
@@ -103,14 +111,37 @@ export interface OutboxStore {
    * means some claims were lost (the lock expired and another worker took the event).
    */
   settle(settlements: readonly FencedSettlement[], nowMs: number): Promise<number>;
-  /** created_at_ms of the oldest event not yet delivered or failed, or null. */
+  /** created_at_ms of the oldest event not yet settled, or null. */
   oldestUndeliveredAtMs(): Promise<number | null>;
   list(filter: OutboxListFilter): Promise<OutboxRecord[]>;
-  /** failed → pending with attempts reset; last_error is kept. Returns the count. */
-  requeueFailed(
-    target: { readonly eventIds?: readonly string[]; readonly appCode?: string },
-    nowMs: number,
-  ): Promise<number>;
+  /**
+   * failed (or skipped, as `target.status` says; default failed) → pending with attempts
+   * reset; last_error is kept. Returns the count.
+   */
+  requeue(target: RequeueTarget, nowMs: number): Promise<number>;
   /** An operator gives up on a pending or retryable event: → failed. */
   markFailed(eventId: string, reason: string, nowMs: number): Promise<boolean>;
+  /**
+   * Retention: deletes at most `limit` rows in one of `statuses` (settled ones only) last
+   * changed before `updatedBeforeMs`. Returns how many were deleted.
+   */
+  deleteSettled(request: DeleteSettledRequest): Promise<number>;
 }
+
+/** Which dead letters or skipped events to re-queue. */
+export interface RequeueTarget {
+  readonly eventIds?: readonly string[];
+  readonly appCode?: string;
+  /** Default `failed`. */
+  readonly status?: RequeueableStatus;
+}
+
+export type RequeueableStatus = Extract<OutboxStatus, 'failed' | 'skipped'>;
+
+export interface DeleteSettledRequest {
+  readonly statuses: readonly SettledStatus[];
+  readonly updatedBeforeMs: number;
+  readonly limit: number;
+}
+
+export type SettledStatus = Extract<OutboxStatus, 'delivered' | 'skipped' | 'failed'>;

@@ -1,7 +1,10 @@
 /**
  * The relay end to end against a real HTTP consumer, on SQLite and on MariaDB (each
  * relay with its own pool there, like separate nodes): retries, dead letters, several
- * workers, a worker that dies mid-request, per-room order under failures.
+ * workers, a worker that dies mid-request, per-room order under failures, apps without a
+ * webhook and a webhook set on another node. The consumer listens on 127.0.0.1, which
+ * webhooks may reach only when allow-listed (ROOMS_WEBHOOK_ALLOW_PRIVATE): these relays
+ * allow exactly that address.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
@@ -9,7 +12,8 @@ import { eventually, silentLogger, startHost } from '../cell/testing/harness.js'
 import type { TestBackend, TestHost } from '../cell/testing/harness.js';
 import { room, runLocal } from '../cell/testing/routing.js';
 import { systemClock } from '../shared/clock.js';
-import { OutboxRelay, type RelayConfig } from './relay.js';
+import { DestinationPolicy } from './destinations.js';
+import { NO_SINK_REASON, OutboxRelay, type RelayConfig } from './relay.js';
 import { SqlOutboxStore } from './sql-outbox-store.js';
 import { insertEvents, interleavedRooms, rowOf } from './testing/outbox-rows.js';
 import { WebhookConsumer } from './testing/webhook-consumer.js';
@@ -41,11 +45,18 @@ export function relayContract(
     const sinks: WebhookSink[] = [];
     const hosts: TestHost[] = [];
 
-    const startRelay = async (config: Partial<RelayConfig> = {}, secret = SECRET) => {
+    /** A relay on its own node (its own pool on MariaDB), wired as a node wires it. */
+    const startRelay = async (
+      config: Partial<RelayConfig> = {},
+      secret: string | null = SECRET,
+    ) => {
       const sql = await backend.sqlForHost();
       const directory = new SqlWebhookDirectory(sql);
-      await directory.put('default', consumer.url, secret, Date.now());
-      const sink = new WebhookSink({ timeoutMs: config.requestTimeoutMs ?? FAST.requestTimeoutMs });
+      if (secret !== null) await directory.put('default', consumer.url, secret, Date.now());
+      const sink = new WebhookSink({
+        timeoutMs: config.requestTimeoutMs ?? FAST.requestTimeoutMs,
+        destinations: new DestinationPolicy(['127.0.0.1']),
+      });
       sinks.push(sink);
       const relay = new OutboxRelay(
         { ...FAST, ...config },
@@ -59,7 +70,7 @@ export function relayContract(
       );
       relays.push(relay);
       relay.start();
-      return { relay, sink };
+      return { relay, sink, directory };
     };
     const row = (eventId: string) => rowOf(backend.inspect.db, eventId);
     const allRows = () =>
@@ -70,6 +81,10 @@ export function relayContract(
     });
     beforeEach(async () => {
       await backend.inspect.db.deleteFrom('room_outbox').execute();
+      await backend.inspect.db
+        .withTables<{ app_webhooks: { app_code: string } }>()
+        .deleteFrom('app_webhooks')
+        .execute();
       consumer = await new WebhookConsumer(SECRET).start();
     });
     afterEach(async () => {
@@ -93,7 +108,8 @@ export function relayContract(
         return r.status === 'retryable' && r;
       });
       assert.equal(Number(retrying.attempts), 1);
-      assert.equal(retrying.last_error, 'HTTP 500: nope');
+      // The status and its standard phrase: never what the consumer wrote in the body.
+      assert.equal(retrying.last_error, 'HTTP 500 Internal Server Error');
       assert.equal(retrying.envelope, envelope);
       assert.ok(
         Number(retrying.next_attempt_at_ms) > Number(retrying.updated_at_ms),
@@ -104,7 +120,7 @@ export function relayContract(
         return r.status === 'delivered' && r;
       }, 10_000);
       assert.equal(Number(done.attempts), 3);
-      assert.equal(done.last_error, 'HTTP 500: nope');
+      assert.equal(done.last_error, 'HTTP 500 Internal Server Error');
       assert.equal(done.envelope, envelope);
       assert.deepEqual(
         consumer.received.map((r) => [r.attemptHeader, r.signatureOk, r.status]),
@@ -132,7 +148,7 @@ export function relayContract(
         const r = await row(bad!);
         return r.status === 'failed' && r;
       });
-      assert.deepEqual([Number(failed.attempts), failed.last_error], [1, 'HTTP 400: nope']);
+      assert.deepEqual([Number(failed.attempts), failed.last_error], [1, 'HTTP 400 Bad Request']);
       const delivered = await eventually(async () => {
         const r = await row(later!);
         return r.status === 'delivered' && r;
@@ -140,7 +156,7 @@ export function relayContract(
       assert.ok(Number(delivered.attempts) >= 2, `attempts ${delivered.attempts}`);
     });
 
-    it('gives up after max attempts, and an app without a webhook sends nothing', async () => {
+    it('gives up after max attempts, and an app without a webhook sends nothing and says so', async () => {
       consumer.respond = () => 503;
       const [flaky] = await insertEvents(backend.inspect.db, [{ roomId: 'r503', version: 1 }]);
       const [quiet] = await insertEvents(backend.inspect.db, [
@@ -151,9 +167,19 @@ export function relayContract(
         const r = await row(flaky!);
         return r.status === 'failed' && r;
       });
-      assert.deepEqual([Number(failed.attempts), failed.last_error], [3, 'HTTP 503: nope']);
-      const dropped = await row(quiet!);
-      assert.deepEqual([dropped.status, Number(dropped.attempts)], ['delivered', 0]);
+      assert.deepEqual(
+        [Number(failed.attempts), failed.last_error],
+        [3, 'HTTP 503 Service Unavailable'],
+      );
+      // Never sent, so never `delivered`: skipped, with the reason.
+      const dropped = await eventually(async () => {
+        const r = await row(quiet!);
+        return r.status !== 'pending' && r.status !== 'delivering' && r;
+      });
+      assert.deepEqual(
+        [dropped.status, Number(dropped.attempts), dropped.last_error],
+        ['skipped', 0, NO_SINK_REASON],
+      );
       assert.ok(consumer.received.every((r) => r.envelope.app_code === 'default'));
     });
 
@@ -164,7 +190,7 @@ export function relayContract(
         const r = await row(id!);
         return r.status === 'failed' && r;
       });
-      assert.equal(failed.last_error, 'HTTP 401: nope');
+      assert.equal(failed.last_error, 'HTTP 401 Unauthorized');
       assert.deepEqual(
         consumer.received.map((r) => [r.signatureOk, r.status]),
         [[false, 401]],
@@ -222,6 +248,45 @@ export function relayContract(
         consumer.received[1]!.receivedAtMs >= Number(held.lock_until_ms),
         'claimed again before the lock expired',
       );
+    });
+
+    it('a webhook set on one node applies at once on another: events committed right after are delivered there', async () => {
+      // Node B runs the relay and has already found that the app has no webhook.
+      const b = await startRelay({}, null);
+      const [before] = await insertEvents(backend.inspect.db, [{ roomId: 'late', version: 1 }]);
+      b.relay.nudge();
+      const skipped = await eventually(async () => {
+        const r = await row(before!);
+        return r.status === 'skipped' && r;
+      });
+      assert.equal(Number(skipped.attempts), 0);
+      // Node A (its own connection; no relay) sets the webhook, then events are committed.
+      const nodeA = new SqlWebhookDirectory(await backend.sqlForHost());
+      await nodeA.put('default', consumer.url, SECRET, Date.now());
+      const after = await insertEvents(backend.inspect.db, [
+        { roomId: 'late', version: 2 },
+        { roomId: 'late-2', version: 1 },
+      ]);
+      b.relay.nudge();
+      const rows = await eventually(async () => {
+        const all = await Promise.all(after.map(row));
+        return all.every((r) => r.status !== 'pending' && r.status !== 'delivering') && all;
+      });
+      assert.deepEqual(
+        rows.map((r) => [r.status, Number(r.attempts), r.worker_id]),
+        after.map(() => ['delivered', 1, b.relay.workerId]),
+      );
+      assert.deepEqual(new Set(consumer.acked), new Set(after));
+      // And removed on A: B stops sending at once; the event is skipped, not delivered.
+      await nodeA.delete('default');
+      const [removed] = await insertEvents(backend.inspect.db, [{ roomId: 'late', version: 3 }]);
+      b.relay.nudge();
+      const last = await eventually(async () => {
+        const r = await row(removed!);
+        return r.status !== 'pending' && r.status !== 'delivering' && r;
+      });
+      assert.equal(last.status, 'skipped');
+      assert.equal(consumer.received.length, after.length);
     });
 
     it('keeps each room in room_version order with three workers and injected failures', async () => {

@@ -8,6 +8,10 @@
  * delivered or failed, and this worker stops a room at its first retryable failure,
  * releasing what follows. A failed event (the sink refused it for good, or it ran out of
  * attempts) does not block its room: it waits in the admin API's failed list.
+ *
+ * Sinks are resolved once per claimed batch, after the claim: an event committed after a
+ * webhook change committed (on any node) is claimed later still, so it sees the change.
+ * An event whose app has no webhook then is `skipped` (never `delivered`: it was not sent).
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -35,8 +39,16 @@ export interface EventSink {
   deliver(event: ClaimedEvent, attempt: number): Promise<DeliveryOutcome>;
 }
 
-/** The sink of an app's events, or null when the app has none (its events are dropped). */
-export type SinkResolver = (appCode: string) => Promise<EventSink | null>;
+/**
+ * The sinks of the given apps, read fresh (called once per claimed batch); null for an app
+ * that has none (its events are skipped).
+ */
+export type SinkResolver = (
+  appCodes: readonly string[],
+) => Promise<ReadonlyMap<string, EventSink | null>>;
+
+/** `last_error` of a skipped event. */
+export const NO_SINK_REASON = 'no webhook configured for the app';
 
 export interface RelayConfig {
   /** Most events claimed and not yet settled. */
@@ -147,9 +159,27 @@ export class OutboxRelay {
         continue;
       }
       if (this.aborted) return;
+      let sinks: ReadonlyMap<string, EventSink | null> = new Map();
+      if (claim.events.length > 0) {
+        try {
+          sinks = await this.deps.sinks([...new Set(claim.events.map((e) => e.appCode))]);
+        } catch (err) {
+          // Without knowing the sinks nothing can be settled honestly: give the batch back.
+          this.logger.warn({ err }, 'webhook lookup failed');
+          if (this.aborted) return;
+          await this.settle(
+            claim,
+            claim.events.map((e) => ({ kind: 'released', id: e.id })),
+          );
+          await this.sleep(pollMs);
+          continue;
+        }
+        if (this.aborted) return;
+      }
       this.outstanding += claim.events.length;
       for (const events of byRoom(claim.events)) {
-        const delivery: Promise<void> = this.deliverRoom(claim, events)
+        const sink = sinks.get(events[0]!.appCode) ?? null;
+        const delivery: Promise<void> = this.deliverRoom(claim, events, sink)
           .catch((err: unknown) => this.logger.error({ err }, 'outbox delivery failed'))
           .finally(() => {
             this.outstanding -= events.length;
@@ -163,8 +193,12 @@ export class OutboxRelay {
     }
   }
 
-  /** One room's claimed events, strictly one after the other. */
-  private async deliverRoom(claim: Claim, events: readonly ClaimedEvent[]): Promise<void> {
+  /** One room's claimed events, strictly one after the other (one room, one app, one sink). */
+  private async deliverRoom(
+    claim: Claim,
+    events: readonly ClaimedEvent[],
+    sink: EventSink | null,
+  ): Promise<void> {
     const { clock } = this.deps;
     const { requestTimeoutMs, retry, lockMs } = this.config;
     const { deliveries, attempts, deliverySeconds } = this.metrics;
@@ -174,15 +208,6 @@ export class OutboxRelay {
     const release = (from: number) => {
       for (const event of events.slice(from)) settlements.push({ kind: 'released', id: event.id });
     };
-    // One room, one app: one sink for the batch.
-    let sink: EventSink | null;
-    try {
-      sink = await this.deps.sinks(events[0]!.appCode);
-    } catch (err) {
-      this.logger.warn({ err, app: events[0]!.appCode }, 'webhook lookup failed');
-      release(0);
-      return this.settle(claim, settlements);
-    }
     let next = 0;
     while (next < events.length) {
       const event = events[next]!;
@@ -192,7 +217,7 @@ export class OutboxRelay {
       next += 1;
       if (!sink) {
         deliveries.inc({ outcome: 'no_sink' });
-        settlements.push({ kind: 'delivered', id: event.id, attempted: false });
+        settlements.push({ kind: 'skipped', id: event.id, reason: NO_SINK_REASON });
         continue;
       }
       const attempt = event.attempts + 1;
@@ -207,7 +232,7 @@ export class OutboxRelay {
       if (outcome.kind === 'delivered') {
         deliveries.inc({ outcome: 'delivered' });
         attempts.observe(attempt);
-        settlements.push({ kind: 'delivered', id: event.id, attempted: true });
+        settlements.push({ kind: 'delivered', id: event.id });
         continue;
       }
       const log = { event: event.eventId, app: event.appCode, attempt, error: outcome.error };

@@ -8,10 +8,12 @@ import type { Database, OutboxStatus } from '../adapters/sql/schema.js';
 import type {
   Claim,
   ClaimRequest,
+  DeleteSettledRequest,
   FencedSettlement,
   OutboxListFilter,
   OutboxRecord,
   OutboxStore,
+  RequeueTarget,
 } from './outbox-store.js';
 import { claimIn, UNDELIVERED } from './sql-claim.js';
 
@@ -64,11 +66,16 @@ export class SqlOutboxStore implements OutboxStore {
               .where('id', 'in', group.attempted),
           );
         }
-        if (group.noSink.length > 0) {
+        for (const [reason, ids] of group.skipped) {
           await run(
             held()
-              .set({ status: 'delivered', lock_until_ms: null, updated_at_ms: nowMs })
-              .where('id', 'in', group.noSink),
+              .set({
+                status: 'skipped',
+                last_error: reason.slice(0, MAX_ERROR_CHARS),
+                lock_until_ms: null,
+                updated_at_ms: nowMs,
+              })
+              .where('id', 'in', ids),
           );
         }
         if (group.released.length > 0) {
@@ -148,10 +155,7 @@ export class SqlOutboxStore implements OutboxStore {
     }));
   }
 
-  async requeueFailed(
-    target: { readonly eventIds?: readonly string[]; readonly appCode?: string },
-    nowMs: number,
-  ): Promise<number> {
+  async requeue(target: RequeueTarget, nowMs: number): Promise<number> {
     if (target.eventIds?.length === 0) return 0;
     let q = this.backend.db
       .updateTable('room_outbox')
@@ -163,7 +167,7 @@ export class SqlOutboxStore implements OutboxStore {
         next_attempt_at_ms: nowMs,
         updated_at_ms: nowMs,
       })
-      .where('status', '=', 'failed');
+      .where('status', '=', target.status ?? 'failed');
     if (target.eventIds) q = q.where('event_id', 'in', [...target.eventIds]);
     if (target.appCode) q = q.where('app_code', '=', target.appCode);
     return Number((await q.executeTakeFirst()).numUpdatedRows);
@@ -177,6 +181,41 @@ export class SqlOutboxStore implements OutboxStore {
       .where('status', 'in', ['pending', 'retryable'])
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Two short statements, each without a transaction: pick ids (a plain read), then delete
+   * those rows by primary key, re-checking status and age (a row re-queued in between is
+   * kept). Only the picked rows are locked, never a range: cell commits keep inserting,
+   * and any number of nodes may sweep at once (they at worst pick the same rows).
+   */
+  async deleteSettled(request: DeleteSettledRequest): Promise<number> {
+    if (request.statuses.length === 0 || request.limit <= 0) return 0;
+    const statuses = [...request.statuses];
+    // The next_attempt_at_ms bound lets the (status, next_attempt_at_ms) index limit the
+    // scan to candidates (else every sweep reads all recent delivered rows): a settled
+    // row's next attempt was due when it was claimed, so it is at most its settle time
+    // (an operator failing a retryable row keeps a later one: deleted that much later).
+    const picked = await this.backend.db
+      .selectFrom('room_outbox')
+      .select('id')
+      .where('status', 'in', statuses)
+      .where('next_attempt_at_ms', '<', request.updatedBeforeMs)
+      .where('updated_at_ms', '<', request.updatedBeforeMs)
+      .limit(request.limit)
+      .execute();
+    if (picked.length === 0) return 0;
+    const result = await this.backend.db
+      .deleteFrom('room_outbox')
+      .where(
+        'id',
+        'in',
+        picked.map((r) => Number(r.id)),
+      )
+      .where('status', 'in', statuses)
+      .where('updated_at_ms', '<', request.updatedBeforeMs)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /**
@@ -208,7 +247,8 @@ export class SqlOutboxStore implements OutboxStore {
 interface ClaimGroup {
   readonly claim: FencedSettlement['claim'];
   readonly attempted: number[];
-  readonly noSink: number[];
+  /** Reason → ids. */
+  readonly skipped: Map<string, number[]>;
   readonly released: number[];
   readonly retryable: { id: number; error: string; nextAttemptAtMs: number }[];
   readonly failed: { id: number; error: string }[];
@@ -220,11 +260,15 @@ function groupByClaim(settlements: readonly FencedSettlement[]): ClaimGroup[] {
     const key = `${claim.workerId}\n${claim.lockUntilMs}`;
     let g = groups.get(key);
     if (!g) {
-      g = { claim, attempted: [], noSink: [], released: [], retryable: [], failed: [] };
+      g = { claim, attempted: [], skipped: new Map(), released: [], retryable: [], failed: [] };
       groups.set(key, g);
     }
-    if (s.kind === 'delivered') (s.attempted ? g.attempted : g.noSink).push(s.id);
-    else if (s.kind === 'released') g.released.push(s.id);
+    if (s.kind === 'delivered') g.attempted.push(s.id);
+    else if (s.kind === 'skipped') {
+      const ids = g.skipped.get(s.reason);
+      if (ids) ids.push(s.id);
+      else g.skipped.set(s.reason, [s.id]);
+    } else if (s.kind === 'released') g.released.push(s.id);
     else if (s.kind === 'retryable') g.retryable.push(s);
     else g.failed.push(s);
   }

@@ -3,10 +3,18 @@
  * secret, with a timeout. 2xx = delivered; 4xx other than 408/429 = failed (the request
  * itself is wrong: retrying cannot help); anything else (3xx, 408, 429, 5xx, network
  * error, timeout) = retryable: the outcome is unknown or the consumer asked us to wait.
+ *
+ * A destination the {@link DestinationPolicy} refuses (loopback, private, link-local, …
+ * unless allow-listed) is `failed` before any connection is made: sending the same
+ * request again cannot help until an operator changes the webhook or the allow-list (and
+ * re-queues). `last_error` records the status code and its standard reason phrase, never
+ * the consumer's answer body: whoever sets a webhook must not read other hosts' answers
+ * through the admin API.
  */
-import http from 'node:http';
+import http, { STATUS_CODES } from 'node:http';
 import https from 'node:https';
-import type { DeliveryOutcome, SinkResolver } from './relay.js';
+import { DestinationPolicy, DestinationRefusedError, REFUSED_CODE } from './destinations.js';
+import type { DeliveryOutcome, EventSink, SinkResolver } from './relay.js';
 import { signWebhookBody } from './signature.js';
 import type { WebhookDirectory } from './webhooks.js';
 
@@ -29,6 +37,8 @@ export interface WebhookSinkOptions {
   readonly timeoutMs: number;
   /** Concurrent connections per webhook origin. */
   readonly maxSockets?: number;
+  /** Which addresses may be reached; default: only globally routable ones. */
+  readonly destinations?: DestinationPolicy;
 }
 
 /** The outcome class of an HTTP status. */
@@ -38,14 +48,20 @@ export function classifyStatus(status: number): DeliveryOutcome['kind'] {
   return 'retryable';
 }
 
-const SNIPPET_CHARS = 200;
-
 export class WebhookSink {
   // Keep-alive: a relay sends many small requests to few origins.
   private readonly agents: { http: http.Agent; https: https.Agent };
+  private readonly destinations: DestinationPolicy;
 
   constructor(private readonly options: WebhookSinkOptions) {
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64 };
+    this.destinations = options.destinations ?? new DestinationPolicy();
+    // Every new connection resolves its host through the policy and connects to a checked
+    // address; a kept-alive socket was checked when it connected.
+    const agentOptions = {
+      keepAlive: true,
+      maxSockets: options.maxSockets ?? 64,
+      lookup: this.destinations.lookup,
+    };
     this.agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
   }
 
@@ -60,6 +76,9 @@ export class WebhookSink {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       return Promise.resolve({ kind: 'failed', error: `unsupported scheme ${url.protocol}` });
     }
+    // An IP literal is connected to without a lookup: check it here.
+    const refused = this.destinations.refuseLiteral(url);
+    if (refused) return Promise.resolve({ kind: 'failed', error: refused });
     const body = Buffer.from(event.envelope, 'utf8');
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve) => {
@@ -86,16 +105,12 @@ export class WebhookSink {
         },
         (response) => {
           const status = response.statusCode ?? 0;
-          let snippet = '';
-          response.setEncoding('utf8');
-          // Read to the end (keeps the connection reusable), remembering the start.
-          response.on('data', (chunk: string) => {
-            if (snippet.length < SNIPPET_CHARS) snippet += chunk;
-          });
+          // Read to the end (keeps the connection reusable); the body is never kept.
+          response.resume();
           response.on('end', () => {
             const kind = classifyStatus(status);
             if (kind === 'delivered') done({ kind, status });
-            else done({ kind, error: `HTTP ${status}${describeBody(snippet)}` });
+            else done({ kind, error: describeStatus(status) });
           });
           response.on('error', (error) => done({ kind: 'retryable', error: describe(error) }));
           response.on('close', () => {
@@ -104,6 +119,10 @@ export class WebhookSink {
         },
       );
       request.on('error', (error) => {
+        if (error instanceof DestinationRefusedError || hasCode(error, REFUSED_CODE)) {
+          done({ kind: 'failed', error: error.message });
+          return;
+        }
         const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
         done({
           kind: 'retryable',
@@ -121,24 +140,43 @@ export class WebhookSink {
   }
 }
 
-function describeBody(snippet: string): string {
-  const text = snippet.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS);
-  return text ? `: ${text}` : '';
+/** `HTTP 503 Service Unavailable`: the code and its standard phrase, nothing the peer wrote. */
+function describeStatus(status: number): string {
+  const phrase = STATUS_CODES[status];
+  return phrase ? `HTTP ${status} ${phrase}` : `HTTP ${status}`;
 }
 
+function hasCode(error: Error, code: string): boolean {
+  return (error as { code?: unknown }).code === code;
+}
+
+/** A network error by its code (`ECONNREFUSED`, `CERT_HAS_EXPIRED`, …). */
 function describe(error: Error): string {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? `${code}: ${error.message}` : error.message;
+  return typeof code === 'string' ? code : error.message.slice(0, 200);
 }
 
-/** Each app's events go to its webhook; an app without one has no sink. */
+/**
+ * Each app's events go to its webhook; an app without one has no sink. The directory is
+ * read for every claimed batch (one query for the batch's apps), never cached: a webhook
+ * set or removed on any node applies to every event claimed after that change committed.
+ */
 export function webhookSinks(directory: WebhookDirectory, sink: WebhookSink): SinkResolver {
-  return async (appCode) => {
-    const target = await directory.get(appCode);
-    if (!target) return null;
-    return {
-      deliver: (event, attempt) =>
-        sink.deliver(target, { eventId: event.eventId, envelope: event.envelope, attempt }),
-    };
+  return async (appCodes) => {
+    const targets = await directory.getMany(appCodes);
+    const sinks = new Map<string, EventSink | null>();
+    for (const appCode of appCodes) {
+      const target = targets.get(appCode);
+      sinks.set(
+        appCode,
+        target
+          ? {
+              deliver: (event, attempt) =>
+                sink.deliver(target, { eventId: event.eventId, envelope: event.envelope, attempt }),
+            }
+          : null,
+      );
+    }
+    return sinks;
   };
 }

@@ -1,10 +1,11 @@
 /**
  * Per-app webhook configuration (table `app_webhooks`): the sink of every event of that
- * app. Read by the relay through a short cache, written by the admin API.
+ * app. Written by the admin API; read by the relay fresh for every claimed batch (one
+ * query per batch, by primary key), so a change made on one node applies on every node to
+ * the next batch: no event is settled against a webhook that was already replaced.
  */
 import type { Kysely } from 'kysely';
 import type { SqlBackend } from '../adapters/sql/database.js';
-import type { Clock } from '../shared/clock.js';
 
 /** One app's webhook. */
 export interface WebhookConfig {
@@ -17,6 +18,8 @@ export interface WebhookConfig {
 
 export interface WebhookDirectory {
   get(appCode: string): Promise<WebhookConfig | null>;
+  /** The webhooks of those apps that have one. */
+  getMany(appCodes: readonly string[]): Promise<ReadonlyMap<string, WebhookConfig>>;
   put(appCode: string, url: string, secret: string, nowMs: number): Promise<WebhookConfig>;
   /** True when there was one. */
   delete(appCode: string): Promise<boolean>;
@@ -44,14 +47,17 @@ export class SqlWebhookDirectory implements WebhookDirectory {
       .selectAll()
       .where('app_code', '=', appCode)
       .executeTakeFirst();
-    return row
-      ? {
-          appCode: row.app_code,
-          url: row.url,
-          secret: row.secret,
-          updatedAtMs: Number(row.updated_at_ms),
-        }
-      : null;
+    return row ? toConfig(row) : null;
+  }
+
+  async getMany(appCodes: readonly string[]): Promise<ReadonlyMap<string, WebhookConfig>> {
+    if (appCodes.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('app_webhooks')
+      .selectAll()
+      .where('app_code', 'in', [...new Set(appCodes)])
+      .execute();
+    return new Map(rows.map((row) => [row.app_code, toConfig(row)]));
   }
 
   async put(appCode: string, url: string, secret: string, nowMs: number): Promise<WebhookConfig> {
@@ -76,36 +82,11 @@ export class SqlWebhookDirectory implements WebhookDirectory {
   }
 }
 
-/**
- * Caches lookups for `ttlMs` (hits and misses), so the relay does not read the table per
- * event; a change made on any node is seen everywhere within the TTL.
- */
-export class CachedWebhookDirectory implements WebhookDirectory {
-  private readonly cache = new Map<string, { value: WebhookConfig | null; untilMs: number }>();
-
-  constructor(
-    private readonly inner: WebhookDirectory,
-    private readonly clock: Clock,
-    private readonly ttlMs = 5_000,
-  ) {}
-
-  async get(appCode: string): Promise<WebhookConfig | null> {
-    const now = this.clock.nowMs();
-    const hit = this.cache.get(appCode);
-    if (hit && hit.untilMs > now) return hit.value;
-    const value = await this.inner.get(appCode);
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(appCode, { value, untilMs: now + this.ttlMs });
-    return value;
-  }
-
-  async put(appCode: string, url: string, secret: string, nowMs: number): Promise<WebhookConfig> {
-    this.cache.delete(appCode);
-    return this.inner.put(appCode, url, secret, nowMs);
-  }
-
-  async delete(appCode: string): Promise<boolean> {
-    this.cache.delete(appCode);
-    return this.inner.delete(appCode);
-  }
+function toConfig(row: AppWebhooksTable): WebhookConfig {
+  return {
+    appCode: row.app_code,
+    url: row.url,
+    secret: row.secret,
+    updatedAtMs: Number(row.updated_at_ms),
+  };
 }

@@ -3,7 +3,7 @@
  * `sqlite:…` for the embedded default. Migrations run here so every node starts on the
  * current schema (Kysely's migrator locks, so concurrent starts are safe).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'kysely';
@@ -71,7 +71,7 @@ function createMysqlPool(url: string, options: OpenOptions): Pool {
 
 function sqliteDialect(url: string): SqliteDialect {
   const file = url.replace(/^sqlite:(\/\/)?/i, '');
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') prepareSqliteFile(file);
   return new SqliteDialect({
     database: async () => {
       const database = new SqliteDatabase(file);
@@ -82,6 +82,27 @@ function sqliteDialect(url: string): SqliteDialect {
       return Promise.resolve(database);
     },
   });
+}
+
+/**
+ * The database holds password hashes, webhook secrets and wallets: only its owner may read
+ * it. A missing directory is created 0700; the file is created 0600 before SQLite opens it
+ * (SQLite gives its -wal and -shm files the database file's mode). An existing file, or
+ * -wal/-shm file, that group or others can access is narrowed to its owner's bits.
+ */
+function prepareSqliteFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
+  if (process.platform === 'win32') return;
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    let mode: number;
+    try {
+      mode = statSync(path).mode & 0o777;
+    } catch {
+      continue; // no -wal/-shm yet
+    }
+    if ((mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
+  }
 }
 
 async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise<void> {

@@ -47,7 +47,14 @@ export interface RoomRequestOutcomesTable {
   created_at_ms: number;
 }
 
-export type OutboxStatus = 'pending' | 'delivering' | 'delivered' | 'retryable' | 'failed';
+export type OutboxStatus =
+  | 'pending'
+  | 'delivering'
+  | 'delivered'
+  | 'retryable'
+  | 'failed'
+  /** Not sent: the app had no webhook when the event was claimed (can be re-queued). */
+  | 'skipped';
 
 export interface RoomOutboxTable {
   id: Generated<number>;

@@ -1,0 +1,110 @@
+/**
+ * Retention of settled outbox rows: without it `room_outbox` grows by one row per event
+ * forever. Every node with a relay runs a sweep every `intervalMs` that deletes delivered
+ * and skipped rows settled more than `settledMs` ago, and failed rows (dead letters, kept
+ * longer so an operator can still re-queue them) settled more than `failedMs` ago.
+ * Pending, retryable and delivering rows are never deleted.
+ *
+ * Deletes go in batches of `batchSize` rows by primary key (see
+ * {@link OutboxStore.deleteSettled}), at most `maxBatchesPerSweep` per sweep, so no
+ * statement holds many locks or runs long; nodes sweeping at once only overlap.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.js';
+import type { OutboxStore, SettledStatus } from './outbox-store.js';
+
+export interface RetentionConfig {
+  /** Age after which delivered and skipped rows are deleted; 0 keeps them. */
+  readonly settledMs: number;
+  /** Age after which failed rows are deleted; 0 keeps them. */
+  readonly failedMs: number;
+  /** Time between sweeps (default one minute). */
+  readonly intervalMs?: number;
+  /** Rows per DELETE (default 500). */
+  readonly batchSize?: number;
+  /** DELETEs per sweep (default 20): a large backlog is worked off over several sweeps. */
+  readonly maxBatchesPerSweep?: number;
+}
+
+export interface RetentionDeps {
+  readonly store: OutboxStore;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export class OutboxRetention {
+  private readonly logger: Logger;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    readonly config: RetentionConfig,
+    private readonly deps: RetentionDeps,
+  ) {
+    this.logger = deps.logger.child({ module: 'outbox-retention' });
+  }
+
+  /** True when there is anything to delete at all. */
+  get enabled(): boolean {
+    return this.config.settledMs > 0 || this.config.failedMs > 0;
+  }
+
+  /** Sweeps now and then every interval (with jitter, so nodes do not sweep in step). */
+  start(): void {
+    if (!this.enabled || this.timer || this.stopped) return;
+    const interval = this.config.intervalMs ?? 60_000;
+    const schedule = (delay: number) => {
+      this.timer = setTimeout(() => {
+        void this.sweep()
+          .catch((err: unknown) => this.logger.warn({ err }, 'outbox retention sweep failed'))
+          .finally(() => {
+            if (!this.stopped) schedule(interval * (0.75 + Math.random() / 2));
+          });
+      }, delay);
+      this.timer.unref();
+    };
+    schedule(Math.random() * Math.min(interval, 5_000));
+  }
+
+  /** Stops the timer and waits for a sweep in progress. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One sweep (one at a time per instance); returns how many rows it deleted. */
+  sweep(): Promise<number> {
+    this.running ??= this.sweepOnce().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async sweepOnce(): Promise<number> {
+    const now = this.deps.clock.nowMs();
+    const { settledMs, failedMs } = this.config;
+    const batchSize = this.config.batchSize ?? 500;
+    let budget = this.config.maxBatchesPerSweep ?? 20;
+    const passes: [readonly SettledStatus[], number][] = [];
+    if (settledMs > 0) passes.push([['delivered', 'skipped'], now - settledMs]);
+    if (failedMs > 0) passes.push([['failed'], now - failedMs]);
+    let deleted = 0;
+    for (const [statuses, updatedBeforeMs] of passes) {
+      while (budget > 0 && !this.stopped) {
+        budget -= 1;
+        const n = await this.deps.store.deleteSettled({
+          statuses,
+          updatedBeforeMs,
+          limit: batchSize,
+        });
+        deleted += n;
+        if (n < batchSize) break;
+      }
+    }
+    if (deleted > 0) this.logger.info({ deleted }, 'outbox retention deleted settled events');
+    return deleted;
+  }
+}
