@@ -5,6 +5,7 @@ import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import { isPresent, mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatOf } from './guards.js';
 import type {
+  MicReleaseReason,
   VoiceRoomCommand,
   VoiceRoomEvent,
   VoiceRoomSettings,
@@ -142,10 +143,12 @@ export function expireStalePresence(
   });
 }
 
+/** The user's seat released; `rtcEventTimeMs` (RTC clock) when an RTC event releases it. */
 export function releaseSeatOf(
   state: VoiceRoomState,
   userId: string,
-  reason: Extract<VoiceRoomEvent, { type: 'MicReleased' }>['reason'],
+  reason: MicReleaseReason,
+  rtcEventTimeMs?: number,
 ): VoiceRoomEvent[] {
   const seat = seatOf(state, userId);
   if (!seat?.mic_session_id) return [];
@@ -156,6 +159,7 @@ export function releaseSeatOf(
       seat_index: seat.seat_index,
       mic_session_id: seat.mic_session_id,
       reason,
+      ...(rtcEventTimeMs === undefined ? {} : { event_time_ms: rtcEventTimeMs }),
     },
   ];
 }
