@@ -45,7 +45,10 @@ export function createRoom(
   ];
 }
 
-/** Presence → closed_left, every seat released (numbers and locks kept), one commit. */
+/**
+ * Presence → closed_left, every seat released (numbers and locks kept), one commit. Each
+ * occupied seat gets its own MicReleased first, so consumers see every mic session end.
+ */
 export function closeRoom(
   state: VoiceRoomState,
   cmd: Cmd<'CloseRoom'>,
@@ -53,7 +56,13 @@ export function closeRoom(
 ): Events {
   const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
   if (guard) return guard;
-  return [{ type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs }];
+  const releases = state.seats.flatMap((seat) =>
+    seat.user_id ? releaseSeatOf(state, seat.user_id, 'room_closed') : [],
+  );
+  return [
+    ...releases,
+    { type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs },
+  ];
 }
 
 /** absent/left/stale_left/kicked(after unban) → present; a retry only refreshes. */

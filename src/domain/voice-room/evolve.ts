@@ -50,7 +50,8 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         presence: mapPresence(state.presence, (p) =>
           p.state === 'present' ? { ...p, state: 'closed_left' } : p,
         ),
-        // Seats are released; their numbers and locks stay.
+        // Seats are released (CloseRoom emits a MicReleased per seat first; logs written
+        // before it did have none); their numbers and locks stay.
         seats: state.seats.map((s) => (s.state === 'locked' ? s : emptySeat(s.seat_index))),
       };
     case 'UserJoined':
