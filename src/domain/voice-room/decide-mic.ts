@@ -14,7 +14,14 @@ import type { DecideContext, Decision } from '../../cell/domain.js';
 import { refuse } from './errors.js';
 import { releaseSeatOf } from './decide-room.js';
 import { lastRtcTimeOf } from './evolve.js';
-import { mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatAt, seatOf } from './guards.js';
+import {
+  mustBeActive,
+  mustBeOwnerOrAdmin,
+  mustBePresent,
+  mustOutrank,
+  seatAt,
+  seatOf,
+} from './guards.js';
 import type {
   MicSeat,
   VoiceRoomCommand,
@@ -27,13 +34,20 @@ type Cmd<T extends VoiceRoomCommand['type']> = Extract<VoiceRoomCommand, { type:
 type Events = Decision<VoiceRoomEvent>;
 type RtcCmd = Cmd<'RtcAudioStarted' | 'RtcAudioStopped' | 'RtcRoomExited'>;
 
-/** idle ↔ locked; locking an occupied seat first takes its user off. */
+/**
+ * idle ↔ locked; locking an occupied seat first takes its user off, so it follows the kick
+ * rule (an admin cannot lock the owner's or another admin's seat while they hold it).
+ */
 export function setMicSeatLock(state: VoiceRoomState, cmd: Cmd<'SetMicSeatLock'>): Events {
   const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
   if (guard) return guard;
   const seat = seatAt(state, cmd.seat_index);
   if (!seat) return refuse('SEAT_NOT_FOUND');
   if ((seat.state === 'locked') === cmd.locked) return [];
+  if (cmd.locked && seat.user_id && seat.user_id !== cmd.operator_user_id) {
+    const outranked = mustOutrank(state, cmd.operator_user_id, seat.user_id, 'CANNOT_TARGET_OWNER');
+    if (outranked) return outranked;
+  }
   const takeOff: VoiceRoomEvent[] =
     seat.user_id && seat.mic_session_id
       ? [
@@ -78,14 +92,19 @@ export function micUp(
   ];
 }
 
-/** pending_publish/publishing → idle; an owner or admin may take someone else down. */
+/**
+ * pending_publish/publishing → idle; an owner or admin may take someone else down, by the
+ * kick rule (the owner anyone, an admin only plain members).
+ */
 export function micDown(state: VoiceRoomState, cmd: Cmd<'MicDown'>): Events {
   const guard = mustBeActive(state);
   if (guard) return guard;
   const forced = cmd.operator_user_id !== undefined && cmd.operator_user_id !== cmd.user_id;
   if (forced) {
-    const notAdmin = mustBeOwnerOrAdmin(state, cmd.operator_user_id);
-    if (notAdmin) return notAdmin;
+    const refused =
+      mustBeOwnerOrAdmin(state, cmd.operator_user_id) ??
+      mustOutrank(state, cmd.operator_user_id, cmd.user_id, 'CANNOT_TARGET_OWNER');
+    if (refused) return refused;
   }
   if (!seatOf(state, cmd.user_id)) return refuse('NOT_ON_SEAT');
   return releaseSeatOf(state, cmd.user_id, forced ? 'forced_down' : 'mic_down');

@@ -3,7 +3,14 @@ import type { DecideContext } from '../../cell/domain.js';
 import type { Decision } from '../../cell/domain.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
-import { isPresent, mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatOf } from './guards.js';
+import {
+  isPresent,
+  mustBeActive,
+  mustBeOwnerOrAdmin,
+  mustBePresent,
+  mustOutrank,
+  seatOf,
+} from './guards.js';
 import type {
   MicReleaseReason,
   VoiceRoomCommand,
@@ -106,11 +113,8 @@ export function kickUser(state: VoiceRoomState, cmd: Cmd<'KickUser'>): Events {
   const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
   if (guard) return guard;
   if (cmd.user_id === cmd.operator_user_id) return refuse('CANNOT_TARGET_SELF');
-  if (cmd.user_id === state.owner_user_id) return refuse('CANNOT_KICK_OWNER');
-  // An admin cannot remove another admin; the owner can.
-  if (state.admins.includes(cmd.user_id) && cmd.operator_user_id !== state.owner_user_id) {
-    return refuse('NOT_OWNER');
-  }
+  const outranked = mustOutrank(state, cmd.operator_user_id, cmd.user_id, 'CANNOT_KICK_OWNER');
+  if (outranked) return outranked;
   if (state.banned.includes(cmd.user_id) && !isPresent(state, cmd.user_id)) return [];
   return [
     ...releaseSeatOf(state, cmd.user_id, 'kicked'),

@@ -199,21 +199,32 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
   const owner = before.owner_user_id;
   const manages = (u: string) =>
     u === owner || (before.admins.includes(u) && !before.banned.includes(u));
+  // The kick rule: nobody removes the owner; only the owner removes an admin.
+  const outranks = (operator: string, target: string) => {
+    assert.notEqual(target, owner, `${command.type}: ${operator} removed the owner`);
+    if (before.admins.includes(target)) {
+      assert.equal(operator, owner, `${command.type}: ${operator} removed admin ${target}`);
+    }
+  };
   switch (command.type) {
     case 'CloseRoom':
     case 'UnbanUser':
-    case 'SetMicSeatLock':
       assert.ok(
         manages(command.operator_user_id),
         `${command.type} by ${command.operator_user_id}`,
       );
       break;
+    case 'SetMicSeatLock': {
+      assert.ok(manages(command.operator_user_id), `lock by ${command.operator_user_id}`);
+      const holder = before.seats[command.seat_index]?.user_id;
+      if (command.locked && holder && holder !== command.operator_user_id) {
+        outranks(command.operator_user_id, holder);
+      }
+      break;
+    }
     case 'KickUser':
       assert.ok(manages(command.operator_user_id), `kick by ${command.operator_user_id}`);
-      assert.notEqual(command.user_id, owner, 'nobody kicks the owner');
-      if (before.admins.includes(command.user_id)) {
-        assert.equal(command.operator_user_id, owner, 'only the owner kicks an admin');
-      }
+      outranks(command.operator_user_id, command.user_id);
       break;
     case 'SetRoomAdmin':
       assert.equal(command.operator_user_id, owner, 'only the owner sets admins');
@@ -221,6 +232,7 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
     case 'MicDown':
       if (command.operator_user_id !== undefined && command.operator_user_id !== command.user_id) {
         assert.ok(manages(command.operator_user_id), `forced down by ${command.operator_user_id}`);
+        outranks(command.operator_user_id, command.user_id);
       }
       break;
     default:
