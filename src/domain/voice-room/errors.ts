@@ -23,6 +23,8 @@ const REASONS = {
   INSUFFICIENT_BALANCE: ['illegal_state', 'insufficient balance'],
   GIFT_NOT_FOUND: ['not_found', 'no such gift'],
   GIFT_PRICE_CHANGED: ['conflict', 'gift price changed, retry'],
+  GIFT_TO_SELF: ['validation', 'cannot send a gift to yourself'],
+  AMOUNT_TOO_LARGE: ['validation', 'gift total is too large'],
   INVALID_ARGUMENT: ['validation', 'invalid argument'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;
 
