@@ -1,6 +1,7 @@
 /** Deciders of the Room and Presence machines. Each: guard first, then the events. */
 import type { DecideContext } from '../../cell/domain.js';
 import type { Decision } from '../../cell/domain.js';
+import { hasControlCharacters, hasLoneSurrogate } from '../../shared/text.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import {
@@ -32,6 +33,11 @@ export function createRoom(
   const title = cmd.title.trim();
   if (title.length < 1 || title.length > 100)
     return refuse('INVALID_ARGUMENT', 'title 1-100 chars');
+  // The same rule as nicknames (a display text), plus valid UTF-16: a lone surrogate has
+  // no UTF-8 form for the rooms table or the clients.
+  if (hasControlCharacters(title))
+    return refuse('INVALID_ARGUMENT', 'title must not contain control characters');
+  if (hasLoneSurrogate(title)) return refuse('INVALID_ARGUMENT', 'title must be valid UTF-16');
   if (
     !Number.isInteger(cmd.seat_count) ||
     cmd.seat_count < 1 ||

@@ -135,6 +135,30 @@ describe('Room: [*] → creating → active', () => {
     }
   });
 
+  it('refuses control characters and invalid UTF-16 (lone surrogates) in the title', () => {
+    const create = (title: string): VoiceRoomCommand => ({
+      type: 'CreateRoom',
+      owner_user_id: OWNER,
+      title,
+      seat_count: 8,
+    });
+    const controls = ['a\nb', 'a\u0000b', 'tab\there', 'x\u007fy', 'x\u0085y', 'x\u001by'];
+    for (const bad of controls) {
+      const error = given().when(create(bad)).thenError('INVALID_ARGUMENT');
+      assert.match(error.message, /control characters/, JSON.stringify(bad));
+    }
+    for (const bad of ['\ud800', 'room \udc00', 'cut emoji \ud83d', '\ude00\ud83d']) {
+      const error = given().when(create(bad)).thenError('INVALID_ARGUMENT');
+      assert.match(error.message, /UTF-16/, JSON.stringify(bad));
+    }
+    for (const good of ['Café 中文 😀', '\ud83d\ude00 party', ' edges are trimmed\n']) {
+      const state = given()
+        .when(create(good))
+        .then(activeRoom({ title: good.trim(), at: NOW }));
+      assert.equal(state.title, good.trim());
+    }
+  });
+
   it('validates seat_count: an integer from 1 to maxSeats', () => {
     const create = (seat_count: number): VoiceRoomCommand => ({
       type: 'CreateRoom',
