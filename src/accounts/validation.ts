@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
+import { hasControlCharacters } from '../shared/text.js';
 
 /** The app a user belongs to when a request names none. */
 export const DEFAULT_APP_CODE = 'default';
@@ -44,7 +45,7 @@ const registerSchema = z.object({
     .trim()
     .max(64, 'at most 64 characters')
     // Control characters (newlines, NUL, …) have no place in a display name.
-    .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters')
+    .refine((v) => !hasControlCharacters(v), 'must not contain control characters')
     .nullish(),
   avatar: z
     .string()

@@ -2,11 +2,26 @@
  * Deciders of the Mic machine and the RTC callbacks. RTC events can arrive late, twice or
  * out of order: an event of an older session, or older than the last one applied, is a
  * no-op (never an error), and can never clear a newer session.
+ *
+ * Two clocks, never compared with each other: MicUp, deadlines and client confirmations run
+ * on this server's clock (ctx.nowMs); an RTC event's `event_time_ms` is the RTC provider's
+ * (e.g. TRTC's EventMsTs, or EventTs in whole seconds), which may run ahead or behind. So an
+ * RTC event is only ever compared with RTC times already applied: the session's anchor
+ * (`last_publish_event_time_ms`, its last applied RTC event) and, for events without a
+ * session id, the user's last applied RTC event (`last_rtc_event_time_ms`).
  */
 import type { DecideContext, Decision } from '../../cell/domain.js';
 import { refuse } from './errors.js';
 import { releaseSeatOf } from './decide-room.js';
-import { mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatAt, seatOf } from './guards.js';
+import { lastRtcTimeOf } from './evolve.js';
+import {
+  mustBeActive,
+  mustBeOwnerOrAdmin,
+  mustBePresent,
+  mustOutrank,
+  seatAt,
+  seatOf,
+} from './guards.js';
 import type {
   MicSeat,
   VoiceRoomCommand,
@@ -17,14 +32,22 @@ import type {
 
 type Cmd<T extends VoiceRoomCommand['type']> = Extract<VoiceRoomCommand, { type: T }>;
 type Events = Decision<VoiceRoomEvent>;
+type RtcCmd = Cmd<'RtcAudioStarted' | 'RtcAudioStopped' | 'RtcRoomExited'>;
 
-/** idle ↔ locked; locking an occupied seat first takes its user off. */
+/**
+ * idle ↔ locked; locking an occupied seat first takes its user off, so it follows the kick
+ * rule (an admin cannot lock the owner's or another admin's seat while they hold it).
+ */
 export function setMicSeatLock(state: VoiceRoomState, cmd: Cmd<'SetMicSeatLock'>): Events {
   const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
   if (guard) return guard;
   const seat = seatAt(state, cmd.seat_index);
   if (!seat) return refuse('SEAT_NOT_FOUND');
   if ((seat.state === 'locked') === cmd.locked) return [];
+  if (cmd.locked && seat.user_id && seat.user_id !== cmd.operator_user_id) {
+    const outranked = mustOutrank(state, cmd.operator_user_id, seat.user_id, 'CANNOT_TARGET_OWNER');
+    if (outranked) return outranked;
+  }
   const takeOff: VoiceRoomEvent[] =
     seat.user_id && seat.mic_session_id
       ? [
@@ -69,14 +92,19 @@ export function micUp(
   ];
 }
 
-/** pending_publish/publishing → idle; an owner or admin may take someone else down. */
+/**
+ * pending_publish/publishing → idle; an owner or admin may take someone else down, by the
+ * kick rule (the owner anyone, an admin only plain members).
+ */
 export function micDown(state: VoiceRoomState, cmd: Cmd<'MicDown'>): Events {
   const guard = mustBeActive(state);
   if (guard) return guard;
   const forced = cmd.operator_user_id !== undefined && cmd.operator_user_id !== cmd.user_id;
   if (forced) {
-    const notAdmin = mustBeOwnerOrAdmin(state, cmd.operator_user_id);
-    if (notAdmin) return notAdmin;
+    const refused =
+      mustBeOwnerOrAdmin(state, cmd.operator_user_id) ??
+      mustOutrank(state, cmd.operator_user_id, cmd.user_id, 'CANNOT_TARGET_OWNER');
+    if (refused) return refused;
   }
   if (!seatOf(state, cmd.user_id)) return refuse('NOT_ON_SEAT');
   return releaseSeatOf(state, cmd.user_id, forced ? 'forced_down' : 'mic_down');
@@ -129,29 +157,38 @@ export function confirmMicPublishing(
       seat_index: seat.seat_index,
       mic_session_id: seat.mic_session_id,
       source: 'client',
-      event_time_ms: ctx.nowMs,
+      at_ms: ctx.nowMs,
     },
   ];
 }
 
-/** The user's seat if this RTC event belongs to its current session and is not stale. */
-function currentSessionSeat(
-  state: VoiceRoomState,
-  cmd: Cmd<'RtcAudioStarted' | 'RtcAudioStopped' | 'RtcRoomExited'>,
-): MicSeat | null {
+/**
+ * The seat of the user's current session, if this RTC event may be about it: the room is
+ * active, the user holds a seat, and a session id, when the event has one, is that seat's.
+ */
+function rtcSeat(state: VoiceRoomState, cmd: RtcCmd): MicSeat | null {
   if (state.status !== 'active') return null;
   const seat = seatOf(state, cmd.user_id);
   if (!seat?.mic_session_id) return null;
   if (cmd.mic_session_id !== undefined && cmd.mic_session_id !== seat.mic_session_id) return null;
-  // Older than the session (an earlier session's event) or than the last applied event.
-  if (cmd.event_time_ms < (seat.mic_session_started_at_ms ?? 0)) return null;
-  if (cmd.event_time_ms < (seat.last_publish_event_time_ms ?? 0)) return null;
   return seat;
 }
 
+/**
+ * audio_started: pending_publish → publishing. It must be newer than the RTC time it is
+ * compared with: the session's anchor for an event naming the session; for one without a
+ * session id (TRTC), also every RTC event applied for the user, so a late start of an
+ * earlier session is dropped. A seat the client confirmed first gets its RTC anchor here.
+ */
 export function rtcAudioStarted(state: VoiceRoomState, cmd: Cmd<'RtcAudioStarted'>): Events {
-  const seat = currentSessionSeat(state, cmd);
-  if (!seat || seat.state !== 'pending_publish') return [];
+  const seat = rtcSeat(state, cmd);
+  if (!seat) return [];
+  const anchor = seat.last_publish_event_time_ms;
+  const userTime = cmd.mic_session_id === undefined ? lastRtcTimeOf(state, cmd.user_id) : null;
+  const floor = Math.max(anchor ?? -Infinity, userTime ?? -Infinity);
+  if (cmd.event_time_ms <= floor) return [];
+  const confirms = seat.state === 'pending_publish' || anchor === null;
+  if (!confirms) return [];
   return [
     {
       type: 'MicPublishingConfirmed',
@@ -164,18 +201,30 @@ export function rtcAudioStarted(state: VoiceRoomState, cmd: Cmd<'RtcAudioStarted
   ];
 }
 
-/** publishing → idle on a (current, newer) audio stop. */
+/**
+ * Whether an RTC stop or exit is about the current session: one naming the session is, unless
+ * older than the session's anchor; one without a session id only once the session has an RTC
+ * anchor and is not older than it (before that it may be an earlier session's, whatever its
+ * time: a pending seat is then left to the publish timeout).
+ */
+function endsCurrentSession(seat: MicSeat, cmd: RtcCmd): boolean {
+  const anchor = seat.last_publish_event_time_ms;
+  if (anchor === null) return cmd.mic_session_id !== undefined;
+  return cmd.event_time_ms >= anchor;
+}
+
+/** publishing → idle on an audio stop of the current session. */
 export function rtcAudioStopped(state: VoiceRoomState, cmd: Cmd<'RtcAudioStopped'>): Events {
-  const seat = currentSessionSeat(state, cmd);
-  if (!seat || seat.state !== 'publishing') return [];
-  return releaseSeatOf(state, cmd.user_id, 'audio_stopped');
+  const seat = rtcSeat(state, cmd);
+  if (!seat || seat.state !== 'publishing' || !endsCurrentSession(seat, cmd)) return [];
+  return releaseSeatOf(state, cmd.user_id, 'audio_stopped', cmd.event_time_ms);
 }
 
 /** Frees only the current seat; the user's presence stays (they may reconnect). */
 export function rtcRoomExited(state: VoiceRoomState, cmd: Cmd<'RtcRoomExited'>): Events {
-  const seat = currentSessionSeat(state, cmd);
-  if (!seat) return [];
-  return releaseSeatOf(state, cmd.user_id, 'room_exited');
+  const seat = rtcSeat(state, cmd);
+  if (!seat || !endsCurrentSession(seat, cmd)) return [];
+  return releaseSeatOf(state, cmd.user_id, 'room_exited', cmd.event_time_ms);
 }
 
 /** pending_publish past publish_deadline_ms → idle. */

@@ -1,10 +1,19 @@
 /** Deciders of the Room and Presence machines. Each: guard first, then the events. */
 import type { DecideContext } from '../../cell/domain.js';
 import type { Decision } from '../../cell/domain.js';
+import { hasControlCharacters, hasLoneSurrogate } from '../../shared/text.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
-import { isPresent, mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatOf } from './guards.js';
+import {
+  isPresent,
+  mustBeActive,
+  mustBeOwnerOrAdmin,
+  mustBePresent,
+  mustOutrank,
+  seatOf,
+} from './guards.js';
 import type {
+  MicReleaseReason,
   VoiceRoomCommand,
   VoiceRoomEvent,
   VoiceRoomSettings,
@@ -24,6 +33,11 @@ export function createRoom(
   const title = cmd.title.trim();
   if (title.length < 1 || title.length > 100)
     return refuse('INVALID_ARGUMENT', 'title 1-100 chars');
+  // The same rule as nicknames (a display text), plus valid UTF-16: a lone surrogate has
+  // no UTF-8 form for the rooms table or the clients.
+  if (hasControlCharacters(title))
+    return refuse('INVALID_ARGUMENT', 'title must not contain control characters');
+  if (hasLoneSurrogate(title)) return refuse('INVALID_ARGUMENT', 'title must be valid UTF-16');
   if (
     !Number.isInteger(cmd.seat_count) ||
     cmd.seat_count < 1 ||
@@ -44,7 +58,10 @@ export function createRoom(
   ];
 }
 
-/** Presence → closed_left, every seat released (numbers and locks kept), one commit. */
+/**
+ * Presence → closed_left, every seat released (numbers and locks kept), one commit. Each
+ * occupied seat gets its own MicReleased first, so consumers see every mic session end.
+ */
 export function closeRoom(
   state: VoiceRoomState,
   cmd: Cmd<'CloseRoom'>,
@@ -52,7 +69,13 @@ export function closeRoom(
 ): Events {
   const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
   if (guard) return guard;
-  return [{ type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs }];
+  const releases = state.seats.flatMap((seat) =>
+    seat.user_id ? releaseSeatOf(state, seat.user_id, 'room_closed') : [],
+  );
+  return [
+    ...releases,
+    { type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs },
+  ];
 }
 
 /** absent/left/stale_left/kicked(after unban) → present; a retry only refreshes. */
@@ -96,11 +119,8 @@ export function kickUser(state: VoiceRoomState, cmd: Cmd<'KickUser'>): Events {
   const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
   if (guard) return guard;
   if (cmd.user_id === cmd.operator_user_id) return refuse('CANNOT_TARGET_SELF');
-  if (cmd.user_id === state.owner_user_id) return refuse('CANNOT_KICK_OWNER');
-  // An admin cannot remove another admin; the owner can.
-  if (state.admins.includes(cmd.user_id) && cmd.operator_user_id !== state.owner_user_id) {
-    return refuse('NOT_OWNER');
-  }
+  const outranked = mustOutrank(state, cmd.operator_user_id, cmd.user_id, 'CANNOT_KICK_OWNER');
+  if (outranked) return outranked;
   if (state.banned.includes(cmd.user_id) && !isPresent(state, cmd.user_id)) return [];
   return [
     ...releaseSeatOf(state, cmd.user_id, 'kicked'),
@@ -142,10 +162,12 @@ export function expireStalePresence(
   });
 }
 
+/** The user's seat released; `rtcEventTimeMs` (RTC clock) when an RTC event releases it. */
 export function releaseSeatOf(
   state: VoiceRoomState,
   userId: string,
-  reason: Extract<VoiceRoomEvent, { type: 'MicReleased' }>['reason'],
+  reason: MicReleaseReason,
+  rtcEventTimeMs?: number,
 ): VoiceRoomEvent[] {
   const seat = seatOf(state, userId);
   if (!seat?.mic_session_id) return [];
@@ -156,6 +178,7 @@ export function releaseSeatOf(
       seat_index: seat.seat_index,
       mic_session_id: seat.mic_session_id,
       reason,
+      ...(rtcEventTimeMs === undefined ? {} : { event_time_ms: rtcEventTimeMs }),
     },
   ];
 }

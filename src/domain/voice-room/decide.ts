@@ -94,11 +94,20 @@ function sendGift(
   ) {
     return refuse('INVALID_ARGUMENT', '1-20 distinct receivers');
   }
+  if (receivers.includes(cmd.sender_user_id)) return refuse('GIFT_TO_SELF');
   if (!Number.isInteger(cmd.count) || cmd.count < 1 || cmd.count > 9999) {
     return refuse('INVALID_ARGUMENT', 'count 1-9999');
   }
   if (!Number.isInteger(cmd.unit_price) || cmd.unit_price < 0) {
     return refuse('INVALID_ARGUMENT', 'unit_price');
+  }
+  // Money must stay exact: beyond 2^53 - 1 a double rounds, and the ledger would not add up.
+  const total_price = cmd.unit_price * cmd.count * receivers.length;
+  if (!Number.isSafeInteger(total_price)) {
+    return refuse(
+      'AMOUNT_TOO_LARGE',
+      `unit_price × count × receivers must be at most ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
   for (const receiver of receivers) {
     const absent = mustBePresent(state, receiver);
@@ -112,7 +121,7 @@ function sendGift(
       gift_id: cmd.gift_id,
       count: cmd.count,
       unit_price: cmd.unit_price,
-      total_price: cmd.unit_price * cmd.count * receivers.length,
+      total_price,
     },
   ];
 }

@@ -11,6 +11,7 @@ const REASONS = {
   NOT_OWNER: ['forbidden', 'only the room owner can do this'],
   NOT_ADMIN: ['forbidden', 'only the room owner or an admin can do this'],
   CANNOT_KICK_OWNER: ['forbidden', 'the owner cannot be kicked'],
+  CANNOT_TARGET_OWNER: ['forbidden', 'nobody but the owner can take the owner off the mic'],
   CANNOT_TARGET_SELF: ['validation', 'cannot do this to yourself'],
   NOT_BANNED: ['illegal_state', 'user is not banned'],
   SEAT_NOT_FOUND: ['not_found', 'no such mic seat'],
@@ -22,6 +23,8 @@ const REASONS = {
   INSUFFICIENT_BALANCE: ['illegal_state', 'insufficient balance'],
   GIFT_NOT_FOUND: ['not_found', 'no such gift'],
   GIFT_PRICE_CHANGED: ['conflict', 'gift price changed, retry'],
+  GIFT_TO_SELF: ['validation', 'cannot send a gift to yourself'],
+  AMOUNT_TOO_LARGE: ['validation', 'gift total is too large'],
   INVALID_ARGUMENT: ['validation', 'invalid argument'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;
 

@@ -12,6 +12,7 @@ export function initialVoiceRoom(): VoiceRoomState {
     banned: [],
     presence: {},
     seats: [],
+    last_rtc_event_time_ms: {},
   };
 }
 
@@ -49,7 +50,8 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         presence: mapPresence(state.presence, (p) =>
           p.state === 'present' ? { ...p, state: 'closed_left' } : p,
         ),
-        // Seats are released; their numbers and locks stay.
+        // Seats are released (CloseRoom emits a MicReleased per seat first; logs written
+        // before it did have none); their numbers and locks stay.
         seats: state.seats.map((s) => (s.state === 'locked' ? s : emptySeat(s.seat_index))),
       };
     case 'UserJoined':
@@ -105,23 +107,51 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         publish_deadline_ms: event.publish_deadline_ms,
       }));
     }
-    case 'MicPublishingConfirmed':
-      return withSeat(state, event.seat_index, (s) => ({
+    case 'MicPublishingConfirmed': {
+      // Only RTC times go into the RTC fields: a client confirmation carries server time.
+      const rtcTime = event.source === 'rtc' ? event.event_time_ms : null;
+      const confirmed = withSeat(state, event.seat_index, (s) => ({
         ...s,
         state: 'publishing',
         publish_deadline_ms: null,
         last_publish_event_time_ms:
-          event.source === 'rtc'
-            ? Math.max(s.last_publish_event_time_ms ?? 0, event.event_time_ms)
-            : s.last_publish_event_time_ms,
+          rtcTime === null
+            ? s.last_publish_event_time_ms
+            : maxOf(s.last_publish_event_time_ms, rtcTime),
       }));
-    case 'MicReleased':
-      return withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index));
+      return rtcTime === null ? confirmed : withRtcTime(confirmed, event.user_id, rtcTime);
+    }
+    case 'MicReleased': {
+      const released = withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index));
+      return event.event_time_ms === undefined
+        ? released
+        : withRtcTime(released, event.user_id, event.event_time_ms);
+    }
     case 'GiftSent':
       return state;
     default:
       return assertNever(event);
   }
+}
+
+/** RTC clock: the last RTC event time applied for the user, or null (also in old snapshots). */
+export function lastRtcTimeOf(state: VoiceRoomState, userId: string): number | null {
+  const times = state.last_rtc_event_time_ms;
+  return times && Object.hasOwn(times, userId) ? times[userId]! : null;
+}
+
+function withRtcTime(state: VoiceRoomState, userId: string, time: number): VoiceRoomState {
+  return {
+    ...state,
+    last_rtc_event_time_ms: {
+      ...state.last_rtc_event_time_ms,
+      [userId]: maxOf(lastRtcTimeOf(state, userId), time),
+    },
+  };
+}
+
+function maxOf(known: number | null, time: number): number {
+  return known === null ? time : Math.max(known, time);
 }
 
 /** Own properties only: a user id like `__proto__` must not reach Object.prototype. */

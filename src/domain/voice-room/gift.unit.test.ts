@@ -74,6 +74,37 @@ describe('SendGift', () => {
     }
   });
 
+  it('refuses a gift to oneself, alone or among others (GIFT_TO_SELF)', () => {
+    for (const receiver_user_ids of [['u-1'], [OWNER, 'u-1'], ['u-r0', 'u-1', 'u-r1']]) {
+      const error = given(room).when(gift({ receiver_user_ids })).thenError('GIFT_TO_SELF');
+      assert.equal(error.kind, 'validation');
+      assert.match(error.message, /yourself/);
+    }
+  });
+
+  it('refuses a total beyond Number.MAX_SAFE_INTEGER (AMOUNT_TOO_LARGE)', () => {
+    const max = Number.MAX_SAFE_INTEGER;
+    const tooLarge = [
+      gift({ unit_price: max + 1, count: 1 }), // an integer, but not a safe one
+      gift({ unit_price: Math.ceil(max / 9999), count: 9999 }),
+      gift({ unit_price: Math.floor(max / 2) + 1, count: 1, receiver_user_ids: [OWNER, 'u-r0'] }),
+      gift({ unit_price: 1e300, count: 1 }),
+    ];
+    for (const command of tooLarge) {
+      const error = given(room).when(command).thenError('AMOUNT_TOO_LARGE');
+      assert.equal(error.kind, 'validation');
+    }
+    // Exactly the largest safe total is fine.
+    const largest = gift({ unit_price: max, count: 1 });
+    given(room)
+      .when(largest)
+      .then([{ ...sent(largest), total_price: max }]);
+    const split = gift({ unit_price: Math.floor(max / 3), count: 3 });
+    given(room)
+      .when(split)
+      .then([{ ...sent(split), total_price: Math.floor(max / 3) * 3 }]);
+  });
+
   it('validates the count: an integer from 1 to 9999', () => {
     for (const count of [0, -1, 10_000, 1.5, Number.NaN]) {
       given(room).when(gift({ count })).thenError('INVALID_ARGUMENT');

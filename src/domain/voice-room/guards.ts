@@ -38,6 +38,25 @@ export function mustBeOwnerOrAdmin(state: VoiceRoomState, userId: string): Domai
   return isOwnerOrAdmin(state, userId) ? null : refuse('NOT_ADMIN');
 }
 
+/**
+ * The kick rule, for every action that removes someone else (KickUser, a forced MicDown,
+ * locking their seat): the owner may act on anyone, an admin only on plain members, and
+ * nobody on the owner. Checked after {@link mustBeOwnerOrAdmin}, for a target who is not
+ * the operator.
+ */
+export function mustOutrank(
+  state: VoiceRoomState,
+  operatorUserId: string,
+  targetUserId: string,
+  ownerReason: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER',
+): DomainError | null {
+  if (targetUserId === state.owner_user_id) return refuse(ownerReason);
+  if (state.admins.includes(targetUserId) && operatorUserId !== state.owner_user_id) {
+    return refuse('NOT_OWNER');
+  }
+  return null;
+}
+
 export function seatOf(state: VoiceRoomState, userId: string): MicSeat | undefined {
   return state.seats.find((s) => s.user_id === userId);
 }

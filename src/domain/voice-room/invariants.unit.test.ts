@@ -15,6 +15,7 @@ import {
   domain,
   newWorld,
   resolve,
+  rtcClockArb,
   run,
   SEATS,
   stepArb,
@@ -64,9 +65,16 @@ function checkState(state: VoiceRoomState): void {
   }
 }
 
+/** The RTC times the world had applied before a step (RTC clock), per session and per user. */
+interface RtcTimes {
+  readonly session: ReadonlyMap<string, number>;
+  readonly user: ReadonlyMap<string, number>;
+}
+
 /** Invariants of one step: the state before, the command, the decision, the state after. */
 function checkStep(
   world: World,
+  rtcBefore: RtcTimes,
   before: VoiceRoomState,
   command: VoiceRoomCommand,
   result: ReturnType<typeof domain.decide>,
@@ -79,7 +87,7 @@ function checkStep(
   if (!ok) assert.equal(after, before, 'an error or a no-op changes nothing');
 
   checkSeatsStep(before, command, after);
-  checkSessionsStep(world, before, command, result, after);
+  checkSessionsStep(rtcBefore, before, command, result, after);
   if (ok) checkPermissions(before, command);
   if (command.type === 'RoomHeartbeat') {
     // Never creates presence: only a present user's heartbeat is accepted.
@@ -121,40 +129,67 @@ function checkSeatsStep(
 }
 
 /**
- * An RTC callback or a confirm that names another session, or an RTC event older than the
- * session or than its last applied publish event, leaves the seat alone. RTC callbacks never
+ * An RTC callback or a confirm that names another session leaves the seat alone. RTC times
+ * are compared only with RTC times already applied (never with the server's): an RTC event
+ * older than the session's last applied one leaves the seat alone, an audio_started must be
+ * newer than it (and, without a session id, than every RTC event applied for the user), and
+ * a stop or exit without a session id needs the session to have an applied RTC event first.
+ * Whatever the server time, an event that passes those rules does apply. RTC callbacks never
  * fail and never touch presence.
  */
 function checkSessionsStep(
-  world: World,
+  rtcBefore: RtcTimes,
   before: VoiceRoomState,
   command: VoiceRoomCommand,
   result: ReturnType<typeof domain.decide>,
   after: VoiceRoomState,
 ): void {
-  const isRtc =
-    command.type === 'RtcAudioStarted' ||
-    command.type === 'RtcAudioStopped' ||
-    command.type === 'RtcRoomExited';
-  if (!isRtc && command.type !== 'ConfirmMicPublishing') return;
-  if (isRtc) {
-    assert.ok(!isDomainError(result), 'RTC callbacks never fail');
-    assert.deepEqual(after.presence, before.presence, 'RTC never changes presence');
+  if (command.type === 'ConfirmMicPublishing') {
+    before.seats.forEach((b, i) => {
+      if (b.user_id !== command.user_id || b.mic_session_id !== command.mic_session_id) {
+        assert.deepEqual(after.seats[i], b, `confirm must leave seat ${i} alone`);
+      }
+    });
+    return;
   }
+  if (
+    command.type !== 'RtcAudioStarted' &&
+    command.type !== 'RtcAudioStopped' &&
+    command.type !== 'RtcRoomExited'
+  ) {
+    return;
+  }
+  assert.ok(!isDomainError(result), 'RTC callbacks never fail');
+  assert.deepEqual(after.presence, before.presence, 'RTC never changes presence');
+  const t = command.event_time_ms;
+  const named = command.mic_session_id !== undefined;
+  const userLast = rtcBefore.user.get(command.user_id) ?? -Infinity;
   before.seats.forEach((b, i) => {
     const session = b.mic_session_id;
-    const otherSession = command.mic_session_id !== undefined && command.mic_session_id !== session;
-    const otherUser = b.user_id !== command.user_id;
-    const started = session === null ? undefined : world.sessionStart.get(session);
-    const lastRtc = session === null ? undefined : world.lastRtcTime.get(session);
-    const olderThanSession = isRtc && started !== undefined && command.event_time_ms < started;
-    const olderThanLast = isRtc && lastRtc !== undefined && command.event_time_ms < lastRtc;
-    if (otherSession || otherUser || olderThanSession || olderThanLast) {
+    const alone = () =>
       assert.deepEqual(
         after.seats[i],
         b,
         `${command.type} must leave seat ${i} (${session}) alone`,
       );
+    if (session === null || b.user_id !== command.user_id) return alone();
+    if (named && command.mic_session_id !== session) return alone();
+    const anchor = rtcBefore.session.get(session);
+    if (command.type === 'RtcAudioStarted') {
+      const floor = Math.max(anchor ?? -Infinity, named ? -Infinity : userLast);
+      if (t <= floor) return alone();
+      if (b.state === 'pending_publish') {
+        assert.equal(
+          after.seats[i]!.state,
+          'publishing',
+          `audio_started at ${t} confirms ${session}`,
+        );
+      }
+      return;
+    }
+    if (anchor === undefined ? !named : t < anchor) return alone();
+    if (command.type === 'RtcRoomExited' || b.state === 'publishing') {
+      assert.equal(after.seats[i]!.user_id, null, `${command.type} at ${t} ends ${session}`);
     }
   });
 }
@@ -164,21 +199,32 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
   const owner = before.owner_user_id;
   const manages = (u: string) =>
     u === owner || (before.admins.includes(u) && !before.banned.includes(u));
+  // The kick rule: nobody removes the owner; only the owner removes an admin.
+  const outranks = (operator: string, target: string) => {
+    assert.notEqual(target, owner, `${command.type}: ${operator} removed the owner`);
+    if (before.admins.includes(target)) {
+      assert.equal(operator, owner, `${command.type}: ${operator} removed admin ${target}`);
+    }
+  };
   switch (command.type) {
     case 'CloseRoom':
     case 'UnbanUser':
-    case 'SetMicSeatLock':
       assert.ok(
         manages(command.operator_user_id),
         `${command.type} by ${command.operator_user_id}`,
       );
       break;
+    case 'SetMicSeatLock': {
+      assert.ok(manages(command.operator_user_id), `lock by ${command.operator_user_id}`);
+      const holder = before.seats[command.seat_index]?.user_id;
+      if (command.locked && holder && holder !== command.operator_user_id) {
+        outranks(command.operator_user_id, holder);
+      }
+      break;
+    }
     case 'KickUser':
       assert.ok(manages(command.operator_user_id), `kick by ${command.operator_user_id}`);
-      assert.notEqual(command.user_id, owner, 'nobody kicks the owner');
-      if (before.admins.includes(command.user_id)) {
-        assert.equal(command.operator_user_id, owner, 'only the owner kicks an admin');
-      }
+      outranks(command.operator_user_id, command.user_id);
       break;
     case 'SetRoomAdmin':
       assert.equal(command.operator_user_id, owner, 'only the owner sets admins');
@@ -186,6 +232,7 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
     case 'MicDown':
       if (command.operator_user_id !== undefined && command.operator_user_id !== command.user_id) {
         assert.ok(manages(command.operator_user_id), `forced down by ${command.operator_user_id}`);
+        outranks(command.operator_user_id, command.user_id);
       }
       break;
     default:
@@ -216,16 +263,21 @@ describe('voice room invariants (property)', () => {
       fc.property(
         fc.array(stepArb, { minLength: 10, maxLength: 80, size: 'max' }),
         fc.nat(),
-        (steps, snapshotAt) => {
-          const world = newWorld();
+        rtcClockArb,
+        (steps, snapshotAt, rtcClock) => {
+          const world = newWorld(rtcClock);
           checkState(world.state);
           for (const step of steps) {
             world.nowMs += step.dt;
             const command = resolve(world, step.spec);
             const before = world.state;
+            const rtcBefore = {
+              session: new Map(world.lastRtcTime),
+              user: new Map(world.lastUserRtcTime),
+            };
             const result = run(world, command);
             checkState(world.state);
-            checkStep(world, before, command, result);
+            checkStep(world, rtcBefore, before, command, result);
           }
           checkReplay(world, snapshotAt);
         },

@@ -221,7 +221,7 @@ describe('Mic arrows: publishing → idle', () => {
     for (const session of ['ms-u-1', undefined]) {
       const state = given(activeRoom(), ...publishingOnSeat('u-1', 3))
         .when(rtc('RtcAudioStopped', 'u-1', T0 + 300, session))
-        .then([released('u-1', 3, 'audio_stopped')]);
+        .then([released('u-1', 3, 'audio_stopped', 'ms-u-1', T0 + 300)]);
       assert.equal(seat(state, 3).state, 'idle');
     }
   });
@@ -387,19 +387,21 @@ describe('Mic sessions: an old session never clears a new one', () => {
   it('the current session is still stopped by its own events', () => {
     given(history, publishing('u-1', 3, { session: 'ms-new', eventTimeMs: NEW_AT + 10 }))
       .when(rtc('RtcAudioStopped', 'u-1', now, 'ms-new'), { nowMs: now })
-      .then([released('u-1', 3, 'audio_stopped', 'ms-new')]);
+      .then([released('u-1', 3, 'audio_stopped', 'ms-new', now)]);
   });
 });
 
 describe('Mic: stale and out-of-order RTC events are no-ops, never errors', () => {
-  it('events older than the session start are dropped (no session id to tell)', () => {
+  it('without a session id, a stop or exit before the first RTC event of the session is dropped', () => {
+    // It may belong to an earlier session, whatever its time; the publish timeout decides.
     const g = given(activeRoom(), ...onSeat('u-1', 3, { at: T0 }));
-    for (const type of ['RtcAudioStarted', 'RtcAudioStopped', 'RtcRoomExited'] as const) {
-      g.when(rtc(type, 'u-1', T0 - 1)).then([]);
+    for (const time of [T0 - 1, T0 + 500, T0 + 60_000]) {
+      g.when(rtc('RtcAudioStopped', 'u-1', time)).then([]);
+      g.when(rtc('RtcRoomExited', 'u-1', time)).then([]);
     }
     const p = given(activeRoom(), ...publishingOnSeat('u-1', 3, { at: T0 }));
     for (const type of ['RtcAudioStopped', 'RtcRoomExited'] as const) {
-      p.when(rtc(type, 'u-1', T0 - 1)).then([]);
+      p.when(rtc(type, 'u-1', T0 + 99)).then([]);
     }
   });
 
@@ -408,7 +410,9 @@ describe('Mic: stale and out-of-order RTC events are no-ops, never errors', () =
     const g = given(activeRoom(), ...publishingOnSeat('u-1', 3, { eventTimeMs: T0 + 500 }));
     g.when(rtc('RtcAudioStopped', 'u-1', T0 + 400, 'ms-u-1')).then([]);
     g.when(rtc('RtcRoomExited', 'u-1', T0 + 400)).then([]);
-    g.when(rtc('RtcAudioStopped', 'u-1', T0 + 500)).then([released('u-1', 3, 'audio_stopped')]);
+    g.when(rtc('RtcAudioStopped', 'u-1', T0 + 500)).then([
+      released('u-1', 3, 'audio_stopped', 'ms-u-1', T0 + 500),
+    ]);
   });
 
   it('an older audio_started after a move does not confirm the new seat', () => {
@@ -437,10 +441,15 @@ describe('Mic: stale and out-of-order RTC events are no-ops, never errors', () =
 
 describe('Mic: RTC room_exited', () => {
   it('frees only the current seat; the business presence stays', () => {
-    for (const events of [onSeat('u-1', 3), publishingOnSeat('u-1', 3)]) {
+    const cases = [
+      { events: onSeat('u-1', 3), session: 'ms-u-1' },
+      { events: publishingOnSeat('u-1', 3), session: undefined },
+      { events: publishingOnSeat('u-1', 3), session: 'ms-u-1' },
+    ];
+    for (const { events, session } of cases) {
       const state = given(activeRoom(), joined('u-2'), ...onSeat('u-3', 4), events)
-        .when(rtc('RtcRoomExited', 'u-1', T0 + 1_000))
-        .then([released('u-1', 3, 'room_exited')]);
+        .when(rtc('RtcRoomExited', 'u-1', T0 + 1_000, session))
+        .then([released('u-1', 3, 'room_exited', 'ms-u-1', T0 + 1_000)]);
       assert.equal(presenceOf(state, 'u-1')?.state, 'present');
       assert.equal(seat(state, 3).user_id, null);
       assert.equal(seat(state, 4).user_id, 'u-3');
@@ -450,23 +459,32 @@ describe('Mic: RTC room_exited', () => {
   it('an old exit cannot free the seat of the new session after a rejoin', () => {
     // Session A from T0; the user left at T0 + 1000, rejoined at T0 + 3000, took seat 5 at
     // T0 + 3500 (session B). RTC reports the first exit (T0 + 900) only now.
-    const g = given(
-      activeRoom(),
+    const history = [
+      ...activeRoom(),
       ...publishingOnSeat('u-1', 3, { session: 'ms-a' }),
       released('u-1', 3, 'leave', 'ms-a'),
       left('u-1', T0 + 1_000),
       joined('u-1', T0 + 3_000),
       micTakenUp('u-1', 5, { session: 'ms-b', at: T0 + 3_500, version: 30 }),
-    );
+    ];
+    const g = given(history);
     const now = T0 + 4_000;
     g.when(rtc('RtcRoomExited', 'u-1', T0 + 900), { nowMs: now }).then([]);
     g.when(rtc('RtcRoomExited', 'u-1', T0 + 900, 'ms-a'), { nowMs: now }).then([]);
     g.when(rtc('RtcRoomExited', 'u-1', T0 + 3_200), { nowMs: now }).then([]);
     g.when(rtc('RtcRoomExited', 'u-1', now, 'ms-a'), { nowMs: now }).then([]);
-    // A fresh exit of session B does free it.
-    g.when(rtc('RtcRoomExited', 'u-1', now), { nowMs: now }).then([
-      released('u-1', 5, 'room_exited', 'ms-b'),
+    // Without a session id, no exit can be told from A's before B saw an RTC event: B is
+    // left to its publish timeout. An exit naming B frees it.
+    g.when(rtc('RtcRoomExited', 'u-1', now), { nowMs: now }).then([]);
+    g.when(rtc('RtcRoomExited', 'u-1', now, 'ms-b'), { nowMs: now }).then([
+      released('u-1', 5, 'room_exited', 'ms-b', now),
     ]);
+    // Once B's audio_started is applied, an exit not older than it frees B.
+    const anchored = given(history, publishing('u-1', 5, { session: 'ms-b', eventTimeMs: now }));
+    anchored.when(rtc('RtcRoomExited', 'u-1', T0 + 900), { nowMs: now }).then([]);
+    anchored
+      .when(rtc('RtcRoomExited', 'u-1', now), { nowMs: now })
+      .then([released('u-1', 5, 'room_exited', 'ms-b', now)]);
   });
 
   it('never errors, whatever the state', () => {

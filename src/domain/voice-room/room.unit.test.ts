@@ -25,6 +25,7 @@ import {
   OWNER,
   publishing,
   publishingOnSeat,
+  released,
   settings,
   T0,
 } from './testing/given-when-then.js';
@@ -134,6 +135,30 @@ describe('Room: [*] → creating → active', () => {
     }
   });
 
+  it('refuses control characters and invalid UTF-16 (lone surrogates) in the title', () => {
+    const create = (title: string): VoiceRoomCommand => ({
+      type: 'CreateRoom',
+      owner_user_id: OWNER,
+      title,
+      seat_count: 8,
+    });
+    const controls = ['a\nb', 'a\u0000b', 'tab\there', 'x\u007fy', 'x\u0085y', 'x\u001by'];
+    for (const bad of controls) {
+      const error = given().when(create(bad)).thenError('INVALID_ARGUMENT');
+      assert.match(error.message, /control characters/, JSON.stringify(bad));
+    }
+    for (const bad of ['\ud800', 'room \udc00', 'cut emoji \ud83d', '\ude00\ud83d']) {
+      const error = given().when(create(bad)).thenError('INVALID_ARGUMENT');
+      assert.match(error.message, /UTF-16/, JSON.stringify(bad));
+    }
+    for (const good of ['Café 中文 😀', '\ud83d\ude00 party', ' edges are trimmed\n']) {
+      const state = given()
+        .when(create(good))
+        .then(activeRoom({ title: good.trim(), at: NOW }));
+      assert.equal(state.title, good.trim());
+    }
+  });
+
   it('validates seat_count: an integer from 1 to maxSeats', () => {
     const create = (seat_count: number): VoiceRoomCommand => ({
       type: 'CreateRoom',
@@ -182,7 +207,11 @@ describe('Room: active → closed (CloseRoom, one commit)', () => {
       locked(3),
     )
       .when({ type: 'CloseRoom', operator_user_id: OWNER })
-      .then([closed(OWNER, NOW)]);
+      .then([
+        released('u-1', 0, 'room_closed'),
+        released('u-2', 2, 'room_closed'),
+        closed(OWNER, NOW),
+      ]);
     assert.deepEqual(
       Object.fromEntries(Object.entries(state.presence).map(([u, p]) => [u, p.state])),
       { [OWNER]: 'closed_left', 'u-1': 'closed_left', 'u-2': 'closed_left', 'u-3': 'left' },
@@ -209,6 +238,46 @@ describe('Room: active → closed (CloseRoom, one commit)', () => {
     }
     assert.deepEqual(state.banned, ['u-4']);
     assert.equal(roomView(state, 9).online_count, 0);
+  });
+});
+
+describe('Room: CloseRoom ends every mic session with its own event', () => {
+  const seated = [
+    ...activeRoom({ seats: 4 }),
+    adminSet('u-admin'),
+    ...onSeat('u-1', 0),
+    ...publishingOnSeat('u-2', 3, { session: 'ms-2' }),
+    locked(1),
+  ];
+
+  it('one MicReleased (room_closed) per occupied seat, in seat order, before RoomClosed', () => {
+    given(seated)
+      .when({ type: 'CloseRoom', operator_user_id: 'u-admin' })
+      .then([
+        released('u-1', 0, 'room_closed'),
+        released('u-2', 3, 'room_closed', 'ms-2'),
+        closed('u-admin', NOW),
+      ]);
+    given(activeRoom(), locked(2))
+      .when({ type: 'CloseRoom', operator_user_id: OWNER })
+      .then([closed(OWNER, NOW)]);
+  });
+
+  it('the released room equals the old one-event close: seats idle, numbers and locks kept', () => {
+    const result = given(seated).when({ type: 'CloseRoom', operator_user_id: OWNER }).result;
+    assert.ok(!isDomainError(result));
+    const now = fold(result, fold(seated));
+    // A log written before CloseRoom emitted releases (RoomClosed only) replays the same.
+    assert.deepEqual(now, fold([closed(OWNER, NOW)], fold(seated)));
+    assert.deepEqual(
+      now.seats.map((s) => [s.seat_index, s.state, s.user_id]),
+      [
+        [0, 'idle', null],
+        [1, 'locked', null],
+        [2, 'idle', null],
+        [3, 'idle', null],
+      ],
+    );
   });
 });
 

@@ -20,9 +20,15 @@ export interface MicSeat {
   readonly mic_session_id: string | null;
   /** Room version of the MicUp that opened the session. */
   readonly mic_session_room_version: number | null;
-  /** When the session opened: RTC events older than this belong to an earlier session. */
+  /**
+   * When the session opened, on this server's clock. Informational: never compared with an
+   * RTC event's time, which comes from the RTC provider's clock (see decide-mic.ts).
+   */
   readonly mic_session_started_at_ms: number | null;
-  /** Event time of the last RTC publish event applied; older ones are dropped. */
+  /**
+   * RTC clock: event time of the last RTC event applied to this session (its RTC anchor),
+   * null until one is. Only RTC events write it; older ones are dropped.
+   */
   readonly last_publish_event_time_ms: number | null;
   readonly publish_deadline_ms: number | null;
 }
@@ -37,6 +43,12 @@ export interface VoiceRoomState {
   readonly banned: readonly string[];
   readonly presence: Readonly<Record<string, Presence>>;
   readonly seats: readonly MicSeat[];
+  /**
+   * RTC clock: per user, the event time of the last RTC event applied to any of their mic
+   * sessions. An RTC event without a session id that is not newer belongs to an earlier
+   * session. Absent in snapshots written before it existed (read as empty).
+   */
+  readonly last_rtc_event_time_ms?: Readonly<Record<string, number>>;
 }
 
 /** Who asks: every management command names its operator. */
@@ -44,7 +56,10 @@ interface ByOperator {
   readonly operator_user_id: string;
 }
 
-/** RTC callbacks: the time the RTC service saw the event, and the session when known. */
+/**
+ * RTC callbacks: the time the RTC service saw the event (on the RTC provider's clock, not
+ * this server's; possibly whole seconds), and the session when known.
+ */
 interface RtcEvent {
   readonly user_id: string;
   readonly event_time_ms: number;
@@ -110,7 +125,8 @@ export type MicReleaseReason =
   | 'stale'
   | 'publish_timeout'
   | 'audio_stopped'
-  | 'room_exited';
+  | 'room_exited'
+  | 'room_closed';
 
 export type VoiceRoomEvent =
   | {
@@ -147,20 +163,34 @@ export type VoiceRoomEvent =
       readonly mic_session_id: string;
       readonly publish_deadline_ms: number;
     }
-  | {
+  | ({
       readonly type: 'MicPublishingConfirmed';
       readonly user_id: string;
       readonly seat_index: number;
       readonly mic_session_id: string;
-      readonly source: 'client' | 'rtc';
-      readonly event_time_ms: number;
-    }
+    } & (
+      | {
+          /** RTC audio_started; also sent once for a seat the client confirmed first. */
+          readonly source: 'rtc';
+          /** RTC clock: the RTC event's time. */
+          readonly event_time_ms: number;
+        }
+      | {
+          readonly source: 'client';
+          /** Server clock. Logged events from before it existed lack it; replay never reads it. */
+          readonly at_ms: number;
+          /** Older logs only: server time under an RTC name; never read. @deprecated */
+          readonly event_time_ms?: number;
+        }
+    ))
   | {
       readonly type: 'MicReleased';
       readonly user_id: string;
       readonly seat_index: number;
       readonly mic_session_id: string;
       readonly reason: MicReleaseReason;
+      /** RTC clock: the RTC event's time, for releases by audio_stopped or room_exited. */
+      readonly event_time_ms?: number;
     }
   | {
       readonly type: 'GiftSent';

@@ -198,20 +198,29 @@ export function onSeat(
   return [joined(user_id, options.at), micTakenUp(user_id, seat_index, options)];
 }
 
-/** MicPublishingConfirmed, by RTC at `event_time_ms` unless `source` says client. */
+/**
+ * MicPublishingConfirmed: by RTC at `eventTimeMs` (RTC clock), or with `source: 'client'`
+ * by the client at `atMs` (server clock).
+ */
 export function publishing(
   user_id: string,
   seat_index: number,
-  options: { session?: string; eventTimeMs?: number; source?: 'client' | 'rtc' } = {},
+  options: {
+    session?: string;
+    eventTimeMs?: number;
+    source?: 'client' | 'rtc';
+    atMs?: number;
+  } = {},
 ): VoiceRoomEvent {
-  return {
+  const common = {
     type: 'MicPublishingConfirmed',
     user_id,
     seat_index,
     mic_session_id: options.session ?? `ms-${user_id}`,
-    source: options.source ?? 'rtc',
-    event_time_ms: options.eventTimeMs ?? T0 + 100,
-  };
+  } as const;
+  return options.source === 'client'
+    ? { ...common, source: 'client', at_ms: options.atMs ?? NOW }
+    : { ...common, source: 'rtc', event_time_ms: options.eventTimeMs ?? T0 + 100 };
 }
 
 /** The user joins, takes a seat and publishes (confirmed by RTC at T0 + 100). */
@@ -229,11 +238,20 @@ export function publishingOnSeat(
   ];
 }
 
+/** MicReleased; `rtcEventTimeMs` (RTC clock) for a release by audio_stopped or room_exited. */
 export function released(
   user_id: string,
   seat_index: number,
   reason: Extract<VoiceRoomEvent, { type: 'MicReleased' }>['reason'],
   mic_session_id = `ms-${user_id}`,
+  rtcEventTimeMs?: number,
 ): VoiceRoomEvent {
-  return { type: 'MicReleased', user_id, seat_index, mic_session_id, reason };
+  return {
+    type: 'MicReleased',
+    user_id,
+    seat_index,
+    mic_session_id,
+    reason,
+    ...(rtcEventTimeMs === undefined ? {} : { event_time_ms: rtcEventTimeMs }),
+  };
 }

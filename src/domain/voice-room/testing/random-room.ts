@@ -161,6 +161,23 @@ export const stepArb: fc.Arbitrary<Step> = fc.record({
   spec: specArb,
 });
 
+/**
+ * The RTC provider's clock, which is not the server's: off by `skewMs` (ahead when positive),
+ * and in whole seconds when `wholeSeconds` (TRTC's EventTs).
+ */
+export interface RtcClock {
+  readonly skewMs: number;
+  readonly wholeSeconds: boolean;
+}
+
+export const rtcClockArb: fc.Arbitrary<RtcClock> = fc.record({
+  skewMs: fc.oneof(
+    { weight: 1, arbitrary: fc.constant(0) },
+    { weight: 3, arbitrary: fc.integer({ min: -5_000, max: 5_000 }) },
+  ),
+  wholeSeconds: fc.boolean(),
+});
+
 /** What the runtime keeps: the state, the version, the log; plus what the test remembers. */
 export interface World {
   state: VoiceRoomState;
@@ -173,9 +190,10 @@ export interface World {
   readonly logLength: number[];
   /** Every mic session id seen in a MicTakenUp. */
   readonly sessions: string[];
-  /** Kept apart from the state: when each session opened, its last applied RTC time. */
-  readonly sessionStart: Map<string, number>;
+  readonly rtcClock: RtcClock;
+  /** Kept apart from the state (RTC clock): the last applied RTC time per session, per user. */
   readonly lastRtcTime: Map<string, number>;
+  readonly lastUserRtcTime: Map<string, number>;
   readonly rtcSent: VoiceRoomCommand[];
 }
 
@@ -229,7 +247,8 @@ export function resolve(world: World, spec: Spec): VoiceRoomCommand {
     case 'RtcRoomExited': {
       const user_id = resolveUser(world, spec.user);
       const mic_session_id = resolveSession(world, user_id, spec.session);
-      const event_time_ms = world.nowMs - spec.age;
+      const rtcNow = world.nowMs + world.rtcClock.skewMs - spec.age;
+      const event_time_ms = world.rtcClock.wholeSeconds ? Math.floor(rtcNow / 1000) * 1000 : rtcNow;
       const command: VoiceRoomCommand =
         mic_session_id === undefined
           ? { type: spec.t, user_id, event_time_ms }
@@ -282,18 +301,25 @@ export function run(world: World, command: VoiceRoomCommand) {
         assert.equal(event.mic_session_room_version, world.version);
         assert.ok(!world.sessions.includes(event.mic_session_id), 'mic session ids are unique');
         world.sessions.push(event.mic_session_id);
-        world.sessionStart.set(event.mic_session_id, event.at_ms);
       }
-      if (event.type === 'MicPublishingConfirmed' && event.source === 'rtc') {
+      const rtcTime =
+        event.type === 'MicPublishingConfirmed' && event.source === 'rtc'
+          ? event.event_time_ms
+          : event.type === 'MicReleased'
+            ? event.event_time_ms
+            : undefined;
+      if (rtcTime !== undefined && 'mic_session_id' in event) {
         const last = world.lastRtcTime.get(event.mic_session_id) ?? -Infinity;
-        world.lastRtcTime.set(event.mic_session_id, Math.max(last, event.event_time_ms));
+        world.lastRtcTime.set(event.mic_session_id, Math.max(last, rtcTime));
+        const lastOfUser = world.lastUserRtcTime.get(event.user_id) ?? -Infinity;
+        world.lastUserRtcTime.set(event.user_id, Math.max(lastOfUser, rtcTime));
       }
     }
   }
   return result;
 }
 
-export function newWorld(): World {
+export function newWorld(rtcClock: RtcClock = { skewMs: 0, wholeSeconds: false }): World {
   const world: World = {
     state: deepFreeze(domain.initialState({ appCode: 'app', roomId: 'r' })),
     version: 0,
@@ -302,8 +328,9 @@ export function newWorld(): World {
     states: [],
     logLength: [0],
     sessions: [],
-    sessionStart: new Map(),
+    rtcClock,
     lastRtcTime: new Map(),
+    lastUserRtcTime: new Map(),
     rtcSent: [],
   };
   world.states[0] = world.state;

@@ -1,0 +1,18 @@
+/**
+ * Pure checks of user-given display text (nicknames, room titles), shared by the input
+ * rules of several modules so that they agree on what a clean display text is.
+ */
+
+/** Control characters (Unicode Cc: C0, DEL, C1; newlines, NUL, …) have no place in one. */
+export function hasControlCharacters(value: string): boolean {
+  return /\p{Cc}/u.test(value);
+}
+
+/**
+ * A lone (unpaired) UTF-16 surrogate: the string is not valid Unicode, has no UTF-8 form,
+ * and a database or a client would reject or mangle it.
+ */
+export function hasLoneSurrogate(value: string): boolean {
+  // With the `u` flag a well-formed pair is one code point; only unpaired halves are Cs.
+  return /\p{Cs}/u.test(value);
+}
