@@ -79,8 +79,12 @@ export function registerTrtcCallback(
       const method = EVENT_TO_RPC[event.EventType];
       if (!method) return reply.send({ code: 0 }); // not an event the rooms act on
       const info = event.EventInfo;
+      // The RTC clock only: a time of this server's would be compared with RTC times.
       const eventTimeMs =
-        info.EventMsTs ?? (info.EventTs !== undefined ? info.EventTs * 1000 : Date.now());
+        info.EventMsTs ?? (info.EventTs !== undefined ? info.EventTs * 1000 : null);
+      if (eventTimeMs === null) {
+        return reply.code(400).send({ code: 400, message: 'malformed callback: no EventTs' });
+      }
       try {
         await deps.api.call(method, {
           app_code: trtc.appCode,

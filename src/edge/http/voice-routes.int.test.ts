@@ -251,6 +251,11 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
     assert.equal(forged.statusCode, 401);
     assert.equal((await trtc(event(203, now + 10, 'u1'), TRTC_KEY, '999')).statusCode, 401);
     assert.equal((await seat()).state, 'pending_publish', 'nothing applied');
+    // No time of the RTC clock: refused, never stamped with this server's clock.
+    const { EventMsTs: _dropped, ...untimed } = event(203, now + 10, 'u0').EventInfo;
+    const noTime = await trtc({ ...event(203, now + 10, 'u0'), EventInfo: untimed });
+    assert.equal(noTime.statusCode, 400);
+    assert.equal((await seat()).state, 'pending_publish', 'nothing applied');
     const malformed = await node.http.inject({
       method: 'POST',
       url: '/api/v1/rtc/trtc/callback',
