@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   const database = await createTestDatabase();
   const keyPrefix = testKeyPrefix();
   const redis = new Redis(testRedisUrl());
-  const client = new GrpcForwarder(10_000, { markForwarded: false });
+  const token = 'bench-grpc-token-0123456789abcdef0123';
+  const client = new GrpcForwarder({ token, tls: null, timeoutMs: 10_000, markForwarded: false });
   const nodes: { id: string; grpc: string; process: ServerProcess }[] = [];
   try {
     for (const id of ['bench-a', 'bench-b']) {
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
         ROOMS_HTTP_PORT: String(http),
         ROOMS_GRPC_HOST: '127.0.0.1',
         ROOMS_GRPC_PORT: String(grpc),
+        ROOMS_GRPC_TOKEN: token,
         ROOMS_ADVERTISE_ADDR: `127.0.0.1:${grpc}`,
         ROOMS_JWT_SECRET: 'bench-secret-0123456789abcdef0123456789',
         ROOMS_PRESENCE_TIMEOUT_MS: '600000',
@@ -75,8 +77,14 @@ async function main(): Promise<void> {
     console.log(
       `gRPC RoomHeartbeat on a 2-node cluster: ${ROOMS} rooms, concurrency ${CONCURRENCY}, ${ROUNDS} rounds x ${SECONDS}s`,
     );
+    // Every command names its request id (the service refuses one without).
+    let seq = 0;
     const heartbeat = (addr: string, roomId: string) =>
-      client.call(addr, 'RoomHeartbeat', { room_id: roomId, user_id: 'u' });
+      client.call(addr, 'RoomHeartbeat', {
+        room_id: roomId,
+        user_id: 'u',
+        request_id: `bench-heartbeat-${++seq}`,
+      });
     const direct: LoadResult[] = [];
     const mixed: LoadResult[] = [];
     for (let round = 1; round <= ROUNDS; round++) {

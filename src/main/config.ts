@@ -51,7 +51,14 @@ const schema = z.object({
     .optional(),
   ROOMS_JWT_TTL_S: int(60, 31_536_000).default(604_800),
   ROOMS_BCRYPT_COST: int(4, 15).default(10),
-  ROOMS_GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+  ROOMS_GRPC_HOST: z.string().min(1).default('127.0.0.1'),
+  ROOMS_GRPC_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{32,1024}$/, 'at least 32 printable ASCII characters, no spaces')
+    .optional(),
+  ROOMS_GRPC_TLS_CERT: z.string().min(1).optional(),
+  ROOMS_GRPC_TLS_KEY: z.string().min(1).optional(),
+  ROOMS_GRPC_TLS_CA: z.string().min(1).optional(),
   ROOMS_FORWARD_TIMEOUT_MS: int(100).default(5_000),
   ROOMS_PRESENCE_TIMEOUT_MS: int(1000).default(60_000),
   ROOMS_PUBLISH_TIMEOUT_MS: int(1000).default(15_000),
@@ -147,9 +154,33 @@ function outboxRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
   }
 }
 
+/** Cluster mode (MySQL or Redis): nodes call each other, so they must share a credential. */
+function grpcRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  if ((/^mysql:\/\//i.test(e.ROOMS_DB_URL) || e.ROOMS_REDIS_URL) && !e.ROOMS_GRPC_TOKEN) {
+    issue(
+      'ROOMS_GRPC_TOKEN',
+      'required in cluster mode (a mysql:// ROOMS_DB_URL or ROOMS_REDIS_URL set): every node must share one',
+    );
+  }
+  const tls = [e.ROOMS_GRPC_TLS_CERT, e.ROOMS_GRPC_TLS_KEY, e.ROOMS_GRPC_TLS_CA];
+  if (tls.some(Boolean) && !tls.every(Boolean)) {
+    for (const name of [
+      'ROOMS_GRPC_TLS_CERT',
+      'ROOMS_GRPC_TLS_KEY',
+      'ROOMS_GRPC_TLS_CA',
+    ] as const) {
+      if (!e[name])
+        issue(name, 'ROOMS_GRPC_TLS_CERT, _KEY and _CA go together: set all three or none');
+    }
+  }
+}
+
 function mediaAndOutboxRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
   mediaRules(e, ctx);
   outboxRules(e, ctx);
+  grpcRules(e, ctx);
 }
 
 /** Rules across variables (they run once every variable is valid on its own). */
@@ -187,7 +218,22 @@ export interface Config {
     readonly jwtTtlS: number;
     readonly bcryptCost: number;
   };
-  readonly grpc: { readonly host: string; readonly forwardTimeoutMs: number };
+  readonly grpc: {
+    readonly host: string;
+    /** Used when the incoming call has no deadline of its own (REST, TRTC, gRPC without one). */
+    readonly forwardTimeoutMs: number;
+    /**
+     * The cluster credential (`authorization: Bearer <token>`) of every call, also between
+     * nodes. Unset (embedded mode only): the node makes up a random one per start.
+     */
+    readonly token: string | null;
+    /** PEM file paths for mutual TLS; null: plaintext (the token is still required). */
+    readonly tls: {
+      readonly certFile: string;
+      readonly keyFile: string;
+      readonly caFile: string;
+    } | null;
+  };
   readonly voice: {
     readonly presenceTimeoutMs: number;
     readonly publishTimeoutMs: number;
@@ -276,7 +322,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       jwtTtlS: e.ROOMS_JWT_TTL_S,
       bcryptCost: e.ROOMS_BCRYPT_COST,
     },
-    grpc: { host: e.ROOMS_GRPC_HOST, forwardTimeoutMs: e.ROOMS_FORWARD_TIMEOUT_MS },
+    grpc: {
+      host: e.ROOMS_GRPC_HOST,
+      forwardTimeoutMs: e.ROOMS_FORWARD_TIMEOUT_MS,
+      token: e.ROOMS_GRPC_TOKEN ?? null,
+      tls:
+        e.ROOMS_GRPC_TLS_CERT && e.ROOMS_GRPC_TLS_KEY && e.ROOMS_GRPC_TLS_CA
+          ? {
+              certFile: e.ROOMS_GRPC_TLS_CERT,
+              keyFile: e.ROOMS_GRPC_TLS_KEY,
+              caFile: e.ROOMS_GRPC_TLS_CA,
+            }
+          : null,
+    },
     voice: {
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,
       publishTimeoutMs: e.ROOMS_PUBLISH_TIMEOUT_MS,

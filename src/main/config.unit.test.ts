@@ -25,6 +25,10 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_JWT_TTL_S: '3600',
   ROOMS_BCRYPT_COST: '12',
   ROOMS_GRPC_HOST: '127.0.0.2',
+  ROOMS_GRPC_TOKEN: 'a-cluster-grpc-token-of-32-chars!',
+  ROOMS_GRPC_TLS_CERT: '/etc/rooms/node.pem',
+  ROOMS_GRPC_TLS_KEY: '/etc/rooms/node.key',
+  ROOMS_GRPC_TLS_CA: '/etc/rooms/ca.pem',
   ROOMS_FORWARD_TIMEOUT_MS: '2500',
   ROOMS_PRESENCE_TIMEOUT_MS: '30000',
   ROOMS_PUBLISH_TIMEOUT_MS: '9000',
@@ -125,7 +129,7 @@ void describe('loadConfig', () => {
       cell: DEFAULT_CELL,
       accounts: { jwtSecret: null, jwtTtlS: 604_800, bcryptCost: 10 },
       media: DEFAULT_MEDIA,
-      grpc: { host: '0.0.0.0', forwardTimeoutMs: 5_000 },
+      grpc: { host: '127.0.0.1', forwardTimeoutMs: 5_000, token: null, tls: null },
       voice: {
         presenceTimeoutMs: 60_000,
         publishTimeoutMs: 15_000,
@@ -211,7 +215,16 @@ void describe('loadConfig', () => {
           workerLogLevel: 'warn',
         },
       },
-      grpc: { host: '127.0.0.2', forwardTimeoutMs: 2_500 },
+      grpc: {
+        host: '127.0.0.2',
+        forwardTimeoutMs: 2_500,
+        token: 'a-cluster-grpc-token-of-32-chars!',
+        tls: {
+          certFile: '/etc/rooms/node.pem',
+          keyFile: '/etc/rooms/node.key',
+          caFile: '/etc/rooms/ca.pem',
+        },
+      },
       voice: {
         presenceTimeoutMs: 30_000,
         publishTimeoutMs: 9_000,
@@ -242,7 +255,8 @@ void describe('loadConfig', () => {
     for (const url of ['/var/lib/rooms/rooms.sqlite', 'rooms.db', 'sqlite://./x.sqlite']) {
       assert.equal(loadConfig({ ROOMS_DB_URL: url }).db.url, url);
     }
-    assert.equal(loadConfig({ ROOMS_REDIS_URL: 'rediss://r:6379' }).redisUrl, 'rediss://r:6379');
+    const redis = { ROOMS_REDIS_URL: 'rediss://r:6379', ROOMS_GRPC_TOKEN: 't'.repeat(32) };
+    assert.equal(loadConfig(redis).redisUrl, 'rediss://r:6379');
   });
 
   void it('accepts the numeric bounds', () => {
@@ -369,6 +383,11 @@ void describe('loadConfig', () => {
       ['ROOMS_WS_MAX_BUFFER_BYTES', '1023'],
       ['ROOMS_WS_PING_INTERVAL_MS', '99'],
       ['ROOMS_WS_MAX_ROOMS', '0'],
+      ['ROOMS_GRPC_TOKEN', 'x'.repeat(31)],
+      ['ROOMS_GRPC_TOKEN', 'é'.repeat(32)], // not ASCII: no gRPC metadata value
+      ['ROOMS_GRPC_TOKEN', 'a token with spaces, long enough to pass'],
+      ['ROOMS_GRPC_TLS_CERT', ''], // unset while _KEY and _CA are set
+      ['ROOMS_GRPC_TLS_CA', ''],
     ];
     for (const [name, value] of cases) {
       void it(`${name}=${JSON.stringify(value)}`, () => {
@@ -391,10 +410,33 @@ void describe('loadConfig', () => {
       );
     });
 
+    void it('ROOMS_GRPC_TOKEN unset in cluster mode (mysql:// or Redis)', () => {
+      const { ROOMS_GRPC_TOKEN: _, ...withoutToken } = FULL_ENV;
+      const clusters = [
+        withoutToken,
+        { ...withoutToken, ROOMS_REDIS_URL: '' },
+        { ...withoutToken, ROOMS_DB_URL: './x.sqlite' },
+        { ROOMS_REDIS_URL: 'redis://127.0.0.1:6379' },
+      ];
+      for (const env of clusters) {
+        const error = configError(env);
+        assert.match(error.message, /ROOMS_GRPC_TOKEN: required in cluster mode/);
+      }
+    });
+
     void it('reports every bad variable at once', () => {
       const error = configError({ ROOMS_HTTP_PORT: 'abc', ROOMS_REDIS_URL: 'http://x' });
       assert.match(error.message, /ROOMS_HTTP_PORT/);
       assert.match(error.message, /ROOMS_REDIS_URL/);
     });
+  });
+
+  void it('ROOMS_GRPC_TOKEN: optional in embedded mode (SQLite, no Redis), gRPC on loopback', () => {
+    // Unset: the node makes up a random token per start (src/main/grpc-embedded.int.test.ts).
+    assert.equal(loadConfig({ ROOMS_DB_URL: './x.sqlite' }).grpc.token, null);
+    const config = loadConfig({ ROOMS_GRPC_TOKEN: 't'.repeat(32) });
+    assert.equal(config.grpc.token, 't'.repeat(32));
+    assert.equal(config.grpc.host, '127.0.0.1');
+    assert.equal(config.grpc.tls, null);
   });
 });

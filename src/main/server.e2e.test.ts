@@ -124,6 +124,27 @@ void describe('server.ts on SQLite (one node)', () => {
       });
     },
   );
+
+  void it(
+    'exits 2 naming ROOMS_GRPC_TOKEN in cluster mode without it',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const server = new ServerProcess('no-grpc-token', {
+        ROOMS_DB_URL: path.join(dir, 'never.sqlite'),
+        ROOMS_REDIS_URL: 'redis://127.0.0.1:6379',
+        ROOMS_HTTP_PORT: '0',
+        ROOMS_HTTP_HOST: '127.0.0.1',
+        ROOMS_LOG_LEVEL: 'warn',
+      });
+      servers.push(server);
+      await reportingOutput([server], async () => {
+        const exit = await server.waitForExit(READY_TIMEOUT_MS);
+        assert.deepEqual(exit, { code: 2, signal: null });
+        assert.match(server.stderr, /ROOMS_GRPC_TOKEN: required in cluster mode/);
+        assert.ok(!existsSync(path.join(dir, 'never.sqlite')), 'the database was opened');
+      });
+    },
+  );
 });
 
 void describe(
@@ -179,6 +200,7 @@ void describe(
               ROOMS_MEDIA_EMBEDDED: 'false',
               ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
               ROOMS_GRPC_PORT: node.advertiseAddr.split(':')[1]!,
+              ROOMS_GRPC_TOKEN: 'e2e-cluster-grpc-token-0123456789abcdef',
               ROOMS_HTTP_PORT: String(node.port),
               ROOMS_HTTP_HOST: '127.0.0.1',
               ROOMS_LOG_LEVEL: 'warn',

@@ -2,12 +2,15 @@
  * Wires voice rooms into a node: the domain (with its SQL hooks) on the host, the gRPC
  * RoomService other nodes forward to, and the REST, TRTC callback and admin routes.
  */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../accounts/tokens.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
 import { voiceRoomWithSql } from '../adapters/sql/voice-room/index.js';
 import type { CellHost } from '../cell/host.js';
 import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service.js';
+import type { GrpcSecurity, GrpcTls } from '../edge/grpc/security.js';
 import { registerAdminRoutes } from '../edge/http/admin-routes.js';
 import { parseTrtcApps, registerTrtcCallback } from '../edge/http/trtc-callback.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
@@ -34,9 +37,18 @@ export async function wireVoiceRooms(deps: {
   const { config, host, sql, http } = deps;
   const domain = voiceRoomWithSql(config.voice);
   host.register(domain);
-  const forwarder = new GrpcForwarder(config.grpc.forwardTimeoutMs);
+  const security: GrpcSecurity = {
+    // Embedded: no other node calls this one, but the port must not be open to every local user.
+    token: config.grpc.token ?? randomBytes(32).toString('base64url'),
+    tls: readGrpcTls(config),
+  };
+  const forwarder = new GrpcForwarder({ ...security, timeoutMs: config.grpc.forwardTimeoutMs });
   const api = new VoiceRoomApi(host, domain, forwarder, sql.db);
-  const grpc = await startRoomServiceServer(api, config.grpc.host, config.grpcPort);
+  const grpc = await startRoomServiceServer(api, {
+    ...security,
+    host: config.grpc.host,
+    port: config.grpcPort,
+  });
   registerVoiceRoutes(http, { api, auth: deps.auth, db: sql.db });
   registerTrtcCallback(http, { api, apps: parseTrtcApps(config.voice.trtcApps) });
   registerAdminRoutes(http, { db: sql.db, adminToken: config.voice.adminToken, clock: deps.clock });
@@ -55,4 +67,22 @@ export function advertiseAddrFor(config: Config, grpcPort: number): string {
   return config.advertiseAddr.endsWith(':0')
     ? `${config.advertiseAddr.slice(0, -2)}:${grpcPort}`
     : config.advertiseAddr;
+}
+
+/** The PEM files of ROOMS_GRPC_TLS_*; a file that cannot be read fails the start, naming it. */
+function readGrpcTls(config: Config): GrpcTls | null {
+  const files = config.grpc.tls;
+  if (!files) return null;
+  const read = (variable: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`${variable}: cannot read ${file}`, { cause: error });
+    }
+  };
+  return {
+    cert: read('ROOMS_GRPC_TLS_CERT', files.certFile),
+    key: read('ROOMS_GRPC_TLS_KEY', files.keyFile),
+    ca: read('ROOMS_GRPC_TLS_CA', files.caFile),
+  };
 }

@@ -1,14 +1,16 @@
 /**
  * The internal HTTP API the meeting module calls (`/internal/v1/*`, `/internal/info`) and the
- * public liveness probe (`/healthz`). Every `/internal/*` request must carry the shared
- * secret in `X-Internal-Token`. Answers use the project's envelope (`data` on success,
+ * public liveness probe (`/healthz`). Every internal route must carry the shared secret in
+ * `X-Internal-Token`: the check is a hook of the plugin scope the internal routes live in, so
+ * it runs for whatever request the router matched to them, however its path was spelled
+ * (`%69nternal`, absolute-form request line, ...), and for no other route. Answers use the project's envelope (`data` on success,
  * `code`/`message`/`reason` on failure): 400 bad body, 401 token, 404 unknown id, 409 wrong
  * state, 503 no worker.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendOk } from '../edge/http/envelope.js';
 import { AppError } from '../shared/errors.js';
+import { secretEquals } from '../shared/secrets.js';
 import type { MediaEventBus } from './events.js';
 import type { MediaRegistry, RouterEntry } from './media-registry.js';
 import {
@@ -37,13 +39,6 @@ export interface MediaRoutesDeps {
   readonly workerBin: { path: string; source: string };
 }
 
-/** Equal-time comparison, so the token cannot be guessed byte by byte from timings. */
-function tokenMatches(given: unknown, expected: Buffer): boolean {
-  if (typeof given !== 'string') return false;
-  const buffer = Buffer.from(given);
-  return buffer.length === expected.length && timingSafeEqual(buffer, expected);
-}
-
 function routerView(entry: RouterEntry) {
   return {
     router_id: entry.router.id,
@@ -66,23 +61,7 @@ const handle =
   };
 
 export function registerMediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): void {
-  const { registry, pool, bus } = deps;
-  const expected = Buffer.from(deps.internalToken);
-  const ok = (request: FastifyRequest, reply: FastifyReply, data: unknown, status = 200) =>
-    sendOk(request, reply, data, status);
-  const idOf = (request: FastifyRequest) => parse(idParams, request.params).id;
-
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (
-      request.url.startsWith('/internal') &&
-      !tokenMatches(request.headers['x-internal-token'], expected)
-    ) {
-      done(new AppError('unauthenticated', 'INTERNAL_TOKEN_INVALID', 'invalid X-Internal-Token'));
-      return;
-    }
-    done();
-  });
-
+  const { pool } = deps;
   app.get('/healthz', async (_request, reply) => {
     const alive = pool.slots.filter((s) => s.alive).length;
     return reply.code(alive > 0 ? 200 : 503).send({
@@ -91,6 +70,27 @@ export function registerMediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps)
       workers_alive: alive,
     });
   });
+
+  // An encapsulated scope (no fastify-plugin): its hook guards exactly the routes inside it.
+  void app.register((internal, _options, done) => {
+    internal.addHook('onRequest', (request, _reply, next) => {
+      if (!secretEquals(request.headers['x-internal-token'], deps.internalToken)) {
+        next(new AppError('unauthenticated', 'INTERNAL_TOKEN_INVALID', 'invalid X-Internal-Token'));
+        return;
+      }
+      next();
+    });
+    registerInternalRoutes(internal, deps);
+    done();
+  });
+}
+
+/** Every `/internal/*` route; only ever registered inside the token-checking scope. */
+function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): void {
+  const { registry, pool, bus } = deps;
+  const ok = (request: FastifyRequest, reply: FastifyReply, data: unknown, status = 200) =>
+    sendOk(request, reply, data, status);
+  const idOf = (request: FastifyRequest) => parse(idParams, request.params).id;
 
   app.get('/internal/info', async (request, reply) =>
     ok(request, reply, {

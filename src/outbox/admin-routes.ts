@@ -13,12 +13,12 @@
  *
  * Answers use the REST envelope; errors go through the envelope's error mapping.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendOk } from '../edge/http/envelope.js';
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+import { secretEquals } from '../shared/secrets.js';
 import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
 import type { WebhookDirectory } from './webhooks.js';
@@ -68,14 +68,11 @@ const failBody = z.object({ reason: z.string().min(1).max(500).optional() }).def
 export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdminDeps): void {
   const { store, webhooks, clock } = deps;
   const destinations = deps.destinations ?? new DestinationPolicy();
-  const expected = deps.adminToken === null ? null : Buffer.from(deps.adminToken);
 
   void app.register(
     (scope, _options, done) => {
       scope.addHook('onRequest', (request, _reply, next) => {
-        const header = request.headers['x-admin-token'];
-        const given = Buffer.from(typeof header === 'string' ? header : '');
-        if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
           next(new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required'));
           return;
         }

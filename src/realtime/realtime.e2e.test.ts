@@ -104,6 +104,7 @@ void describe(
           ROOMS_NODE_ID: `rt-${label}-${randomBytes(3).toString('hex')}`,
           ROOMS_GRPC_HOST: '127.0.0.1',
           ROOMS_GRPC_PORT: '0',
+          ROOMS_GRPC_TOKEN: 'e2e-cluster-grpc-token-0123456789abcdef',
           ROOMS_MEDIA_EMBEDDED: 'false',
           ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
           ROOMS_HTTP_PORT: String(port),

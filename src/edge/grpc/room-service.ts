@@ -4,12 +4,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import {
-  Metadata,
   Server,
-  ServerCredentials,
-  credentials,
   loadPackageDefinition,
   type Client,
+  type Deadline,
+  type Metadata,
   type ServiceClientConstructor,
   type ServiceError,
   type UntypedServiceImplementation,
@@ -17,13 +16,22 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import type { Forwarder, VoiceRoomApi } from '../voice/voice-api.js';
+import { AppError } from '../../shared/errors.js';
+import type { CallOptions, Forwarder, VoiceRoomApi } from '../voice/voice-api.js';
 import { rpcNames, type RpcName } from '../voice/requests.js';
-import { FORWARDED_KEY, fromServiceError, toServiceError } from './status.js';
+import {
+  authorizedMetadata,
+  channelCredentials,
+  clusterTokenInterceptor,
+  serverCredentials,
+  type GrpcSecurity,
+} from './security.js';
+import { FORWARDED_KEY, deadlineExceeded, fromServiceError, toServiceError } from './status.js';
 
 const PROTO = fileURLToPath(new URL('../../../proto/room/v1/room_service.proto', import.meta.url));
 
-function roomServiceClient(): ServiceClientConstructor {
+/** The generated client class (its `service` holds each method's (de)serialisers). */
+export function roomServiceClient(): ServiceClientConstructor {
   const definition = loadSync(PROTO, {
     keepCase: true, // snake_case on the wire and in JS, as the contract names fields
     longs: Number,
@@ -42,21 +50,58 @@ export interface GrpcServerHandle {
   close(): Promise<void>;
 }
 
-/** Binds the RoomService on host:port (0 picks a free port). */
+export interface RoomServiceServerOptions extends GrpcSecurity {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+}
+
+/** The queries; every other RPC is a command and must carry its `request_id`. */
+const QUERIES: ReadonlySet<RpcName> = new Set<RpcName>(['GetRoom', 'CheckRoomAccess']);
+
+/** Epoch milliseconds, or undefined when the caller set no deadline. */
+function deadlineMsOf(deadline: Deadline): number | undefined {
+  const ms = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function hasRequestId(request: unknown): boolean {
+  const id = (request as { request_id?: unknown } | null)?.request_id;
+  return typeof id === 'string' && id !== '';
+}
+
+/**
+ * Binds the RoomService on host:port. Every call must carry the cluster token (see
+ * ./security.ts); with `tls`, also a client certificate signed by the CA.
+ */
 export async function startRoomServiceServer(
-  api: VoiceRoomApi,
-  host: string,
-  port: number,
+  api: Pick<VoiceRoomApi, 'call'>,
+  options: RoomServiceServerOptions,
 ): Promise<GrpcServerHandle> {
-  const server = new Server();
+  const server = new Server({ interceptors: [clusterTokenInterceptor(options.token)] });
   const implementation: UntypedServiceImplementation = {};
   for (const method of rpcNames) {
     implementation[method] = (
       call: ServerUnaryCall<unknown, unknown>,
       callback: sendUnaryData<unknown>,
     ) => {
-      const forwarded = call.metadata.get(FORWARDED_KEY)[0] === '1';
-      api.call(method, call.request, { forwarded }).then(
+      const deadlineMs = deadlineMsOf(call.getDeadline());
+      // The caller has given up already: running it now could only surprise them later.
+      if (deadlineMs !== undefined && deadlineMs <= Date.now()) {
+        callback(toServiceError(deadlineExceeded('the deadline passed before the call ran')));
+        return;
+      }
+      // Without a request id a retried command would take effect twice.
+      if (!QUERIES.has(method) && !hasRequestId(call.request)) {
+        const error = new AppError('validation', 'INVALID_ARGUMENT', 'request_id is required');
+        callback(toServiceError(error));
+        return;
+      }
+      const callOptions: CallOptions = {
+        forwarded: call.metadata.get(FORWARDED_KEY)[0] === '1',
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      };
+      api.call(method, call.request, callOptions).then(
         (reply) => callback(null, reply),
         (error: unknown) => callback(toServiceError(error)),
       );
@@ -64,7 +109,7 @@ export async function startRoomServiceServer(
   }
   server.addService(roomServiceClient().service, implementation);
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) =>
+    server.bindAsync(`${options.host}:${options.port}`, serverCredentials(options.tls), (err, p) =>
       err ? reject(err) : resolve(p),
     ),
   );
@@ -80,20 +125,28 @@ export async function startRoomServiceServer(
   };
 }
 
+export interface GrpcClientOptions extends GrpcSecurity {
+  /** Deadline of a call made without one of its own (default 5 s). */
+  readonly timeoutMs?: number;
+  /** false: a plain client of the service (tools, tests, benchmarks), not a node forwarding. */
+  readonly markForwarded?: boolean;
+}
+
 /**
- * Forwards to owners over gRPC, one channel per owner address, with a deadline. With
- * `markForwarded: false` it is a plain client of the service (tools, tests, benchmarks).
+ * Forwards to owners over gRPC, one channel per owner address, with the cluster credential and
+ * a deadline: the caller's own when it has one, else `timeoutMs` from now.
  */
 export class GrpcForwarder implements Forwarder {
   private readonly clients = new Map<string, Client>();
   private readonly Ctor = roomServiceClient();
 
-  constructor(
-    private readonly timeoutMs = 5_000,
-    private readonly options: { markForwarded?: boolean } = {},
-  ) {}
+  constructor(private readonly options: GrpcClientOptions) {}
 
-  call(addr: string, method: RpcName, request: unknown): Promise<unknown> {
+  call(addr: string, method: RpcName, request: unknown, deadlineMs?: number): Promise<unknown> {
+    const deadline = deadlineMs ?? Date.now() + (this.options.timeoutMs ?? 5_000);
+    if (deadline <= Date.now()) {
+      return Promise.reject(deadlineExceeded('the deadline passed before the call was forwarded'));
+    }
     const client = this.clientFor(addr) as unknown as Record<
       string,
       (
@@ -103,15 +156,11 @@ export class GrpcForwarder implements Forwarder {
         cb: (err: ServiceError | null, reply: unknown) => void,
       ) => void
     >;
-    const metadata = new Metadata();
+    const metadata = authorizedMetadata(this.options.token);
     if (this.options.markForwarded ?? true) metadata.set(FORWARDED_KEY, '1');
     return new Promise((resolve, reject) => {
-      client[method]!.call(
-        client,
-        request,
-        metadata,
-        { deadline: Date.now() + this.timeoutMs },
-        (err, reply) => (err ? reject(fromServiceError(err)) : resolve(reply)),
+      client[method]!.call(client, request, metadata, { deadline }, (err, reply) =>
+        err ? reject(fromServiceError(err)) : resolve(reply),
       );
     });
   }
@@ -124,7 +173,7 @@ export class GrpcForwarder implements Forwarder {
   private clientFor(addr: string): Client {
     let client = this.clients.get(addr);
     if (!client) {
-      client = new this.Ctor(addr, credentials.createInsecure());
+      client = new this.Ctor(addr, channelCredentials(this.options.tls));
       this.clients.set(addr, client);
     }
     return client;

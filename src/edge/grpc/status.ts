@@ -20,6 +20,15 @@ const TO_KIND = new Map<status, ErrorKind>(
   Object.entries(TO_STATUS).map(([kind, code]) => [code, kind as ErrorKind]),
 );
 
+/**
+ * The reason of a call whose deadline passed before it ran or was forwarded: an `unavailable`
+ * error for the other edges (retryable), DEADLINE_EXCEEDED on the wire.
+ */
+export const DEADLINE_REASON = 'DEADLINE_EXCEEDED';
+
+export const deadlineExceeded = (message: string): AppError =>
+  new AppError('unavailable', DEADLINE_REASON, message);
+
 /** Server side: any thrown error → a gRPC error with the reason in trailing metadata. */
 export function toServiceError(error: unknown): Partial<ServiceError> {
   const app =
@@ -28,12 +37,14 @@ export function toServiceError(error: unknown): Partial<ServiceError> {
       : new AppError('internal', 'INTERNAL', 'internal error', { cause: error });
   const metadata = new Metadata();
   metadata.set(REASON_KEY, app.code);
-  return { code: TO_STATUS[app.kind], details: app.message, metadata };
+  const code = app.code === DEADLINE_REASON ? status.DEADLINE_EXCEEDED : TO_STATUS[app.kind];
+  return { code, details: app.message, metadata };
 }
 
 /** Client side: a gRPC error from the owner → the same AppError, for every edge. */
 export function fromServiceError(error: ServiceError): AppError {
   const reason = error.metadata?.get(REASON_KEY)[0];
+  if (reason === DEADLINE_REASON) return deadlineExceeded(error.details);
   const kind = TO_KIND.get(error.code);
   if (kind && typeof reason === 'string') return new AppError(kind, reason, error.details);
   // No reason: the owner could not be reached or answered outside our protocol.

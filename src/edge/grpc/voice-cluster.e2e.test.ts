@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { status } from '@grpc/grpc-js';
 import { Redis } from 'ioredis';
 import { AppError } from '../../shared/errors.js';
 import {
@@ -25,9 +26,11 @@ import {
 } from '../../testing/server-process.js';
 import type { RpcName } from '../voice/requests.js';
 import { GrpcForwarder } from './room-service.js';
+import { rawGrpcCall } from './testing/raw-grpc.js';
 
 const skip = await clusterSkipReason();
 const ADMIN = 'cluster-admin-token-0123456789';
+const GRPC_TOKEN = 'cluster-grpc-token-0123456789abcdef';
 const LEASE_TTL_MS = 2_000;
 
 interface Node {
@@ -44,8 +47,9 @@ describe(
     let database: TestDatabase;
     const keyPrefix = testKeyPrefix();
     const redis = new Redis(testRedisUrl(), { lazyConnect: true });
-    const client = new GrpcForwarder(5_000, { markForwarded: false });
-    const forwarder = new GrpcForwarder(5_000); // marks calls as forwarded
+    const security = { token: GRPC_TOKEN, tls: null };
+    const client = new GrpcForwarder({ ...security, timeoutMs: 5_000, markForwarded: false });
+    const forwarder = new GrpcForwarder({ ...security, timeoutMs: 5_000 }); // marks calls as forwarded
     const nodes: Node[] = [];
 
     const call = (node: Node, method: RpcName, req: object) => client.call(node.grpc, method, req);
@@ -82,6 +86,7 @@ describe(
           ROOMS_HTTP_PORT: String(httpPort),
           ROOMS_GRPC_HOST: '127.0.0.1',
           ROOMS_GRPC_PORT: String(grpcPort),
+          ROOMS_GRPC_TOKEN: GRPC_TOKEN,
           ROOMS_ADVERTISE_ADDR: `127.0.0.1:${grpcPort}`,
           ROOMS_LEASE_TTL_MS: String(LEASE_TTL_MS),
           ROOMS_JWT_SECRET: 'cluster-test-secret-0123456789abcdef',
@@ -151,12 +156,51 @@ describe(
         });
         // Domain errors cross the forward with their reason.
         await assert.rejects(
-          call(nonOwner, 'MicUp', { room_id: roomId, user_id: 'u2', seat_index: 9 }),
+          call(nonOwner, 'MicUp', {
+            room_id: roomId,
+            user_id: 'u2',
+            seat_index: 9,
+            request_id: 'fwd-mic-up-9',
+          }),
           {
             kind: 'not_found',
             code: 'SEAT_NOT_FOUND',
           },
         );
+      }));
+
+    it('refuses callers without the cluster token on every node; nothing is created', () =>
+      withOutput(async () => {
+        const wrong = 'not-the-cluster-token-0123456789abcdef';
+        const rogues = [
+          new GrpcForwarder({ token: wrong, tls: null, markForwarded: false }),
+          new GrpcForwarder({ token: wrong, tls: null }), // posing as a node
+        ];
+        const create = {
+          room_id: 'rogue-room',
+          request_id: 'rogue-create',
+          owner_user_id: 'u9',
+          title: 'rogue',
+          seat_count: 2,
+        };
+        try {
+          for (const node of nodes) {
+            for (const rogue of rogues) {
+              await assert.rejects(rogue.call(node.grpc, 'CreateRoom', create), {
+                kind: 'unauthenticated',
+                code: 'UNAUTHENTICATED',
+              });
+            }
+            const port = Number(node.grpc.split(':')[1]);
+            const bare = await rawGrpcCall(port, 'CreateRoom', create);
+            assert.equal(bare.code, status.UNAUTHENTICATED, bare.details);
+          }
+        } finally {
+          for (const rogue of rogues) rogue.close();
+        }
+        await assert.rejects(call(nodes[0]!, 'GetRoom', { room_id: 'rogue-room' }), {
+          code: 'ROOM_NOT_FOUND',
+        });
       }));
 
     it('a drained owner releases its rooms: the lease is gone before any TTL', () =>

@@ -2,7 +2,6 @@
  * The operator's API (X-Admin-Token from ROOMS_ADMIN_TOKEN): wallet top-ups and the gift
  * catalog of each app. Without a configured token every call is refused.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -11,6 +10,7 @@ import { topUp } from '../../adapters/sql/voice-room/wallet.js';
 import type { Database } from '../../adapters/sql/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
+import { secretEquals } from '../../shared/secrets.js';
 import { sendOk } from './envelope.js';
 
 const appCode = z
@@ -43,15 +43,10 @@ export function registerAdminRoutes(
   deps: { db: Kysely<Database>; adminToken: string | null; clock: Clock },
 ): void {
   const { db, clock } = deps;
-  const expected = deps.adminToken ? Buffer.from(deps.adminToken) : null;
   const guard = (request: FastifyRequest): Promise<void> => {
-    const given = request.headers['x-admin-token'];
-    const ok =
-      expected !== null &&
-      typeof given === 'string' &&
-      given.length === expected.length &&
-      timingSafeEqual(Buffer.from(given), expected);
-    if (!ok) throw new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required');
+    if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
+      throw new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required');
+    }
     return Promise.resolve();
   };
   const opts = { preHandler: guard };

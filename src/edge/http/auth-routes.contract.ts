@@ -29,6 +29,7 @@ export const TEST_NODE_ENV: Readonly<Record<string, string>> = {
   ROOMS_HTTP_PORT: '0',
   ROOMS_GRPC_HOST: '127.0.0.1',
   ROOMS_GRPC_PORT: '0',
+  ROOMS_GRPC_TOKEN: 'accounts-test-grpc-token-0123456789abcdef',
   ROOMS_MEDIA_EMBEDDED: 'false',
   ROOMS_MEDIA_INTERNAL_TOKEN: 'unused-by-the-accounts-tests',
   ROOMS_LOG_LEVEL: process.env.ROOMS_TEST_LOG ?? 'silent',

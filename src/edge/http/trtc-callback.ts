@@ -5,10 +5,11 @@
  * retry carries the same UniqueId, which becomes the request id (applied once); late or
  * reordered events are ordered by EventMsTs inside the room.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors.js';
+import { secretEquals } from '../../shared/secrets.js';
 import type { RpcName } from '../voice/requests.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { httpStatusOf } from './envelope.js';
@@ -41,8 +42,7 @@ const callbackSchema = z.object({
 export function signatureOk(key: string, raw: Buffer, sign: string | undefined): boolean {
   if (!sign) return false;
   const expected = createHmac('sha256', key).update(raw).digest();
-  const given = Buffer.from(sign, 'base64');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return secretEquals(Buffer.from(sign, 'base64'), expected);
 }
 
 export function registerTrtcCallback(

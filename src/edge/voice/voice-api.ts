@@ -22,12 +22,15 @@ import { requests, type RequestOf, type RpcName } from './requests.js';
 
 /** Sends a call to the owner node; the owner must not forward it again. */
 export interface Forwarder {
-  call(addr: string, method: RpcName, request: unknown): Promise<unknown>;
+  /** `deadlineMs` (epoch ms): the caller's deadline, kept on the forwarded call. */
+  call(addr: string, method: RpcName, request: unknown, deadlineMs?: number): Promise<unknown>;
 }
 
 export interface CallOptions {
   /** The call came from another node: answer locally or refuse, never forward. */
   readonly forwarded?: boolean;
+  /** Epoch ms after which the caller has given up (a gRPC deadline); forwarded with the call. */
+  readonly deadlineMs?: number;
 }
 
 export class VoiceRoomApi {
@@ -159,7 +162,7 @@ export class VoiceRoomApi {
     if (options.forwarded) {
       throw new AppError('unavailable', 'NOT_OWNER', 'forwarded call reached a non-owner');
     }
-    return this.forwarder.call(routed.addr, method, req);
+    return this.forwarder.call(routed.addr, method, req, options.deadlineMs);
   }
 }
 
