@@ -3,6 +3,7 @@
  * the JWT's user in the JWT's app; any node serves any room (the API forwards to the
  * owner). Retries: send the same `request_id` (body) or `Idempotency-Key` header.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Authenticator } from '../../accounts/tokens.js';
@@ -26,10 +27,14 @@ function bodyOf(request: FastifyRequest): Body {
   return body as Body;
 }
 
-function requestIdOf(request: FastifyRequest, body: Body): string | undefined {
+/**
+ * The body's `request_id`, else the `Idempotency-Key` header, else a new id: a command sent
+ * without one is a new command each time (and still has an id the owner records).
+ */
+function requestIdOf(request: FastifyRequest, body: Body): unknown {
+  if (body.request_id !== undefined) return body.request_id;
   const header = request.headers['idempotency-key'];
-  if (typeof body.request_id === 'string') return body.request_id;
-  return typeof header === 'string' ? header : undefined;
+  return typeof header === 'string' ? header : `rest:${randomUUID()}`;
 }
 
 function roomIdOf(request: FastifyRequest): string {

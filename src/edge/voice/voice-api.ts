@@ -172,8 +172,12 @@ function isForwarded(
   return 'forwarded' in r;
 }
 
+/** What the host needs of the call: not to forward it again, and when its caller gives up. */
 function optionsOf(options: CallOptions) {
-  return options.forwarded ? { forwarded: true } : {};
+  return {
+    ...(options.forwarded ? { forwarded: true } : {}),
+    ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
+  };
 }
 
 function keyOf(req: { app_code: string; room_id: string }): CellKey {
