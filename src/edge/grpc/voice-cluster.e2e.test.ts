@@ -203,6 +203,82 @@ describe(
         });
       }));
 
+    it('a command that sat in a paused node and arrives after its retry was refused never commits', () =>
+      withOutput(async () => {
+        const hasty = new GrpcForwarder({ ...security, timeoutMs: 500, markForwarded: false });
+        try {
+          const { room_id: roomId } = (await call(nodes[0]!, 'CreateRoom', {
+            request_id: 'late-create',
+            owner_user_id: 'u1',
+            title: 'late copy',
+            seat_count: 4,
+          })) as { room_id: string };
+          for (const u of ['u1', 'u2']) {
+            await call(nodes[0]!, 'JoinRoom', {
+              room_id: roomId,
+              user_id: u,
+              request_id: `late-j-${u}`,
+            });
+          }
+          await call(nodes[0]!, 'MicUp', {
+            room_id: roomId,
+            user_id: 'u1',
+            seat_index: 0,
+            request_id: 'late-up-1',
+          });
+          const owner = (await ownerOf(roomId))!;
+          const paused = nodes.find((n) => n !== owner && n.process.alive)!;
+          const change = {
+            room_id: roomId,
+            user_id: 'u1',
+            seat_index: 1,
+            request_id: 'late-change',
+          };
+          paused.process.child.kill('SIGSTOP');
+          try {
+            // The caller gives up while the request sits in the paused node's socket …
+            await assert.rejects(hasty.call(paused.grpc, 'ChangeMicSeat', change));
+            // … takes seat 1 for someone else, retries on the owner and is refused …
+            await call(owner, 'MicUp', {
+              room_id: roomId,
+              user_id: 'u2',
+              seat_index: 1,
+              request_id: 'late-up-2',
+            });
+            await assert.rejects(call(owner, 'ChangeMicSeat', change), { code: 'SEAT_OCCUPIED' });
+            // … and the seat is free again when the paused node wakes and forwards its copy.
+            await call(owner, 'MicDown', {
+              room_id: roomId,
+              user_id: 'u2',
+              request_id: 'late-down-2',
+            });
+          } finally {
+            paused.process.child.kill('SIGCONT');
+          }
+          const before = (await call(owner, 'GetRoom', { room_id: roomId })) as {
+            room_version: number;
+          };
+          await sleep(2_000);
+          await assert.rejects(
+            eventually(() => call(paused, 'ChangeMicSeat', change)),
+            {
+              code: 'SEAT_OCCUPIED',
+            },
+          );
+          const room = (await call(owner, 'GetRoom', { room_id: roomId })) as {
+            room_version: number;
+            seats: { seat_index: number; user_id: string | null }[];
+          };
+          assert.equal(room.room_version, before.room_version, 'the late copy committed nothing');
+          assert.deepEqual(
+            room.seats.slice(0, 2).map((seat) => seat.user_id || null), // '' on the wire
+            ['u1', null],
+          );
+        } finally {
+          hasty.close();
+        }
+      }));
+
     it('a drained owner releases its rooms: the lease is gone before any TTL', () =>
       withOutput(async () => {
         const entry = nodes.find((n) => n.process.alive)!;
