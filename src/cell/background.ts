@@ -36,7 +36,7 @@ async function renewLeases(host: CellHost): Promise<void> {
   await Promise.all(
     host.loadedCells.map((cell) =>
       cell.onLane(async () => {
-        if (cell.isFenced) return;
+        if (cell.closed) return;
         try {
           const r = await lease.ensureOwner(
             routeKey(cell.key),
@@ -48,11 +48,11 @@ async function renewLeases(host: CellHost): Promise<void> {
             host.metrics.leaseRenewals.inc({ outcome: 'renewed' });
           } else {
             host.metrics.leaseRenewals.inc({ outcome: 'lost' });
-            cell.fence(`lease now held by ${r.ownerNodeId}`);
+            cell.close('fenced', `lease now held by ${r.ownerNodeId}`);
           }
         } catch (err) {
           host.metrics.leaseRenewals.inc({ outcome: 'error' });
-          cell.fence(`lease renewal failed: ${String(err)}`);
+          cell.close('fenced', `lease renewal failed: ${String(err)}`);
         }
       }),
     ),
@@ -73,7 +73,7 @@ async function fireDueTimers(host: CellHost): Promise<void> {
   await Promise.all(
     host.loadedCells.map(async (cell) => {
       const deadline = cell.domain.nextDeadline(cell.currentState);
-      if (deadline === null || deadline > now || cell.isFenced || firing.has(cell)) return;
+      if (deadline === null || deadline > now || cell.closed || firing.has(cell)) return;
       firing.add(cell);
       try {
         const route = routeKey(cell.key);
@@ -110,7 +110,7 @@ async function unloadIdle(host: CellHost): Promise<void> {
   const now = host.deps.clock.nowMs();
   const { idleAfterMs } = host.config;
   const idle = host.loadedCells.filter((cell) => {
-    if (cell.busy || cell.isFenced || now - cell.lastActivityMs < idleAfterMs) return false;
+    if (cell.busy || cell.closed || now - cell.lastActivityMs < idleAfterMs) return false;
     const deadline = cell.domain.nextDeadline(cell.currentState);
     return deadline === null || deadline > now + idleAfterMs;
   });

@@ -2,10 +2,22 @@
  * Port of the durable side of a cell: activation (the SQL fence), recovery rows, the
  * idempotency lookup and the one-transaction commit of a batch.
  */
-import type { CompiledQuery, QueryCreator, Transaction } from 'kysely';
-import type { Database } from '../adapters/sql/schema.js';
-import type { DomainError } from '../shared/errors.js';
+import type { DomainError } from '../domain/decider.js';
 import type { CellKey } from './lease.js';
+
+/**
+ * What a store hands a room kind's impure hooks, named by the store (the SQL adapter:
+ * a Kysely transaction, its query builder and a built query). The runtime passes them
+ * through and never looks inside.
+ */
+export interface StoreTypes {
+  /** The open commit transaction the `inTransaction` hook writes in. */
+  readonly tx: unknown;
+  /** What the `project` hook builds its statements with. */
+  readonly queries: unknown;
+  /** One projection statement, run by the store in the commit transaction. */
+  readonly statement: unknown;
+}
 
 export interface LoggedCommand {
   readonly version: number;
@@ -58,7 +70,7 @@ export interface OutboxRow {
 }
 
 /** What one batch writes besides the domain's own rows. */
-export interface BatchWrite {
+export interface BatchWrite<P = unknown> {
   readonly toVersion: number;
   readonly log: readonly LogRow[];
   readonly outbox: readonly OutboxRow[];
@@ -67,12 +79,12 @@ export interface BatchWrite {
   /** Written when due (every N versions). */
   readonly snapshot: { readonly json: string; readonly version: number } | null;
   /** The domain's projection statements, run after the log and outbox rows. */
-  readonly statements: readonly CompiledQuery[];
+  readonly statements: readonly P[];
 }
 
 /** Handed to the batch builder inside the transaction. */
-export interface BatchTransaction {
-  readonly trx: Transaction<Database>;
+export interface BatchTransaction<Tx = unknown> {
+  readonly trx: Tx;
   /**
    * Runs `fn` under a savepoint: when it returns a DomainError its writes are undone and
    * the error is passed back, otherwise they are kept.
@@ -80,7 +92,7 @@ export interface BatchTransaction {
   attempt(fn: () => Promise<DomainError | null>): Promise<DomainError | null>;
 }
 
-export interface CommitRequest {
+export interface CommitRequest<T extends StoreTypes = StoreTypes> {
   readonly key: CellKey;
   readonly nodeId: string;
   readonly leaseEpoch: number;
@@ -96,13 +108,13 @@ export interface CommitRequest {
    */
   readonly interactive: boolean;
   /** Decides the batch; null means nothing to write. */
-  build(tx: BatchTransaction | null): Promise<BatchWrite | null>;
+  build(tx: BatchTransaction<T['tx']> | null): Promise<BatchWrite<T['statement']> | null>;
   /** The Redis check the seed demands before the fence and the log/outbox writes. */
   verifyOwner(): Promise<boolean>;
 }
 
-export type CommitOutcome =
-  | { readonly kind: 'committed'; readonly write: BatchWrite | null }
+export type CommitOutcome<P = unknown> =
+  | { readonly kind: 'committed'; readonly write: BatchWrite<P> | null }
   /** Lease lost or lease_epoch / version moved: nothing was written. */
   | { readonly kind: 'fenced'; readonly reason: string }
   /** A request id of the batch already has an outcome (a retry racing its first attempt). */
@@ -119,9 +131,9 @@ export interface RecordedResult {
   readonly outcome: string;
 }
 
-export interface CellStore {
-  /** Builds (does not run) the domain's projection queries. */
-  readonly queries: QueryCreator<Database>;
+export interface CellStore<T extends StoreTypes = StoreTypes> {
+  /** Builds (does not run) the domain's projection statements. */
+  readonly queries: T['queries'];
   /**
    * Bumps `lease_epoch` (fencing every earlier owner) and loads. A missing row is not
    * created here: with `create` the cell starts unpersisted, otherwise the answer is null.
@@ -134,7 +146,7 @@ export interface CellStore {
     nowMs: number,
     create: boolean,
   ): Promise<ActivatedCell | null>;
-  commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome>;
+  commit(request: CommitRequest<T>, nowMs: number): Promise<CommitOutcome<T['statement']>>;
   /** The recorded outcomes of request ids that already have one. */
   findResults(key: CellKey, requestIds: readonly string[]): Promise<Map<string, RecordedResult>>;
   /** Writes a snapshot if this node still holds the fence; false when fenced out. */

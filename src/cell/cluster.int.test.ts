@@ -159,7 +159,7 @@ describe('cluster of hosts on MariaDB + Redis', { skip }, () => {
       assert.equal(logged.size, log.length, 'each request id once');
       for (const id of acked) assert.ok(logged.has(id), `acknowledged ${id} is missing`);
       // Whoever owns it now replays to exactly the logged commands.
-      const owner = both.find((h) => h.loaded(key) && !h.loaded(key)!.isFenced) ?? b.host;
+      const owner = both.find((h) => h.loaded(key) && !h.loaded(key)!.closed) ?? b.host;
       const routed = await owner.query(counter, key, (s, v) => ({ count: s.count, v }));
       assert.deepEqual(routed, { kind: 'local', value: { count: log.length, v: log.length } });
     });

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import { AppError, unavailable, type DomainError } from '../shared/errors.js';
 import { Cell, type CommandResult, type CommittedBatch } from './cell.js';
-import type { CellStore } from './cell-store.js';
+import type { CellStore, StoreTypes } from './cell-store.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
 import { routeKey, type CellKey, type LeaseManager, type NodeRegistry } from './lease.js';
 import { createCellMetrics, type CellMetrics } from './metrics.js';
@@ -28,8 +28,8 @@ export interface CellHostConfig {
   readonly drainTimeoutMs: number;
 }
 
-export interface CellHostDeps {
-  readonly store: CellStore;
+export interface CellHostDeps<T extends StoreTypes = StoreTypes> {
+  readonly store: CellStore<T>;
   readonly lease: LeaseManager;
   readonly registry: NodeRegistry;
   readonly clock: Clock;
@@ -55,28 +55,29 @@ export type Routed<T> =
   | { readonly kind: 'local'; readonly value: T }
   | { readonly kind: 'remote'; readonly nodeId: string; readonly addr: string };
 
-type AnyCell = Cell<unknown, Command, DomainEvent>;
-type AnyDomain = CellDomain<unknown, Command, DomainEvent>;
+type AnyCell<T extends StoreTypes> = Cell<unknown, Command, DomainEvent, T>;
+type AnyDomain<T extends StoreTypes> = CellDomain<unknown, Command, DomainEvent, T>;
 
-export class CellHost {
+/** Generic over the store's types: room kinds' SQL hooks are typed by the store they use. */
+export class CellHost<T extends StoreTypes = StoreTypes> {
   readonly metrics: CellMetrics;
   readonly logger: Logger;
-  private readonly domains = new Map<string, AnyDomain>();
-  private readonly cells = new Map<string, AnyCell>();
-  private readonly activating = new Map<string, Promise<AnyCell | { ownerNodeId: string }>>();
+  private readonly domains = new Map<string, AnyDomain<T>>();
+  private readonly cells = new Map<string, AnyCell<T>>();
+  private readonly activating = new Map<string, Promise<AnyCell<T> | { ownerNodeId: string }>>();
   private background: BackgroundWork | null = null;
   private state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
   private drained: Promise<void> | null = null;
 
   constructor(
     readonly config: CellHostConfig,
-    readonly deps: CellHostDeps,
+    readonly deps: CellHostDeps<T>,
   ) {
     this.metrics = deps.metrics ?? createCellMetrics();
     this.logger = deps.logger.child({ module: 'cell-host' });
   }
 
-  register<S, C extends Command, E extends DomainEvent>(domain: CellDomain<S, C, E>): void {
+  register<S, C extends Command, E extends DomainEvent>(domain: CellDomain<S, C, E, T>): void {
     if (this.domains.has(domain.kind)) throw new Error(`domain ${domain.kind} registered twice`);
     this.domains.set(domain.kind, domain);
   }
@@ -87,7 +88,7 @@ export class CellHost {
   get isDraining(): boolean {
     return this.state !== 'running';
   }
-  get loadedCells(): readonly AnyCell[] {
+  get loadedCells(): readonly AnyCell<T>[] {
     return [...this.cells.values()];
   }
 
@@ -102,7 +103,7 @@ export class CellHost {
 
   /** Runs a command on the room's owner: here, or tells the edge where to forward. */
   async execute<S, C extends Command, E extends DomainEvent>(
-    domain: CellDomain<S, C, E>,
+    domain: CellDomain<S, C, E, T>,
     key: CellKey,
     command: C,
     options: ExecuteOptions = {},
@@ -124,31 +125,31 @@ export class CellHost {
    * A refused creation leaves the room without a row: unload it and give its lease back,
    * unless more commands for it are already queued.
    */
-  private dropUnpersisted(cell: AnyCell): void {
+  private dropUnpersisted(cell: AnyCell<T>): void {
     const route = routeKey(cell.key);
     void cell.onLane(async () => {
-      if (cell.isPersisted || cell.busy || cell.isFenced) return;
-      cell.fence('not created');
-      this.forget(route, cell);
-      await this.deps.lease.release(route, cell.leaseToken).catch(() => false);
+      if (cell.isPersisted || cell.busy || cell.closed) return;
+      const token = cell.leaseToken;
+      cell.close('not_created');
+      await this.deps.lease.release(route, token).catch(() => false);
     });
   }
 
   /** Reads the owner's in-memory state (a query never writes). */
-  async query<S, T>(
-    domain: CellDomain<S, Command, DomainEvent>,
+  async query<S, R>(
+    domain: CellDomain<S, Command, DomainEvent, T>,
     key: CellKey,
-    read: (state: S, version: number) => T,
+    read: (state: S, version: number) => R,
     options: ExecuteOptions = {},
-  ): Promise<Routed<T>> {
+  ): Promise<Routed<R>> {
     const owner = await this.acquire(domain.kind, key, options, domain.creates === undefined);
     if ('addr' in owner) return owner;
-    const cell = owner as unknown as Cell<S, Command, DomainEvent>;
+    const cell = owner as unknown as Cell<S, Command, DomainEvent, T>;
     return { kind: 'local', value: read(cell.currentState, cell.currentVersion) };
   }
 
   /** The loaded cell for a key, if any (no activation). */
-  loaded(key: CellKey): AnyCell | undefined {
+  loaded(key: CellKey): AnyCell<T> | undefined {
     return this.cells.get(routeKey(key));
   }
 
@@ -157,7 +158,7 @@ export class CellHost {
     key: CellKey,
     options: ExecuteOptions,
     create: boolean,
-  ): Promise<AnyCell | { kind: 'remote'; nodeId: string; addr: string }> {
+  ): Promise<AnyCell<T> | { kind: 'remote'; nodeId: string; addr: string }> {
     const route = routeKey(key);
     const live = this.cells.get(route);
     if (live && live.domain.kind !== kind) {
@@ -167,7 +168,7 @@ export class CellHost {
         `room is a ${live.domain.kind}, not a ${kind}`,
       );
     }
-    if (live && !live.isFenced && this.state === 'running') return live;
+    if (live && !live.closed && this.state === 'running') return live;
     // A creating command that joined a non-creating activation of the same room retries.
     const owner = await this.activate(kind, key, create).catch((error: unknown) => {
       if (create && error instanceof MissingCell) return this.activate(kind, key, true);
@@ -185,7 +186,11 @@ export class CellHost {
   }
 
   /** EnsureOwner, then the SQL epoch bump, then snapshot + replay. Shared by concurrent callers. */
-  activate(kind: string, key: CellKey, create = false): Promise<AnyCell | { ownerNodeId: string }> {
+  activate(
+    kind: string,
+    key: CellKey,
+    create = false,
+  ): Promise<AnyCell<T> | { ownerNodeId: string }> {
     if (this.state !== 'running') {
       return Promise.reject(unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`));
     }
@@ -203,11 +208,11 @@ export class CellHost {
   }
 
   private async load(
-    domain: AnyDomain,
+    domain: AnyDomain<T>,
     key: CellKey,
     route: string,
     create: boolean,
-  ): Promise<AnyCell | { ownerNodeId: string }> {
+  ): Promise<AnyCell<T> | { ownerNodeId: string }> {
     const { lease, store, clock } = this.deps;
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
@@ -234,7 +239,7 @@ export class CellHost {
       if (this.state !== 'running')
         throw unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`);
       const logger = this.logger.child({ room: route.replace('\u0000', '/') });
-      const cell: AnyCell = new Cell(
+      const cell: AnyCell<T> = new Cell(
         key,
         domain,
         {
@@ -254,10 +259,11 @@ export class CellHost {
           verifyOwner: (token) => lease.verifyOwner(route, token),
           snapshotEvery: this.config.snapshotEvery,
           maxBatch: this.config.maxBatch,
-          onCommitted: this.deps.onCommitted,
-          onFenced: () => this.forget(route, cell),
         },
       );
+      const { onCommitted } = this.deps;
+      if (onCommitted) cell.observer.on('commit', onCommitted);
+      cell.observer.once('close', () => this.forget(route, cell));
       this.cells.set(route, cell);
       this.metrics.cellsLoaded.set(this.cells.size);
       logger.debug({ version, epoch: loaded.leaseEpoch }, 'cell activated');
@@ -269,21 +275,20 @@ export class CellHost {
   }
 
   /** Drops a cell from memory (after fencing or deactivation). */
-  forget(route: string, cell: AnyCell): void {
+  private forget(route: string, cell: AnyCell<T>): void {
     if (this.cells.get(route) !== cell) return;
     this.cells.delete(route);
     this.metrics.cellsLoaded.set(this.cells.size);
   }
 
   /** Snapshot, release the lease, unload. Runs on the cell's lane after queued work. */
-  deactivate(cell: AnyCell): Promise<void> {
+  deactivate(cell: AnyCell<T>): Promise<void> {
     const route = routeKey(cell.key);
     return cell.onLane(async () => {
-      if (!cell.isFenced && (await cell.snapshot())) {
+      if (!cell.closed && (await cell.snapshot())) {
         await this.deps.lease.release(route, cell.leaseToken);
       }
-      cell.fence('deactivated');
-      this.forget(route, cell);
+      cell.close('deactivated');
     });
   }
 
@@ -324,7 +329,7 @@ export class CellHost {
     this.state = 'stopped';
     this.drained ??= Promise.resolve();
     await this.background?.stop();
-    for (const cell of this.loadedCells) cell.fence('host aborted');
+    for (const cell of this.loadedCells) cell.close('aborted');
   }
 }
 

@@ -3,7 +3,7 @@
  * `{event, seq, data, code, message, time}`, and the per-kind hook that turns a committed
  * room event into frames for the room and targeted messages for users.
  */
-import type { RoomEventEnvelope } from '../outbox/envelope.js';
+import type { RoomEventEnvelope } from '../cell/envelope.js';
 
 /** The seed's frame. `seq` only on ACKs, `message` only on failed ACKs. */
 export interface WsFrame {

@@ -8,7 +8,6 @@
 import type { Logger } from 'pino';
 import type { CommittedBatch } from '../cell/cell.js';
 import { routeKey } from '../cell/lease.js';
-import { parseEnvelope } from '../outbox/envelope.js';
 import { roomChannel, userChannel, type RealtimeBus } from './bus.js';
 import {
   END_FOLLOWS,
@@ -58,9 +57,8 @@ export class RealtimePublisher {
     // Versions committed elsewhere in between (the room moved away and back): unknown.
     let prev = known && known.committed === start ? known.framed : null;
     const mapper = this.mappers.get(batch.kind) ?? genericFrames;
-    for (const json of batch.envelopes) {
+    for (const envelope of batch.envelopes) {
       try {
-        const envelope = parseEnvelope(json);
         let roomFrames = 0;
         for (const out of mapper.toFrames(envelope)) {
           if (out.to === 'room') {

@@ -1,3 +1,4 @@
+import { roomEventEnvelope } from '../cell/envelope.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
@@ -29,15 +30,13 @@ function batch(from: number, types: string[][], kind = 'voice'): CommittedBatch 
   let n = 0;
   const envelopes = types.flatMap((list, i) =>
     list.map((type) =>
-      JSON.stringify({
-        app_code: key.appCode,
-        event_id: `e${from + i}-${n++}`,
-        room_id: key.roomId,
-        room_version: from + i,
-        type,
-        occurred_at_ms: 1_000,
-        data: { user_id: '9' },
-      }),
+      roomEventEnvelope(
+        key,
+        `e${from + i}-${n++}`,
+        from + i,
+        { type, data: { user_id: '9' } },
+        1_000,
+      ),
     ),
   );
   return {

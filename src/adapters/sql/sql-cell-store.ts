@@ -7,29 +7,23 @@
  * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it. A room's
  * first batch inserts its row instead (INSERT … IGNORE: 0 rows when another node won).
  */
-import type { CompiledQuery, ControlledTransaction, Kysely, QueryCreator } from 'kysely';
-import { format, type SqlValue } from 'mysql2';
-import type { Pool as PromisePool, ResultSetHeader } from 'mysql2/promise';
-import type {
-  ActivatedCell,
-  BatchTransaction,
-  BatchWrite,
-  CellStore,
-  CommitOutcome,
-  CommitRequest,
-  DueCell,
-  RecordedResult,
-} from '../../cell/cell-store.js';
+import type { Kysely, QueryCreator } from 'kysely';
+import type { ActivatedCell, CellStore, DueCell, RecordedResult } from '../../cell/cell-store.js';
 import type { CellKey } from '../../cell/lease.js';
-import { AppError, type DomainError } from '../../shared/errors.js';
+import { AppError } from '../../shared/errors.js';
+import { writeStatements } from './batch-statements.js';
 import { isUniqueViolation } from './flavor.js';
 import type { SqlBackend } from './database.js';
 import type { Database } from './schema.js';
+import { applyWrite, batchTransaction, LEASE_LOST, onePacket } from './sql-commit.js';
+import type {
+  SqlBatchWrite,
+  SqlCommitOutcome,
+  SqlCommitRequest,
+  SqlStoreTypes,
+} from './sql-store-types.js';
 
-const LEASE_LOST: CommitOutcome = { kind: 'fenced', reason: 'lease token no longer current' };
-const EPOCH_MOVED: CommitOutcome = { kind: 'fenced', reason: 'lease_epoch or version moved' };
-
-export class SqlCellStore implements CellStore {
+export class SqlCellStore implements CellStore<SqlStoreTypes> {
   private readonly db: Kysely<Database>;
   readonly queries: QueryCreator<Database>;
 
@@ -93,18 +87,21 @@ export class SqlCellStore implements CellStore {
     };
   }
 
-  commit(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+  commit(request: SqlCommitRequest, nowMs: number): Promise<SqlCommitOutcome> {
     return request.interactive
       ? this.commitInteractive(request, nowMs)
       : this.commitPrepared(request, nowMs);
   }
 
   /** Decided in memory first; on MySQL the whole write then goes in one packet. */
-  private async commitPrepared(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+  private async commitPrepared(
+    request: SqlCommitRequest,
+    nowMs: number,
+  ): Promise<SqlCommitOutcome> {
     const write = await request.build(null);
     if (!write) return { kind: 'committed', write: null };
     if (!(await request.verifyOwner())) return LEASE_LOST;
-    const statements = this.writeStatements(request, write, nowMs);
+    const statements = writeStatements(this.db, request, write, nowMs);
     const pool = this.backend.mysqlPool;
     if (pool) return onePacket(pool.promise(), statements, write);
     const trx = await this.db.startTransaction().execute();
@@ -112,12 +109,15 @@ export class SqlCellStore implements CellStore {
   }
 
   /** Commands that write inside the transaction decide there, under savepoints. */
-  private async commitInteractive(request: CommitRequest, nowMs: number): Promise<CommitOutcome> {
+  private async commitInteractive(
+    request: SqlCommitRequest,
+    nowMs: number,
+  ): Promise<SqlCommitOutcome> {
     // Started first so its Redis round trip overlaps BEGIN; awaited before the fence.
     const verified = request.verifyOwner();
     verified.catch(() => undefined);
     const trx = await this.db.startTransaction().execute();
-    let write: BatchWrite | null;
+    let write: SqlBatchWrite | null;
     try {
       write = await request.build(batchTransaction(trx));
       if (!write) {
@@ -136,130 +136,7 @@ export class SqlCellStore implements CellStore {
       if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
       throw error;
     }
-    return applyWrite(trx, this.writeStatements(request, write, nowMs), write);
-  }
-
-  /** The fence first (its row count decides), then log, outcomes, outbox and projections. */
-  private writeStatements(
-    request: CommitRequest,
-    write: BatchWrite,
-    nowMs: number,
-  ): CompiledQuery[] {
-    const { key } = request;
-    const fence = request.create
-      ? this.insertFence(request, request.create.kind, write, nowMs)
-      : this.db
-          .updateTable('room_cells')
-          .set({
-            version: write.toVersion,
-            next_alarm_ms: write.nextAlarmMs,
-            updated_at_ms: nowMs,
-            ...(write.snapshot
-              ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
-              : {}),
-          })
-          .where('app_code', '=', key.appCode)
-          .where('room_id', '=', key.roomId)
-          .where('version', '=', request.fromVersion)
-          .where('lease_epoch', '=', request.leaseEpoch)
-          .compile();
-    const statements: CompiledQuery[] = [fence];
-    if (write.log.length > 0) {
-      const leaseToken = request.leaseToken();
-      statements.push(
-        this.db
-          .insertInto('room_command_log')
-          .values(
-            write.log.map((r) => ({
-              app_code: key.appCode,
-              room_id: key.roomId,
-              version: r.version,
-              request_id: r.requestId,
-              command_type: r.commandType,
-              payload: r.payload,
-              events: r.events,
-              result: r.result,
-              owner_node_id: request.nodeId,
-              lease_token: leaseToken,
-              lease_epoch: request.leaseEpoch,
-              created_at_ms: nowMs,
-            })),
-          )
-          .compile(),
-      );
-    }
-    if (write.outcomes.length > 0) {
-      statements.push(
-        this.db
-          .insertInto('room_request_outcomes')
-          .values(
-            write.outcomes.map((o) => ({
-              app_code: key.appCode,
-              room_id: key.roomId,
-              request_id: o.requestId,
-              version: o.version,
-              outcome: o.outcome,
-              created_at_ms: nowMs,
-            })),
-          )
-          .compile(),
-      );
-    }
-    if (write.outbox.length > 0) {
-      statements.push(
-        this.db
-          .insertInto('room_outbox')
-          .values(
-            write.outbox.map((o) => ({
-              event_id: o.eventId,
-              app_code: key.appCode,
-              room_id: key.roomId,
-              room_version: o.roomVersion,
-              event_type: o.eventType,
-              envelope: o.envelope,
-              status: 'pending' as const,
-              attempts: 0,
-              worker_id: null,
-              lock_until_ms: null,
-              next_attempt_at_ms: nowMs,
-              last_error: null,
-              created_at_ms: nowMs,
-              updated_at_ms: nowMs,
-            })),
-          )
-          .compile(),
-      );
-    }
-    return statements.concat(write.statements);
-  }
-
-  /**
-   * The fence of a room's first batch: the row is inserted with the epoch the cell holds,
-   * or not at all when another node created it first (0 rows, as a moved epoch gives).
-   */
-  private insertFence(
-    request: CommitRequest,
-    kind: string,
-    write: BatchWrite,
-    nowMs: number,
-  ): CompiledQuery {
-    return this.db
-      .insertInto('room_cells')
-      .values({
-        app_code: request.key.appCode,
-        room_id: request.key.roomId,
-        kind,
-        version: write.toVersion,
-        lease_epoch: request.leaseEpoch,
-        owner_node_id: request.nodeId,
-        snapshot: write.snapshot?.json ?? null,
-        snapshot_version: write.snapshot?.version ?? 0,
-        next_alarm_ms: write.nextAlarmMs,
-        created_at_ms: nowMs,
-        updated_at_ms: nowMs,
-      })
-      .orIgnore()
-      .compile();
+    return applyWrite(trx, writeStatements(this.db, request, write, nowMs), write);
   }
 
   async findResults(
@@ -321,83 +198,4 @@ function unpersisted(): ActivatedCell {
     log: [],
     persisted: false,
   };
-}
-
-function batchTransaction(trx: ControlledTransaction<Database>): BatchTransaction {
-  let n = 0;
-  return {
-    trx,
-    async attempt(fn: () => Promise<DomainError | null>): Promise<DomainError | null> {
-      const name = `cmd${++n}`;
-      const inner = await trx.savepoint(name).execute();
-      const error = await fn();
-      if (error) await inner.rollbackToSavepoint(name).execute();
-      else await inner.releaseSavepoint(name).execute();
-      return error;
-    },
-  };
-}
-
-/** Runs the statements in an open transaction and commits, or rolls back when fenced. */
-async function applyWrite(
-  trx: ControlledTransaction<Database>,
-  statements: readonly CompiledQuery[],
-  write: BatchWrite,
-): Promise<CommitOutcome> {
-  try {
-    const [fence, ...rest] = statements;
-    const fenced = await trx.executeQuery(fence!);
-    if (Number(fenced.numAffectedRows ?? 0) !== 1) {
-      await trx.rollback().execute();
-      return EPOCH_MOVED;
-    }
-    for (const statement of rest) await trx.executeQuery(statement);
-  } catch (error) {
-    await trx
-      .rollback()
-      .execute()
-      .catch(() => undefined);
-    if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
-    throw error;
-  }
-  await trx.commit().execute();
-  return { kind: 'committed', write };
-}
-
-/**
- * MySQL: `START TRANSACTION; fence; log; outbox; projections` in one packet, then COMMIT
- * or ROLLBACK by the fence's row count: two round trips for the whole batch.
- */
-async function onePacket(
-  pool: PromisePool,
-  statements: readonly CompiledQuery[],
-  write: BatchWrite,
-): Promise<CommitOutcome> {
-  const conn = await pool.getConnection();
-  let open = false;
-  let broken = false;
-  try {
-    const text = [
-      'START TRANSACTION',
-      ...statements.map((s) => format(s.sql, s.parameters as SqlValue[])),
-    ].join(';\n');
-    open = true;
-    const [results] = await conn.query<ResultSetHeader[]>(text);
-    if (results[1]?.affectedRows !== 1) {
-      await conn.query('ROLLBACK');
-      open = false;
-      return EPOCH_MOVED;
-    }
-    open = false; // a failed COMMIT has an unknown outcome: never roll back after it
-    await conn.query('COMMIT');
-    return { kind: 'committed', write };
-  } catch (error) {
-    if (open) await conn.query('ROLLBACK').catch(() => (broken = true));
-    else broken = true;
-    if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
-    throw error;
-  } finally {
-    if (broken) conn.destroy();
-    else conn.release();
-  }
 }

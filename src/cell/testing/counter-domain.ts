@@ -5,6 +5,7 @@
  */
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../../adapters/sql/schema.js';
+import type { SqlStoreTypes } from '../../adapters/sql/sql-store-types.js';
 import type { CellDomain } from '../domain.js';
 import { domainError, type DomainError } from '../../shared/errors.js';
 
@@ -41,7 +42,7 @@ export const counterTablesSql = [
 
 export function counterDomain(
   options: CounterOptions = {},
-): CellDomain<CounterState, CounterCommand, CounterEvent> {
+): CellDomain<CounterState, CounterCommand, CounterEvent, SqlStoreTypes> {
   return {
     kind: 'counter',
     initialState: () => ({ count: 0, alarms: [], fired: [] }),

@@ -22,6 +22,7 @@ import {
   testRedisUrl,
 } from '../../testing/backends.js';
 import type { CommittedBatch } from '../cell.js';
+import type { SqlStoreTypes } from '../../adapters/sql/sql-store-types.js';
 import type { CellDomain } from '../domain.js';
 import { CellHost, type CellHostConfig } from '../host.js';
 import type { LeaseManager, NodeRegistry } from '../lease.js';
@@ -137,7 +138,7 @@ export async function startHost(
     onCommitted?: (batch: CommittedBatch) => void;
     /** More room kinds to register beside the counter (each with its own state types). */
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- heterogeneous kinds
-    domains?: readonly CellDomain<any, any, any>[];
+    domains?: readonly CellDomain<any, any, any, SqlStoreTypes>[];
   } = {},
 ): Promise<TestHost> {
   const nodeId = options.nodeId ?? `node-${++hostSeq}`;

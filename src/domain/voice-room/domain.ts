@@ -1,9 +1,9 @@
 /**
- * The voice room as a cell domain (kind `voice_room`): the pure decider plus what the
- * runtime asks of a room kind. SQL hooks (wallet, projections) are added at the adapter
+ * The voice room as a room kind (`voice_room`): the pure decider plus what the runtime
+ * asks of a room kind. SQL hooks (wallet, projections) are added at the adapter
  * edge, see src/adapters/sql/voice-room/.
  */
-import type { CellDomain } from '../../cell/domain.js';
+import type { RoomKind } from '../decider.js';
 import { decideVoiceRoom, nextVoiceRoomDeadline } from './decide.js';
 import { evolveVoiceRoom, initialVoiceRoom } from './evolve.js';
 import type {
@@ -14,7 +14,7 @@ import type {
 } from './types.js';
 import { replyOf } from './view.js';
 
-export type VoiceRoomDomain = CellDomain<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent>;
+export type VoiceRoomDomain = RoomKind<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent>;
 
 export const defaultVoiceRoomSettings: VoiceRoomSettings = {
   presenceTimeoutMs: 60_000,

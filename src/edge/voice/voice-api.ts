@@ -12,10 +12,15 @@ import type { Database } from '../../adapters/sql/schema.js';
 import type { CommandResult } from '../../cell/cell.js';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { CellKey } from '../../cell/lease.js';
-import type { VoiceRoomDomain } from '../../domain/voice-room/domain.js';
+import type { CellDomain } from '../../cell/domain.js';
+import type { StoreTypes } from '../../cell/cell-store.js';
 import { refuse } from '../../domain/voice-room/errors.js';
 import { checkRoomAccess } from '../../domain/voice-room/guards.js';
-import type { VoiceRoomCommand } from '../../domain/voice-room/types.js';
+import type {
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomState,
+} from '../../domain/voice-room/types.js';
 import { roomView } from '../../domain/voice-room/view.js';
 import { AppError } from '../../shared/errors.js';
 import { requests, type RequestOf, type RpcName } from './requests.js';
@@ -33,10 +38,11 @@ export interface CallOptions {
   readonly deadlineMs?: number;
 }
 
-export class VoiceRoomApi {
+/** Generic over the store's types only to pass the voice room's SQL hooks to the host. */
+export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   constructor(
-    private readonly host: CellHost,
-    private readonly domain: VoiceRoomDomain,
+    private readonly host: CellHost<T>,
+    private readonly domain: CellDomain<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent, T>,
     private readonly forwarder: Forwarder,
     private readonly db: Kysely<Database>,
   ) {}

@@ -17,7 +17,7 @@ import {
   publishingOnSeat,
   settings,
 } from '../../domain/voice-room/testing/given-when-then.js';
-import type { RoomEventEnvelope } from '../../outbox/envelope.js';
+import type { RoomEventEnvelope } from '../../cell/envelope.js';
 import { voiceRoomFrames } from './voice-frames.js';
 
 describe('voice-room frames', () => {

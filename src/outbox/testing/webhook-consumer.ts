@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseEnvelope, type RoomEventEnvelope } from '../envelope.js';
+import { parseEnvelope, type RoomEventEnvelope } from '../../cell/envelope.js';
 import { SIGNATURE_HEADER, verifyWebhookSignature } from '../signature.js';
 
 export interface ReceivedRequest {

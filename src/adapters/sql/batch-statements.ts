@@ -1,0 +1,134 @@
+/**
+ * The statements of one batch commit, in their order: the fence (an UPDATE of the cell row
+ * conditional on version and lease_epoch, or for a room's first batch the INSERT of its
+ * row), then the command log, the request outcomes, the outbox rows and the domain's
+ * projections. Built here, run by sql-commit.ts.
+ */
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import type { SqlBatchWrite, SqlCommitRequest } from './sql-store-types.js';
+
+/** The fence first (its row count decides), then log, outcomes, outbox and projections. */
+export function writeStatements(
+  db: Kysely<Database>,
+  request: SqlCommitRequest,
+  write: SqlBatchWrite,
+  nowMs: number,
+): CompiledQuery[] {
+  const { key } = request;
+  const fence = request.create
+    ? insertFence(db, request, request.create.kind, write, nowMs)
+    : db
+        .updateTable('room_cells')
+        .set({
+          version: write.toVersion,
+          next_alarm_ms: write.nextAlarmMs,
+          updated_at_ms: nowMs,
+          ...(write.snapshot
+            ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
+            : {}),
+        })
+        .where('app_code', '=', key.appCode)
+        .where('room_id', '=', key.roomId)
+        .where('version', '=', request.fromVersion)
+        .where('lease_epoch', '=', request.leaseEpoch)
+        .compile();
+  const statements: CompiledQuery[] = [fence];
+  if (write.log.length > 0) {
+    const leaseToken = request.leaseToken();
+    statements.push(
+      db
+        .insertInto('room_command_log')
+        .values(
+          write.log.map((r) => ({
+            app_code: key.appCode,
+            room_id: key.roomId,
+            version: r.version,
+            request_id: r.requestId,
+            command_type: r.commandType,
+            payload: r.payload,
+            events: r.events,
+            result: r.result,
+            owner_node_id: request.nodeId,
+            lease_token: leaseToken,
+            lease_epoch: request.leaseEpoch,
+            created_at_ms: nowMs,
+          })),
+        )
+        .compile(),
+    );
+  }
+  if (write.outcomes.length > 0) {
+    statements.push(
+      db
+        .insertInto('room_request_outcomes')
+        .values(
+          write.outcomes.map((o) => ({
+            app_code: key.appCode,
+            room_id: key.roomId,
+            request_id: o.requestId,
+            version: o.version,
+            outcome: o.outcome,
+            created_at_ms: nowMs,
+          })),
+        )
+        .compile(),
+    );
+  }
+  if (write.outbox.length > 0) {
+    statements.push(
+      db
+        .insertInto('room_outbox')
+        .values(
+          write.outbox.map((o) => ({
+            event_id: o.eventId,
+            app_code: key.appCode,
+            room_id: key.roomId,
+            room_version: o.roomVersion,
+            event_type: o.eventType,
+            envelope: o.envelope,
+            status: 'pending' as const,
+            attempts: 0,
+            worker_id: null,
+            lock_until_ms: null,
+            next_attempt_at_ms: nowMs,
+            last_error: null,
+            created_at_ms: nowMs,
+            updated_at_ms: nowMs,
+          })),
+        )
+        .compile(),
+    );
+  }
+  return statements.concat(write.statements.map((statement) => statement.compile()));
+}
+
+/**
+ * The fence of a room's first batch: the row is inserted with the epoch the cell holds,
+ * or not at all when another node created it first (0 rows, as a moved epoch gives).
+ */
+function insertFence(
+  db: Kysely<Database>,
+  request: SqlCommitRequest,
+  kind: string,
+  write: SqlBatchWrite,
+  nowMs: number,
+): CompiledQuery {
+  return db
+    .insertInto('room_cells')
+    .values({
+      app_code: request.key.appCode,
+      room_id: request.key.roomId,
+      kind,
+      version: write.toVersion,
+      lease_epoch: request.leaseEpoch,
+      owner_node_id: request.nodeId,
+      snapshot: write.snapshot?.json ?? null,
+      snapshot_version: write.snapshot?.version ?? 0,
+      next_alarm_ms: write.nextAlarmMs,
+      created_at_ms: nowMs,
+      updated_at_ms: nowMs,
+    })
+    .orIgnore()
+    .compile();
+}

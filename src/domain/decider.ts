@@ -1,0 +1,96 @@
+/**
+ * What a room kind is, as pure code: a decider with no imports. `decide` turns a command
+ * into events or a refusal, `evolve` folds an event into the state; time, ids and the room
+ * arrive in the context, so replaying the log rebuilds the state exactly. The cell runtime
+ * executes any {@link RoomKind}; the domains (src/domain/<kind>/) import only this file.
+ */
+
+/** Identifies one room of one app. */
+export interface RoomKey {
+  readonly appCode: string;
+  readonly roomId: string;
+}
+
+/** The project's one error taxonomy; each protocol edge maps it in one place. */
+export type ErrorKind =
+  | 'unauthenticated'
+  | 'validation'
+  | 'not_found'
+  | 'forbidden'
+  | 'illegal_state'
+  | 'conflict'
+  | 'unavailable'
+  | 'internal';
+
+/** A plain, serialisable error value: what a decider returns instead of events. */
+export interface DomainError {
+  readonly kind: ErrorKind;
+  /** Stable machine-readable reason, e.g. `ROOM_CLOSED`. */
+  readonly code: string;
+  /** Human-readable text; the seed's exact message where it defines one. */
+  readonly message: string;
+}
+
+export function domainError(kind: ErrorKind, code: string, message: string): DomainError {
+  return { kind, code, message };
+}
+
+export function isDomainError(value: unknown): value is DomainError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as DomainError).kind === 'string' &&
+    typeof (value as DomainError).code === 'string' &&
+    typeof (value as DomainError).message === 'string'
+  );
+}
+
+export interface Command {
+  readonly type: string;
+}
+export interface DomainEvent {
+  readonly type: string;
+}
+
+/** Everything impure a decider may need arrives here: time and identity. */
+export interface DecideContext {
+  readonly key: RoomKey;
+  readonly nowMs: number;
+  /** The version this command will get if it produces events. */
+  readonly version: number;
+  /** Deterministic per command (the request id), usable to derive ids. */
+  readonly requestId: string;
+}
+
+/** The events of a command (none: a no-op), or why it is refused (nothing changes). */
+export type Decision<E> = readonly E[] | DomainError;
+
+export interface Decider<S, C extends Command, E extends DomainEvent> {
+  initialState(key: RoomKey): S;
+  /** Pure: guard first, then the events; a DomainError changes nothing. */
+  decide(state: S, command: C, ctx: DecideContext): Decision<E>;
+  /** Pure and total: replaying the log through it rebuilds the state exactly. */
+  evolve(state: S, event: E): S;
+}
+
+/** A decider with what the runtime asks of a room kind besides it; all of it pure. */
+export interface RoomKind<S, C extends Command, E extends DomainEvent> extends Decider<S, C, E> {
+  /** Stored in `room_cells.kind`. */
+  readonly kind: string;
+  /** The earliest deadline the state waits for (ms since epoch), or null. */
+  nextDeadline(state: S): number | null;
+  /** The system command that handles every deadline due at `nowMs`, or null. */
+  alarmCommand(state: S, nowMs: number): C | null;
+  /**
+   * Whether a command may bring a new room into existence. When false, a command or query
+   * for a room that does not exist fails with {@link RoomKind.notFound} and writes nothing.
+   * Default: every command may.
+   */
+  creates?(command: C): boolean;
+  /** The error for a room that does not exist; default `not_found` / `ROOM_NOT_FOUND`. */
+  readonly notFound?: DomainError;
+  /** What the caller receives (and every retry gets again) for a command that committed. */
+  reply?(state: S, command: C, events: readonly E[]): unknown;
+  /** Which events leave through the outbox, and as what; default: every event as is. */
+  toOutbox?(event: E): { type: string; data: unknown } | null;
+}
