@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'illegal_state'
   | 'conflict'
   | 'unavailable'
+  | 'rate_limited'
   | 'internal';
 
 /** A plain, serialisable error value: what a pure decider returns instead of events. */
@@ -50,6 +51,26 @@ export function isDomainError(value: unknown): value is DomainError {
     typeof (value as DomainError).code === 'string' &&
     typeof (value as DomainError).message === 'string'
   );
+}
+
+/**
+ * Too many requests of one caller (a rate limit or a lockout): try again after
+ * `retryAfterMs`. REST answers 429 with `Retry-After`; gRPC RESOURCE_EXHAUSTED.
+ */
+export class RateLimitedError extends AppError {
+  constructor(
+    code: string,
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super('rate_limited', code, message);
+    this.name = 'RateLimitedError';
+  }
+
+  /** Whole seconds, at least 1: what a `Retry-After` header carries. */
+  get retryAfterS(): number {
+    return Math.max(1, Math.ceil(this.retryAfterMs / 1000));
+  }
 }
 
 /** Errors of the runtime itself, shared by every edge. */

@@ -13,6 +13,7 @@ import { roomCellRuntime } from './migrations/0001_room_cell_runtime.js';
 import { webhookTables } from './migrations/0002_webhooks.js';
 import { accountTables } from './migrations/0003_accounts.js';
 import { voiceRoomTables } from './migrations/0004_voice_rooms.js';
+import { roomOwnerIndex } from './migrations/0005_room_owner_index.js';
 import type { Database } from './schema.js';
 
 export interface SqlBackend {
@@ -89,6 +90,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0002_webhooks': webhookTables(flavor),
     '0003_accounts': accountTables(flavor),
     '0004_voice_rooms': voiceRoomTables(flavor),
+    '0005_room_owner_index': roomOwnerIndex(),
   };
   const migrator = new Migrator({
     db,

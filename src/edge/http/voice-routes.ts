@@ -3,13 +3,16 @@
  * the JWT's user in the JWT's app; any node serves any room (the API forwards to the
  * owner). Retries: send the same `request_id` (body) or `Idempotency-Key` header.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Authenticator } from '../../accounts/tokens.js';
 import { listLobby } from '../../adapters/sql/voice-room/catalog.js';
 import { balanceOf } from '../../adapters/sql/voice-room/wallet.js';
 import type { Database } from '../../adapters/sql/schema.js';
+import type { AuthIdentity } from '../../accounts/tokens.js';
 import { AppError } from '../../shared/errors.js';
+import type { CreationQuota, CreationTicket } from '../quotas.js';
 import type { RpcName } from '../voice/requests.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
@@ -36,12 +39,50 @@ function roomIdOf(request: FastifyRequest): string {
   return (request.params as { room_id: string }).room_id;
 }
 
+/**
+ * The id CreateRoom gives a room created with `requestId` (VoiceRoomApi derives it so that
+ * retries land on one room); the quota uses it to recognise a retry of a creation that
+ * committed. voice-routes.int.test pins it to the API's.
+ */
+export function createdRoomIdOf(appCode: string, requestId: string): string {
+  const digest = createHash('sha256').update(`${appCode}\n${requestId}`).digest('base64url');
+  return `vr_${digest.slice(0, 16)}`;
+}
+
+/** Room-creation limits of the REST API (the gRPC API is the cluster's own, trusted). */
+export interface VoiceCreateQuota {
+  readonly quota: CreationQuota;
+  /** Whether the room exists already (any status). */
+  readonly roomExists: (appCode: string, roomId: string) => Promise<boolean>;
+}
+
 export function registerVoiceRoutes(
   app: FastifyInstance,
-  deps: { api: VoiceRoomApi; auth: Authenticator; db: Kysely<Database> },
+  deps: {
+    api: VoiceRoomApi;
+    auth: Authenticator;
+    db: Kysely<Database>;
+    createQuota?: VoiceCreateQuota;
+  },
 ): void {
   const { api, db } = deps;
   const authed = { preHandler: requireAuth(deps.auth) };
+
+  /** A retry of a creation that committed is not a new creation: it passes unchecked. */
+  const admitCreation = async (
+    me: AuthIdentity,
+    requestId: string | undefined,
+  ): Promise<CreationTicket | null> => {
+    const limits = deps.createQuota;
+    if (!limits) return null;
+    if (
+      requestId &&
+      (await limits.roomExists(me.appCode, createdRoomIdOf(me.appCode, requestId)))
+    ) {
+      return null;
+    }
+    return limits.quota.admit(me.appCode, me.userId);
+  };
 
   /** A room command on behalf of the caller: `fields` maps the body to the RPC request. */
   const command = (
@@ -65,13 +106,26 @@ export function registerVoiceRoutes(
   app.post('/api/v1/voice/rooms', authed, async (request, reply) => {
     const me = authOf(request);
     const body = bodyOf(request);
-    const data = await api.call('CreateRoom', {
-      app_code: me.appCode,
-      request_id: requestIdOf(request, body),
-      owner_user_id: me.userId,
-      title: body.title,
-      seat_count: body.seat_count ?? 8,
-    });
+    const requestId = requestIdOf(request, body);
+    const ticket = await admitCreation(me, requestId);
+    let data: unknown;
+    try {
+      data = await api.call('CreateRoom', {
+        app_code: me.appCode,
+        request_id: requestId,
+        owner_user_id: me.userId,
+        title: body.title,
+        seat_count: body.seat_count ?? 8,
+      });
+    } catch (error) {
+      await ticket?.refund().catch(() => undefined); // nothing created: the place is free
+      throw error;
+    }
+    // A copy of the request raced past the retry check and found the room made: nothing new.
+    // (Copies decided in one batch may all say `duplicate: false`; those stay counted.)
+    if ((data as { duplicate?: unknown }).duplicate === true) {
+      await ticket?.refund().catch(() => undefined);
+    }
     return sendOk(request, reply, data, 201);
   });
 
