@@ -1,5 +1,11 @@
-/** Password hashing with bcrypt (the pure-JS `bcryptjs`: no native build). */
-import bcrypt from 'bcryptjs';
+/**
+ * Password hashing with bcrypt (`@node-rs/bcrypt`, a Rust binding shipped prebuilt inside its
+ * npm package). Its async `hash`/`verify` run on libuv's thread pool, never on the event
+ * loop: a flood of logins costs CPU, not the node's responsiveness. How many run at once is
+ * bounded by the accounts service's {@link WorkGate}. Hashes are standard modular-crypt
+ * strings (`$2a$`, `$2b$`, `$2y$`), so those written by earlier versions (bcryptjs) verify.
+ */
+import { hash as bcryptHash, verify as bcryptVerify } from '@node-rs/bcrypt';
 
 /** Hashes and checks passwords; the accounts service depends on this, not on bcrypt. */
 export interface PasswordHasher {
@@ -23,15 +29,19 @@ export class BcryptPasswordHasher implements PasswordHasher {
   }
 
   hash(password: string): Promise<string> {
-    return bcrypt.hash(password, this.cost);
+    return bcryptHash(password, this.cost);
   }
 
-  verify(password: string, hash: string): Promise<boolean> {
-    return bcrypt.compare(password, hash);
+  async verify(password: string, hash: string): Promise<boolean> {
+    try {
+      return await bcryptVerify(password, hash);
+    } catch {
+      return false; // a malformed stored hash matches no password
+    }
   }
 
   async burn(password: string): Promise<void> {
-    this.#dummy ??= bcrypt.hash('echochat-rooms timing equaliser', this.cost);
-    await bcrypt.compare(password, await this.#dummy);
+    this.#dummy ??= bcryptHash('echochat-rooms timing equaliser', this.cost);
+    await this.verify(password, await this.#dummy);
   }
 }

@@ -4,6 +4,8 @@
  */
 import type { Clock } from '../shared/clock.js';
 import { AppError } from '../shared/errors.js';
+import type { WorkGate } from '../shared/work-gate.js';
+import type { LoginAttempt, LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password.js';
 import type { AuthIdentity, Authenticator, JwtTokens } from './tokens.js';
 import type { UserRecord, UserRepository } from './user-repository.js';
@@ -32,6 +34,16 @@ export interface AccountsDeps {
   readonly passwords: PasswordHasher;
   readonly tokens: JwtTokens;
   readonly clock: Clock;
+  /** Bounds the hashes in flight (register, login); a full queue answers 503. */
+  readonly hashing: WorkGate;
+  /** Failed-login limits; null: none (tests of other modules). */
+  readonly throttle: LoginThrottle | null;
+}
+
+/** Who is logging in, as far as the edge knows. */
+export interface LoginClient {
+  /** The client's IP address (after trusted proxies), or null. */
+  readonly address: string | null;
 }
 
 /** One message for an unknown username and a wrong password: no account enumeration. */
@@ -51,7 +63,7 @@ export class AccountsService implements Authenticator {
       appCode,
       username: input.username,
       usernameKey: usernameKey(input.username),
-      passwordHash: await this.deps.passwords.hash(input.password),
+      passwordHash: await this.deps.hashing.run(() => this.deps.passwords.hash(input.password)),
       nickname: input.nickname ?? input.username,
       avatar: input.avatar ?? '',
       nowMs: this.deps.clock.nowMs(),
@@ -63,18 +75,37 @@ export class AccountsService implements Authenticator {
   /**
    * Checks a username and password in `appCode` and issues an access token.
    * @throws AppError `validation` for a malformed body, `unauthenticated` for a wrong
-   * username or password (one message for both).
+   * username or password (one message for both), `rate_limited` when the account or the
+   * client's address had too many failures (see {@link LoginThrottle}).
    */
-  async login(appCode: string, body: unknown): Promise<LoginResult> {
+  async login(
+    appCode: string,
+    body: unknown,
+    client: LoginClient = { address: null },
+  ): Promise<LoginResult> {
     const input = parseLoginInput(body);
-    const record = await this.deps.users.findByUsernameKey(appCode, usernameKey(input.username));
-    if (!record) {
-      await this.deps.passwords.burn(input.password);
+    const key = usernameKey(input.username);
+    const attempt: LoginAttempt = { appCode, usernameKey: key, address: client.address };
+    const { throttle } = this.deps;
+    // A locked account or address is refused before it waits for a hashing slot…
+    await throttle?.check(attempt);
+    const record = await this.deps.users.findByUsernameKey(appCode, key);
+    const verified = await this.deps.hashing.run(async () => {
+      // …and again once it has one: attempts that queued together cannot all slip past
+      // the limit (at most the gate's concurrency can be in flight when it is reached).
+      await throttle?.check(attempt);
+      if (!record) {
+        await this.deps.passwords.burn(input.password);
+        return false;
+      }
+      return this.deps.passwords.verify(input.password, record.passwordHash);
+    });
+    if (!record || !verified) {
+      await throttle?.failed(attempt);
       throw INVALID_CREDENTIALS();
     }
-    if (!(await this.deps.passwords.verify(input.password, record.passwordHash))) {
-      throw INVALID_CREDENTIALS();
-    }
+    // Clearing is a courtesy (the window ends anyway): its failure must not fail a login.
+    await throttle?.succeeded(attempt).catch(() => undefined);
     const issued = await this.deps.tokens.issue({
       userId: String(record.id),
       appCode: record.appCode,

@@ -148,6 +148,37 @@ describe('BcryptPasswordHasher', () => {
     await hasher.burn('anything');
   });
 
+  it('verifies hashes written by bcryptjs ($2a$ and $2b$), as existing users have', async () => {
+    const hasher = new BcryptPasswordHasher(10);
+    // Made by bcryptjs 3.0.3 (the previous hasher), and by its $2a$ salts (bcryptjs 2.x).
+    const vectors: [string, string][] = [
+      ['secret1', '$2b$04$LqE5aBrCgFweilkMmu29s.zetsar07uGGBf/9uiV7XPxzCsTuwTLG'],
+      ['pässwörd 密码', '$2b$10$rKYT49pmZpSB1zCWUCiii.8xcE6qFyS/AUw5upSoVJqblMona8vYa'],
+      ['secret1', '$2a$06$abcdefghijklmnopqrstuuGstAwpoq6Y5k1eQW0T/jZsCx/GttTE2'],
+      ['x'.repeat(72), '$2b$04$EymxdSkrqh0/lGnM9lwrHubbaI2JiDnfbwCjylrr2oSlHWruy.MPS'],
+      // OpenBSD's published $2a$ test vector.
+      ['U*U', '$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW'],
+    ];
+    for (const [password, hash] of vectors) {
+      assert.equal(await hasher.verify(password, hash), true, hash);
+      assert.equal(await hasher.verify(`${password}!`.slice(-72), hash), false, hash);
+    }
+    assert.equal(await hasher.verify('secret1', 'not a bcrypt hash'), false);
+  });
+
+  it('hashes off the event loop: timers keep firing while hashes run', async () => {
+    const hasher = new BcryptPasswordHasher(10);
+    let ticks = 0;
+    const timer = setInterval(() => (ticks += 1), 5);
+    try {
+      await Promise.all(Array.from({ length: 4 }, () => hasher.hash('secret1')));
+    } finally {
+      clearInterval(timer);
+    }
+    // Four cost-10 hashes take ~100+ ms of CPU; on the event loop no timer would fire.
+    assert.ok(ticks >= 3, `only ${ticks} timer ticks while hashing`);
+  });
+
   it('refuses a cost outside 4..31', () => {
     assert.throws(() => new BcryptPasswordHasher(3), RangeError);
     assert.throws(() => new BcryptPasswordHasher(32), RangeError);

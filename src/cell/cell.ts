@@ -389,11 +389,13 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   }
 }
 
+/** Copies of one request id after the first (a retry racing it) are duplicates too. */
 function settle(group: readonly Pending<unknown>[], outcome: Outcome, duplicate: boolean): void {
-  for (const p of group) {
-    if (outcome.ok) p.resolve(duplicate ? { ...outcome.result, duplicate } : outcome.result);
-    else p.reject(AppError.from(outcome.error));
-  }
+  group.forEach((p, i) => {
+    if (!outcome.ok) p.reject(AppError.from(outcome.error));
+    else if (duplicate || i > 0) p.resolve({ ...outcome.result, duplicate: true });
+    else p.resolve(outcome.result);
+  });
 }
 
 function deadlineError(): AppError {

@@ -139,6 +139,23 @@ export function firstOutcomeContract(
       assert.deepEqual(await loggedRequests(key.roomId), ['m0', 'm2', 'm3']);
     });
 
+    it('copies of one request sent at once take effect once; all but one say duplicate', async () => {
+      const a = await host();
+      const key = freshRoom();
+      await runLocal(a.host, key, { type: 'Add', amount: 1 }, 'seed');
+      const copies = await Promise.all(
+        Array.from({ length: 5 }, () => runLocal(a.host, key, { type: 'Add', amount: 2 }, 'twin')),
+      );
+      assert.deepEqual(copies.map((c) => [c.version, c.duplicate]).sort(), [
+        [2, false],
+        [2, true],
+        [2, true],
+        [2, true],
+        [2, true],
+      ]);
+      assert.equal((await stateOf(a.host, key)).count, 3);
+    });
+
     it('a refused creation writes no row, no outcome and keeps no lease', async () => {
       const a = await host();
       const key = freshRoom();

@@ -20,6 +20,8 @@ export type ErrorKind =
   | 'illegal_state'
   | 'conflict'
   | 'unavailable'
+  /** Too many requests of one caller: try again later (REST 429 + Retry-After). */
+  | 'rate_limited'
   | 'internal';
 
 /** A plain, serialisable error value: what a decider returns instead of events. */

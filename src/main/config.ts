@@ -2,6 +2,7 @@
  * The only place that reads the environment. Produces one typed, validated, frozen
  * object; a bad value is a startup error naming the variable.
  */
+import { isIP } from 'node:net';
 import { availableParallelism, hostname } from 'node:os';
 import { z } from 'zod';
 import type { MediaServerOptions } from '../media-server/options.js';
@@ -10,6 +11,18 @@ import { DestinationPolicy } from '../outbox/destinations.js';
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.coerce.number().int().min(min).max(max);
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+/** Fastify's `trustProxy`: false, true, a hop count, or addresses/CIDRs of the proxies. */
+const trustProxy = z
+  .string()
+  .refine(
+    (v) =>
+      /^(true|false|\d{1,2})$/.test(v) ||
+      v.split(',').every((p) => isIP(p.trim().split('/')[0] ?? '') !== 0),
+    'false, true, a hop count, or comma-separated proxy IPs/CIDRs',
+  )
+  .transform((v): boolean | number | string =>
+    v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v,
+  );
 
 /** Every `ROOMS_*` variable, its default and its meaning (the README table mirrors this). */
 const schema = z.object({
@@ -109,6 +122,18 @@ const schema = z.object({
   ROOMS_WS_MAX_BUFFER_BYTES: int(1_024).default(1_048_576),
   ROOMS_WS_PING_INTERVAL_MS: int(100).default(25_000),
   ROOMS_WS_MAX_ROOMS: int(1, 1000).default(50),
+  ROOMS_HTTP_TRUST_PROXY: trustProxy.default(false),
+  ROOMS_LOGIN_FAILS_PER_ACCOUNT: int(0, 1_000_000).default(10),
+  ROOMS_LOGIN_FAILS_PER_ADDRESS: int(0, 1_000_000).default(50),
+  ROOMS_LOGIN_FAILURE_WINDOW_S: int(1, 86_400).default(900),
+  ROOMS_HASH_CONCURRENCY: int(1, 256).optional(),
+  ROOMS_HASH_MAX_QUEUE: int(0, 1_000_000).default(1_000),
+  ROOMS_WS_MAX_FRAMES_PER_S: int(1, 100_000).default(50),
+  ROOMS_WS_FRAME_BURST: int(1, 100_000).default(100),
+  ROOMS_WS_MAX_IN_FLIGHT: int(1, 10_000).default(16),
+  ROOMS_ROOM_CREATE_LIMIT: int(0, 1_000_000).default(30),
+  ROOMS_ROOM_CREATE_WINDOW_S: int(1, 86_400).default(60),
+  ROOMS_MAX_OPEN_ROOMS_PER_OWNER: int(0, 1_000_000).default(100),
   ROOMS_LOG_LEVEL: z
     .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
     .default('info'),
@@ -197,7 +222,12 @@ const checked = schema.superRefine(mediaAndOutboxRules).superRefine((e, ctx) => 
 export interface Config {
   readonly nodeId: string;
   readonly advertiseAddr: string;
-  readonly http: { readonly host: string; readonly port: number };
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    /** Fastify's `trustProxy`: whose `X-Forwarded-For` names the client (`request.ip`). */
+    readonly trustProxy: boolean | number | string;
+  };
   readonly grpcPort: number;
   readonly db: { readonly url: string; readonly poolSize: number };
   /** Unset: in-memory lease, registry and bus (a single node). */
@@ -217,6 +247,13 @@ export interface Config {
     readonly jwtSecret: string | null;
     readonly jwtTtlS: number;
     readonly bcryptCost: number;
+    /** Failed logins allowed per account / per client address in one window (0: no limit). */
+    readonly loginFailuresPerAccount: number;
+    readonly loginFailuresPerAddress: number;
+    readonly loginFailureWindowMs: number;
+    /** Password hashes running at once (on libuv's thread pool), and waiting at most. */
+    readonly hashConcurrency: number;
+    readonly hashMaxQueue: number;
   };
   readonly grpc: {
     readonly host: string;
@@ -279,6 +316,17 @@ export interface Config {
     readonly maxBufferedBytes: number;
     readonly pingIntervalMs: number;
     readonly maxRoomsPerSocket: number;
+    /** Token bucket of C→S frames per socket: refill per second, and bucket size. */
+    readonly maxFramesPerSecond: number;
+    readonly frameBurst: number;
+    /** C→S requests of one socket being handled at once. */
+    readonly maxInFlight: number;
+  };
+  /** Per-user creation limits (ROOMS_ROOM_CREATE_*, ROOMS_MAX_OPEN_ROOMS_PER_OWNER); 0: off. */
+  readonly quotas: {
+    readonly roomCreateLimit: number;
+    readonly roomCreateWindowMs: number;
+    readonly maxOpenRoomsPerOwner: number;
   };
   readonly logLevel: string;
 }
@@ -303,7 +351,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         .replace(/[^A-Za-z0-9._-]/g, '-')
         .slice(0, 50)}-${e.ROOMS_HTTP_PORT}`,
     advertiseAddr: e.ROOMS_ADVERTISE_ADDR ?? `127.0.0.1:${e.ROOMS_GRPC_PORT}`,
-    http: { host: e.ROOMS_HTTP_HOST, port: e.ROOMS_HTTP_PORT },
+    http: {
+      host: e.ROOMS_HTTP_HOST,
+      port: e.ROOMS_HTTP_PORT,
+      trustProxy: e.ROOMS_HTTP_TRUST_PROXY,
+    },
     grpcPort: e.ROOMS_GRPC_PORT,
     db: { url: e.ROOMS_DB_URL, poolSize: e.ROOMS_DB_POOL_SIZE },
     redisUrl: e.ROOMS_REDIS_URL ?? null,
@@ -321,6 +373,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       jwtSecret: e.ROOMS_JWT_SECRET ?? null,
       jwtTtlS: e.ROOMS_JWT_TTL_S,
       bcryptCost: e.ROOMS_BCRYPT_COST,
+      loginFailuresPerAccount: e.ROOMS_LOGIN_FAILS_PER_ACCOUNT,
+      loginFailuresPerAddress: e.ROOMS_LOGIN_FAILS_PER_ADDRESS,
+      loginFailureWindowMs: e.ROOMS_LOGIN_FAILURE_WINDOW_S * 1000,
+      hashConcurrency: e.ROOMS_HASH_CONCURRENCY ?? availableParallelism(),
+      hashMaxQueue: e.ROOMS_HASH_MAX_QUEUE,
     },
     grpc: {
       host: e.ROOMS_GRPC_HOST,
@@ -379,6 +436,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxBufferedBytes: e.ROOMS_WS_MAX_BUFFER_BYTES,
       pingIntervalMs: e.ROOMS_WS_PING_INTERVAL_MS,
       maxRoomsPerSocket: e.ROOMS_WS_MAX_ROOMS,
+      maxFramesPerSecond: e.ROOMS_WS_MAX_FRAMES_PER_S,
+      frameBurst: e.ROOMS_WS_FRAME_BURST,
+      maxInFlight: e.ROOMS_WS_MAX_IN_FLIGHT,
+    },
+    quotas: {
+      roomCreateLimit: e.ROOMS_ROOM_CREATE_LIMIT,
+      roomCreateWindowMs: e.ROOMS_ROOM_CREATE_WINDOW_S * 1000,
+      maxOpenRoomsPerOwner: e.ROOMS_MAX_OPEN_ROOMS_PER_OWNER,
     },
     logLevel: e.ROOMS_LOG_LEVEL,
   });

@@ -64,6 +64,18 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_WS_MAX_BUFFER_BYTES: '262144',
   ROOMS_WS_PING_INTERVAL_MS: '10000',
   ROOMS_WS_MAX_ROOMS: '5',
+  ROOMS_HTTP_TRUST_PROXY: '10.0.0.0/8, 192.168.1.7',
+  ROOMS_LOGIN_FAILS_PER_ACCOUNT: '5',
+  ROOMS_LOGIN_FAILS_PER_ADDRESS: '0',
+  ROOMS_LOGIN_FAILURE_WINDOW_S: '600',
+  ROOMS_HASH_CONCURRENCY: '3',
+  ROOMS_HASH_MAX_QUEUE: '20',
+  ROOMS_WS_MAX_FRAMES_PER_S: '20',
+  ROOMS_WS_FRAME_BURST: '40',
+  ROOMS_WS_MAX_IN_FLIGHT: '4',
+  ROOMS_ROOM_CREATE_LIMIT: '10',
+  ROOMS_ROOM_CREATE_WINDOW_S: '3600',
+  ROOMS_MAX_OPEN_ROOMS_PER_OWNER: '3',
   ROOMS_LOG_LEVEL: 'debug',
 };
 
@@ -121,13 +133,22 @@ void describe('loadConfig', () => {
     assert.deepEqual(loadConfig({}), {
       nodeId: defaultNodeId(8080),
       advertiseAddr: '127.0.0.1:9090',
-      http: { host: '0.0.0.0', port: 8080 },
+      http: { host: '0.0.0.0', port: 8080, trustProxy: false },
       grpcPort: 9090,
       db: { url: './data/rooms.sqlite', poolSize: 10 },
       redisUrl: null,
       keyPrefix: 'rooms:',
       cell: DEFAULT_CELL,
-      accounts: { jwtSecret: null, jwtTtlS: 604_800, bcryptCost: 10 },
+      accounts: {
+        jwtSecret: null,
+        jwtTtlS: 604_800,
+        bcryptCost: 10,
+        loginFailuresPerAccount: 10,
+        loginFailuresPerAddress: 50,
+        loginFailureWindowMs: 900_000,
+        hashConcurrency: availableParallelism(),
+        hashMaxQueue: 1_000,
+      },
       media: DEFAULT_MEDIA,
       grpc: { host: '127.0.0.1', forwardTimeoutMs: 5_000, token: null, tls: null },
       voice: {
@@ -151,7 +172,15 @@ void describe('loadConfig', () => {
         retentionMs: 604_800_000,
         failedRetentionMs: 2_592_000_000,
       },
-      realtime: { maxBufferedBytes: 1_048_576, pingIntervalMs: 25_000, maxRoomsPerSocket: 50 },
+      realtime: {
+        maxBufferedBytes: 1_048_576,
+        pingIntervalMs: 25_000,
+        maxRoomsPerSocket: 50,
+        maxFramesPerSecond: 50,
+        frameBurst: 100,
+        maxInFlight: 16,
+      },
+      quotas: { roomCreateLimit: 30, roomCreateWindowMs: 60_000, maxOpenRoomsPerOwner: 100 },
       logLevel: 'info',
     });
   });
@@ -177,7 +206,7 @@ void describe('loadConfig', () => {
     assert.deepEqual(loadConfig(FULL_ENV), {
       nodeId: 'node-a.1_x',
       advertiseAddr: 'rooms-a.internal:7001',
-      http: { host: '127.0.0.1', port: 8181 },
+      http: { host: '127.0.0.1', port: 8181, trustProxy: '10.0.0.0/8, 192.168.1.7' },
       grpcPort: 9191,
       db: { url: 'mysql://rooms:secret@db.internal:3306/rooms', poolSize: 25 },
       redisUrl: 'redis://cache.internal:6380/2',
@@ -195,6 +224,11 @@ void describe('loadConfig', () => {
         jwtSecret: 'a-shared-secret-of-at-least-32-bytes!',
         jwtTtlS: 3_600,
         bcryptCost: 12,
+        loginFailuresPerAccount: 5,
+        loginFailuresPerAddress: 0,
+        loginFailureWindowMs: 600_000,
+        hashConcurrency: 3,
+        hashMaxQueue: 20,
       },
       media: {
         embedded: false,
@@ -246,7 +280,15 @@ void describe('loadConfig', () => {
         retentionMs: 86_400_000,
         failedRetentionMs: 0,
       },
-      realtime: { maxBufferedBytes: 262_144, pingIntervalMs: 10_000, maxRoomsPerSocket: 5 },
+      realtime: {
+        maxBufferedBytes: 262_144,
+        pingIntervalMs: 10_000,
+        maxRoomsPerSocket: 5,
+        maxFramesPerSecond: 20,
+        frameBurst: 40,
+        maxInFlight: 4,
+      },
+      quotas: { roomCreateLimit: 10, roomCreateWindowMs: 3_600_000, maxOpenRoomsPerOwner: 3 },
       logLevel: 'debug',
     });
   });
@@ -272,6 +314,9 @@ void describe('loadConfig', () => {
     assert.equal(low.cell.leaseTtlMs, 300);
     assert.equal(low.db.poolSize, 1);
     assert.equal(low.cell.maxBatch, 1000);
+    assert.equal(loadConfig({ ROOMS_HTTP_TRUST_PROXY: 'true' }).http.trustProxy, true);
+    assert.equal(loadConfig({ ROOMS_HTTP_TRUST_PROXY: '2' }).http.trustProxy, 2);
+    assert.equal(loadConfig({ ROOMS_HTTP_TRUST_PROXY: '::1' }).http.trustProxy, '::1');
   });
 
   void it('treats empty strings as unset', () => {
@@ -388,6 +433,18 @@ void describe('loadConfig', () => {
       ['ROOMS_GRPC_TOKEN', 'a token with spaces, long enough to pass'],
       ['ROOMS_GRPC_TLS_CERT', ''], // unset while _KEY and _CA are set
       ['ROOMS_GRPC_TLS_CA', ''],
+      ['ROOMS_HTTP_TRUST_PROXY', 'yes'],
+      ['ROOMS_HTTP_TRUST_PROXY', '10.0.0.0/8,proxy.internal'],
+      ['ROOMS_LOGIN_FAILS_PER_ACCOUNT', '-1'],
+      ['ROOMS_LOGIN_FAILURE_WINDOW_S', '0'],
+      ['ROOMS_HASH_CONCURRENCY', '0'],
+      ['ROOMS_HASH_MAX_QUEUE', 'many'],
+      ['ROOMS_WS_MAX_FRAMES_PER_S', '0'],
+      ['ROOMS_WS_FRAME_BURST', '0'],
+      ['ROOMS_WS_MAX_IN_FLIGHT', '0'],
+      ['ROOMS_ROOM_CREATE_LIMIT', '1.5'],
+      ['ROOMS_ROOM_CREATE_WINDOW_S', '0'],
+      ['ROOMS_MAX_OPEN_ROOMS_PER_OWNER', '-3'],
     ];
     for (const [name, value] of cases) {
       void it(`${name}=${JSON.stringify(value)}`, () => {

@@ -75,6 +75,11 @@ export function wireDelivery(deps: {
       maxBufferedBytes: config.realtime.maxBufferedBytes,
       pingIntervalMs: config.realtime.pingIntervalMs,
       maxRoomsPerSocket: config.realtime.maxRoomsPerSocket,
+      frames: {
+        ratePerSecond: config.realtime.maxFramesPerSecond,
+        burst: config.realtime.frameBurst,
+        maxInFlight: config.realtime.maxInFlight,
+      },
     },
     {
       bus,

@@ -7,6 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
+import { LoginThrottle } from '../accounts/login-throttle.js';
 import { BcryptPasswordHasher } from '../accounts/password.js';
 import { resolveJwtSecret } from '../accounts/secret.js';
 import { AccountsService } from '../accounts/service.js';
@@ -15,8 +16,10 @@ import { SqlUserRepository } from '../accounts/user-repository.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { MemoryLeaseManager } from '../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../adapters/memory/memory-node-registry.js';
+import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
 import { RedisLeaseManager } from '../adapters/redis/redis-lease.js';
 import { RedisNodeRegistry } from '../adapters/redis/redis-node-registry.js';
+import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/database.js';
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import { CellHost } from '../cell/host.js';
@@ -24,9 +27,12 @@ import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { registerAuthRoutes } from '../edge/http/auth-routes.js';
 import { installEnvelopeErrors } from '../edge/http/envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
+import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { registerOpsRoutes } from '../edge/http/ops-routes.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { systemClock } from '../shared/clock.js';
+import type { RateLimiter } from '../shared/rate-limiter.js';
+import { WorkGate } from '../shared/work-gate.js';
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
@@ -73,7 +79,7 @@ export async function startNode(
     });
     const sql = await openSqlBackend(config.db.url, { poolSize: config.db.poolSize });
     closers.push(() => sql.close());
-    const { lease, registry } = coordination(config, logger, closers);
+    const { lease, registry, limiter } = coordination(config, logger, closers);
     // Closed after the host drains (closers run in reverse): meetings may close routers then.
     const media = await wireMedia(config, logger, closers);
     const hostConfig = {
@@ -100,11 +106,28 @@ export async function startNode(
         clock: systemClock,
       }),
       clock: systemClock,
+      hashing: new WorkGate(config.accounts.hashConcurrency, config.accounts.hashMaxQueue),
+      throttle: new LoginThrottle(limiter, {
+        perAccount: {
+          limit: config.accounts.loginFailuresPerAccount,
+          windowMs: config.accounts.loginFailureWindowMs,
+        },
+        perAddress: {
+          limit: config.accounts.loginFailuresPerAddress,
+          windowMs: config.accounts.loginFailureWindowMs,
+        },
+      }),
     });
 
-    const httpLogger: FastifyBaseLogger = logger.child({ module: 'http' });
+    // Its serializers keep tokens out of logged URLs (`/ws?token=…`).
+    const httpLogger: FastifyBaseLogger = logger.child(
+      { module: 'http' },
+      { serializers: httpLogSerializers },
+    );
     const http: FastifyInstance = Fastify({
       loggerInstance: httpLogger,
+      // A hop count is supported at run time (proxy-addr), though Fastify's type omits it.
+      trustProxy: config.http.trustProxy as boolean | string,
       genReqId: () => randomUUID(), // doubles as the envelope's trace_id
       // Above the longest id the API accepts (128), so a too-long one gets the envelope's 400.
       maxParamLength: 512,
@@ -128,6 +151,7 @@ export async function startNode(
       http,
       auth: accounts,
       clock: systemClock,
+      limiter,
     });
     closers.push(() => voice.close());
     const wired = wireDelivery({
@@ -172,12 +196,12 @@ export async function startNode(
   }
 }
 
-/** Redis when configured (cluster), otherwise in-process (one embedded node). */
+/** Redis when configured (cluster: leases and rate counters shared), else in-process. */
 function coordination(
   config: Config,
   logger: Logger,
   closers: (() => Promise<unknown>)[],
-): { lease: LeaseManager; registry: NodeRegistry } {
+): { lease: LeaseManager; registry: NodeRegistry; limiter: RateLimiter } {
   if (!config.redisUrl) {
     if (sqlFlavorOf(config.db.url) === 'mysql') {
       logger.warn('ROOMS_REDIS_URL is unset: run a single node, or set it to run several');
@@ -185,6 +209,7 @@ function coordination(
     return {
       lease: new MemoryLeaseManager({ clock: systemClock }),
       registry: new MemoryNodeRegistry({ clock: systemClock }),
+      limiter: new MemoryRateLimiter({ clock: systemClock }),
     };
   }
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
@@ -192,6 +217,7 @@ function coordination(
   return {
     lease: new RedisLeaseManager({ redis, keyPrefix: config.keyPrefix }),
     registry: new RedisNodeRegistry({ redis, keyPrefix: config.keyPrefix }),
+    limiter: new RedisRateLimiter({ redis, keyPrefix: config.keyPrefix }),
   };
 }
 

@@ -8,14 +8,17 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../accounts/tokens.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
 import { voiceRoomWithSql } from '../adapters/sql/voice-room/index.js';
+import { countOpenRooms, roomExists } from '../adapters/sql/voice-room/owners.js';
 import type { CellHost } from '../cell/host.js';
 import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service.js';
 import type { GrpcSecurity, GrpcTls } from '../edge/grpc/security.js';
 import { registerAdminRoutes } from '../edge/http/admin-routes.js';
 import { parseTrtcApps, registerTrtcCallback } from '../edge/http/trtc-callback.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
+import { CreationQuota } from '../edge/quotas.js';
 import { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { Clock } from '../shared/clock.js';
+import type { RateLimiter } from '../shared/rate-limiter.js';
 import type { Config } from './config.js';
 
 export interface VoiceRooms {
@@ -33,6 +36,8 @@ export async function wireVoiceRooms(deps: {
   http: FastifyInstance;
   auth: Authenticator;
   clock: Clock;
+  /** Counters of the room-creation quota (Redis in a cluster). */
+  limiter: RateLimiter;
 }): Promise<VoiceRooms> {
   const { config, host, sql, http } = deps;
   const domain = voiceRoomWithSql(config.voice);
@@ -49,7 +54,20 @@ export async function wireVoiceRooms(deps: {
     host: config.grpc.host,
     port: config.grpcPort,
   });
-  registerVoiceRoutes(http, { api, auth: deps.auth, db: sql.db });
+  const { quotas } = config;
+  const quota = new CreationQuota(deps.limiter, {
+    kind: 'voice_room',
+    label: '房间',
+    rate: { limit: quotas.roomCreateLimit, windowMs: quotas.roomCreateWindowMs },
+    maxOpen: quotas.maxOpenRoomsPerOwner,
+    countOpen: (appCode, owner) => countOpenRooms(sql.db, appCode, owner),
+  });
+  registerVoiceRoutes(http, {
+    api,
+    auth: deps.auth,
+    db: sql.db,
+    createQuota: { quota, roomExists: (appCode, roomId) => roomExists(sql.db, appCode, roomId) },
+  });
   registerTrtcCallback(http, { api, apps: parseTrtcApps(config.voice.trtcApps) });
   registerAdminRoutes(http, { db: sql.db, adminToken: config.voice.adminToken, clock: deps.clock });
   return {

@@ -2,7 +2,13 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 
 export type CloseReason =
-  'unauthorized' | 'slow_consumer' | 'dead_peer' | 'client' | 'shutdown' | 'auth_unavailable';
+  | 'unauthorized'
+  | 'slow_consumer'
+  | 'rate_limited'
+  | 'dead_peer'
+  | 'client'
+  | 'shutdown'
+  | 'auth_unavailable';
 
 export interface RealtimeMetrics {
   readonly registry: Registry;

@@ -22,6 +22,26 @@ export class AppError extends Error implements DomainError {
   }
 }
 
+/**
+ * Too many requests of one caller (a rate limit or a lockout): try again after
+ * `retryAfterMs`. REST answers 429 with `Retry-After`; gRPC RESOURCE_EXHAUSTED.
+ */
+export class RateLimitedError extends AppError {
+  constructor(
+    code: string,
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super('rate_limited', code, message);
+    this.name = 'RateLimitedError';
+  }
+
+  /** Whole seconds, at least 1: what a `Retry-After` header carries. */
+  get retryAfterS(): number {
+    return Math.max(1, Math.ceil(this.retryAfterMs / 1000));
+  }
+}
+
 /** Errors of the runtime itself, shared by every edge. */
 export const unavailable = (code: string, message: string, cause?: unknown): AppError =>
   new AppError('unavailable', code, message, { cause });

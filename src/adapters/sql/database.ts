@@ -14,6 +14,7 @@ import { webhookTables } from './migrations/0002_webhooks.js';
 import { accountTables } from './migrations/0003_accounts.js';
 import { voiceRoomTables } from './migrations/0004_voice_rooms.js';
 import { requestOutcomeTables } from './migrations/0005_request_outcomes.js';
+import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import type { Database } from './schema.js';
 
 export interface SqlBackend {
@@ -112,6 +113,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0003_accounts': accountTables(flavor),
     '0004_voice_rooms': voiceRoomTables(flavor),
     '0005_request_outcomes': requestOutcomeTables(flavor),
+    '0006_room_owner_index': roomOwnerIndex(),
   };
   const migrator = new Migrator({
     db,

@@ -13,6 +13,7 @@ const TO_STATUS: Record<ErrorKind, status> = {
   conflict: status.ALREADY_EXISTS,
   unauthenticated: status.UNAUTHENTICATED,
   unavailable: status.UNAVAILABLE,
+  rate_limited: status.RESOURCE_EXHAUSTED,
   internal: status.INTERNAL,
 };
 

@@ -71,6 +71,8 @@ interface CallOptions {
   token?: string;
   app?: string;
   headers?: Record<string, string>;
+  /** The client's IP address as the node sees it (default 127.0.0.1). */
+  from?: string;
 }
 
 /** A small client over `inject` for one node. */
@@ -85,12 +87,21 @@ export function client(node: RoomsNode) {
         ...options.headers,
       },
       ...(options.body === undefined ? {} : { payload: options.body as object }),
+      ...(options.from ? { remoteAddress: options.from } : {}),
     });
   return {
-    register: (body: unknown, app?: string) =>
-      call('POST', '/api/v1/auth/register', { body, ...(app ? { app } : {}) }),
-    login: (body: unknown, app?: string) =>
-      call('POST', '/api/v1/auth/login', { body, ...(app ? { app } : {}) }),
+    register: (body: unknown, app?: string, from?: string) =>
+      call('POST', '/api/v1/auth/register', {
+        body,
+        ...(app ? { app } : {}),
+        ...(from ? { from } : {}),
+      }),
+    login: (body: unknown, app?: string, from?: string) =>
+      call('POST', '/api/v1/auth/login', {
+        body,
+        ...(app ? { app } : {}),
+        ...(from ? { from } : {}),
+      }),
     me: (token?: string, options: CallOptions = {}) =>
       call('GET', '/api/v1/users/me', { ...options, ...(token ? { token } : {}) }),
     /** Registers then logs in; returns the token and the user. */
@@ -328,6 +339,129 @@ export function authRoutesContract(
         clock: { nowMs: () => Date.now() },
       }).issue({ ...identity, userId: '987654321' });
       assertFailure(await api.me(ghost.token), 401, 'USER_NOT_FOUND');
+    });
+
+    it('locks an account after 10 failed logins: then even the right password gets 429', async () => {
+      await api.signUp('mallory-target', 'right-password');
+      const statuses: number[] = [];
+      // 60 wrong passwords, each from its own address: only the account limit can apply.
+      for (let i = 0; i < 60; i++) {
+        const res = await api.login(
+          { username: 'mallory-target', password: `guess-${i}` },
+          undefined,
+          `10.11.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+        );
+        statuses.push(res.statusCode);
+      }
+      assert.deepEqual(statuses.slice(0, 10), Array<number>(10).fill(401));
+      assert.deepEqual(statuses.slice(10), Array<number>(50).fill(429));
+      const right = await api.login(
+        { username: 'MALLORY-TARGET', password: 'right-password' },
+        undefined,
+        '10.11.9.9',
+      );
+      const body = assertFailure(right, 429, 'LOGIN_RATE_LIMITED');
+      assert.match(body.message, /登录失败次数过多/);
+      const retryAfter = Number(right.headers['retry-after']);
+      assert.ok(
+        Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 900,
+        `${retryAfter}`,
+      );
+      assert.doesNotMatch(right.body, /access_token/);
+      // Another account is not affected, nor the same name in another app.
+      const other = await api.signUp('bystander');
+      assert.ok(other.token);
+      const elsewhere = await api.signUp('mallory-target', 'right-password', 'other-app');
+      assert.ok(elsewhere.token);
+    });
+
+    it('counts unknown usernames like known ones (the lockout reveals no accounts)', async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const res = await api.login(
+          { username: 'no-such-user', password: 'x' },
+          undefined,
+          `10.12.0.${i + 1}`,
+        );
+        statuses.push(res.statusCode);
+      }
+      assert.deepEqual(statuses, [...Array<number>(10).fill(401), 429]);
+    });
+
+    it('refuses concurrent guesses past the limit too (at most a few more are checked)', async () => {
+      await api.signUp('parallel-target', 'right-password');
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          api.login(
+            { username: 'parallel-target', password: `guess-${i}` },
+            undefined,
+            `10.13.0.${i + 1}`,
+          ),
+        ),
+      );
+      const checked = results.filter((r) => r.statusCode === 401).length;
+      const refused = results.filter((r) => r.statusCode === 429).length;
+      assert.equal(checked + refused, 60);
+      // 10, plus at most the attempts already hashing when the tenth failure landed.
+      assert.ok(checked >= 10 && checked <= 20, `${checked} wrong passwords were checked`);
+      const right = await api.login({ username: 'parallel-target', password: 'right-password' });
+      assertFailure(right, 429, 'LOGIN_RATE_LIMITED');
+    });
+
+    it('limits failed logins per client address (50), across accounts; other addresses are unaffected', async () => {
+      const victim = await api.signUp('address-victim', 'right-password');
+      assert.ok(victim.token);
+      const attacker = '10.14.0.66';
+      const statuses: number[] = [];
+      for (let i = 0; i < 51; i++) {
+        const res = await api.login(
+          { username: `spray-${i}`, password: 'Winter2026!' },
+          undefined,
+          attacker,
+        );
+        statuses.push(res.statusCode);
+      }
+      assert.deepEqual(statuses, [...Array<number>(50).fill(401), 429]);
+      // From that address, even a correct login waits; from another it goes through.
+      const blocked = await api.login(
+        { username: 'address-victim', password: 'right-password' },
+        undefined,
+        attacker,
+      );
+      assertFailure(blocked, 429, 'LOGIN_RATE_LIMITED');
+      assert.ok(Number(blocked.headers['retry-after']) >= 1);
+      const fine = await api.login(
+        { username: 'address-victim', password: 'right-password' },
+        undefined,
+        '10.14.0.67',
+      );
+      assert.equal(fine.statusCode, 200, fine.body);
+    });
+
+    it('never throttles successful logins and registrations: 60 users behind one address', async () => {
+      const office = '10.15.0.1';
+      for (let i = 0; i < 60; i++) {
+        const username = `colleague-${i}`;
+        const registered = await api.register({ username, password: 'secret1' }, undefined, office);
+        assert.equal(registered.statusCode, 201, registered.body);
+        for (let n = 0; n < 2; n++) {
+          const login = await api.login({ username, password: 'secret1' }, undefined, office);
+          assert.equal(login.statusCode, 200, login.body);
+        }
+      }
+      // A few typos among them do not lock the office out either.
+      for (let i = 0; i < 5; i++) {
+        assertFailure(
+          await api.login({ username: `colleague-${i}`, password: 'typo!' }, undefined, office),
+          401,
+        );
+      }
+      const login = await api.login(
+        { username: 'colleague-0', password: 'secret1' },
+        undefined,
+        office,
+      );
+      assert.equal(login.statusCode, 200, login.body);
     });
 
     it('registers one of several concurrent requests for one username; the rest get 409', async () => {

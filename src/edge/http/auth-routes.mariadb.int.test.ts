@@ -7,8 +7,15 @@ import { describe, it } from 'node:test';
 import { createConnection } from 'mysql2/promise';
 import { loadConfig } from '../../main/config.js';
 import { startNode } from '../../main/node.js';
-import { clusterSkipReason, createTestDatabase } from '../../testing/backends.js';
 import {
+  clusterSkipReason,
+  createTestDatabase,
+  deleteKeysWithPrefix,
+  testKeyPrefix,
+  testRedisUrl,
+} from '../../testing/backends.js';
+import {
+  assertFailure,
   authRoutesContract,
   client,
   envelope,
@@ -49,6 +56,56 @@ describe('accounts on the cluster backend (MariaDB)', { skip }, () => {
       assert.equal(again.statusCode, 409, again.body);
     } finally {
       for (const node of nodes) await node.close();
+      await database.drop();
+    }
+  });
+
+  it('counts failed logins across nodes (Redis): a lockout on one node holds on the other', async () => {
+    const database = await createTestDatabase();
+    const keyPrefix = testKeyPrefix();
+    const env = {
+      ROOMS_DB_URL: database.url,
+      ROOMS_DB_POOL_SIZE: '2',
+      ROOMS_JWT_SECRET: SECRET,
+      ROOMS_REDIS_URL: testRedisUrl(),
+      ROOMS_KEY_PREFIX: keyPrefix,
+    };
+    const nodes = [];
+    try {
+      nodes.push(await startTestNode(env), await startTestNode(env));
+      const [a, b] = nodes.map(client) as [ReturnType<typeof client>, ReturnType<typeof client>];
+      await a.signUp('noah', 'right-password');
+      // Ten failures, alternating nodes and addresses: each node alone saw only five.
+      for (let i = 0; i < 10; i++) {
+        const res = await (i % 2 ? a : b).login(
+          { username: 'noah', password: `guess-${i}` },
+          undefined,
+          `10.21.0.${i + 1}`,
+        );
+        assert.equal(res.statusCode, 401, res.body);
+      }
+      for (const node of [a, b]) {
+        const res = await node.login({ username: 'noah', password: 'right-password' });
+        assertFailure(res, 429, 'LOGIN_RATE_LIMITED');
+        assert.ok(Number(res.headers['retry-after']) >= 1);
+      }
+      // The address limit is shared too: 50 failures from one address across both nodes.
+      for (let i = 0; i < 50; i++) {
+        const res = await (i % 2 ? a : b).login(
+          { username: `spray-${i}`, password: 'x' },
+          undefined,
+          '10.21.1.1',
+        );
+        assert.equal(res.statusCode, 401, res.body);
+      }
+      assertFailure(
+        await a.login({ username: 'spray-x', password: 'x' }, undefined, '10.21.1.1'),
+        429,
+        'LOGIN_RATE_LIMITED',
+      );
+    } finally {
+      for (const node of nodes) await node.close();
+      await deleteKeysWithPrefix(testRedisUrl(), keyPrefix);
       await database.drop();
     }
   });

@@ -88,7 +88,8 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
 
   app.post('/api/v1/auth/login', async (request, reply) => {
     const appCode = parseAppCode(request.headers['x-app-code']);
-    const result = await accounts.login(appCode, request.body);
+    // request.ip honours ROOMS_HTTP_TRUST_PROXY: only trusted proxies may name the client.
+    const result = await accounts.login(appCode, request.body, { address: request.ip || null });
     // RFC 6749 §5.1: responses carrying tokens must not be cached.
     reply.header('cache-control', 'no-store');
     return sendOk(request, reply, {

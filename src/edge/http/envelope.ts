@@ -4,7 +4,7 @@
  * failure and is 0 on success.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorKind } from '../../shared/errors.js';
+import { AppError, RateLimitedError, type ErrorKind } from '../../shared/errors.js';
 
 const STATUS: Record<ErrorKind, number> = {
   unauthenticated: 401,
@@ -14,6 +14,7 @@ const STATUS: Record<ErrorKind, number> = {
   forbidden: 403,
   conflict: 409,
   unavailable: 503,
+  rate_limited: 429,
   internal: 500,
 };
 
@@ -76,6 +77,7 @@ export function installEnvelopeErrors(app: FastifyInstance): void {
       if (error.kind === 'internal' || error.kind === 'unavailable') {
         request.log.warn({ err: error }, 'request failed');
       }
+      if (error instanceof RateLimitedError) reply.header('retry-after', error.retryAfterS);
       return sendError(request, reply, httpStatusOf(error.kind), error.message, error.code);
     }
     const e = error as { validation?: unknown; statusCode?: number; message?: string };

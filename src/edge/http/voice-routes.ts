@@ -10,9 +10,11 @@ import type { Authenticator } from '../../accounts/tokens.js';
 import { listLobby } from '../../adapters/sql/voice-room/catalog.js';
 import { balanceOf } from '../../adapters/sql/voice-room/wallet.js';
 import type { Database } from '../../adapters/sql/schema.js';
+import type { AuthIdentity } from '../../accounts/tokens.js';
 import { AppError } from '../../shared/errors.js';
+import type { CreationQuota, CreationTicket } from '../quotas.js';
 import type { RpcName } from '../voice/requests.js';
-import type { VoiceRoomApi } from '../voice/voice-api.js';
+import { createdRoomIdOf, type VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
 import { sendOk } from './envelope.js';
 
@@ -41,12 +43,40 @@ function roomIdOf(request: FastifyRequest): string {
   return (request.params as { room_id: string }).room_id;
 }
 
+/** Room-creation limits of the REST API (the gRPC API is the cluster's own, trusted). */
+export interface VoiceCreateQuota {
+  readonly quota: CreationQuota;
+  /** Whether the room exists already (any status). */
+  readonly roomExists: (appCode: string, roomId: string) => Promise<boolean>;
+}
+
 export function registerVoiceRoutes(
   app: FastifyInstance,
-  deps: { api: VoiceRoomApi; auth: Authenticator; db: Kysely<Database> },
+  deps: {
+    api: VoiceRoomApi;
+    auth: Authenticator;
+    db: Kysely<Database>;
+    createQuota?: VoiceCreateQuota;
+  },
 ): void {
   const { api, db } = deps;
   const authed = { preHandler: requireAuth(deps.auth) };
+
+  /** A retry of a creation that committed is not a new creation: it passes unchecked. */
+  const admitCreation = async (
+    me: AuthIdentity,
+    requestId: string | undefined,
+  ): Promise<CreationTicket | null> => {
+    const limits = deps.createQuota;
+    if (!limits) return null;
+    if (
+      requestId &&
+      (await limits.roomExists(me.appCode, createdRoomIdOf(me.appCode, requestId)))
+    ) {
+      return null;
+    }
+    return limits.quota.admit(me.appCode, me.userId);
+  };
 
   /** A room command on behalf of the caller: `fields` maps the body to the RPC request. */
   const command = (
@@ -70,14 +100,26 @@ export function registerVoiceRoutes(
   app.post('/api/v1/voice/rooms', authed, async (request, reply) => {
     const me = authOf(request);
     const body = bodyOf(request);
-    const data = await api.call('CreateRoom', {
-      app_code: me.appCode,
-      request_id: requestIdOf(request, body),
-      owner_user_id: me.userId,
-      title: body.title,
-      // Only an absent field takes the default: a null is a wrong type, refused.
-      seat_count: body.seat_count === undefined ? 8 : body.seat_count,
-    });
+    const requestId = requestIdOf(request, body);
+    const ticket = await admitCreation(me, typeof requestId === 'string' ? requestId : undefined);
+    let data: unknown;
+    try {
+      data = await api.call('CreateRoom', {
+        app_code: me.appCode,
+        request_id: requestId,
+        owner_user_id: me.userId,
+        title: body.title,
+        // Only an absent field takes the default: a null is a wrong type, refused.
+        seat_count: body.seat_count === undefined ? 8 : body.seat_count,
+      });
+    } catch (error) {
+      await ticket?.refund().catch(() => undefined); // nothing created: the place is free
+      throw error;
+    }
+    // A copy of the request raced past the retry check and found the room made: nothing new.
+    if ((data as { duplicate?: unknown }).duplicate === true) {
+      await ticket?.refund().catch(() => undefined);
+    }
     return sendOk(request, reply, data, 201);
   });
 

@@ -38,6 +38,12 @@ export interface CallOptions {
   readonly deadlineMs?: number;
 }
 
+/** The id CreateRoom gives a room created without one: retries of one request land on one room. */
+export function createdRoomIdOf(appCode: string, requestId: string): string {
+  const digest = createHash('sha256').update(`${appCode}\n${requestId}`).digest('base64url');
+  return `vr_${digest.slice(0, 16)}`;
+}
+
 /** Generic over the store's types only to pass the voice room's SQL hooks to the host. */
 export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   constructor(
@@ -69,12 +75,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
 
   private async createRoom(req: RequestOf<'CreateRoom'>, options: CallOptions) {
     // Retries with one request id must land on one room: derive the id from it.
-    const room_id =
-      req.room_id ??
-      `vr_${createHash('sha256')
-        .update(`${req.app_code}\n${req.request_id ?? randomUUID()}`)
-        .digest('base64url')
-        .slice(0, 16)}`;
+    const room_id = req.room_id ?? createdRoomIdOf(req.app_code, req.request_id ?? randomUUID());
     const full = { ...req, room_id };
     const result = await this.run(
       'CreateRoom',

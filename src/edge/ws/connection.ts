@@ -4,6 +4,7 @@
  * is closed (4008), so it costs neither memory nor time to the cells and the others.
  */
 import { WebSocket } from 'ws';
+import { FrameBudget, type FrameLimits } from './frame-budget.js';
 import { CLOSE } from './protocol.js';
 
 /** Who a socket belongs to (from its token). */
@@ -15,6 +16,9 @@ export interface WsUser {
 /** After a close frame, the peer has this long to answer before the socket is cut. */
 const CLOSE_GRACE_MS = 1_000;
 
+/** ROOMS_WS_MAX_FRAMES_PER_S, ROOMS_WS_FRAME_BURST, ROOMS_WS_MAX_IN_FLIGHT defaults. */
+export const DEFAULT_FRAME_LIMITS: FrameLimits = { ratePerSecond: 50, burst: 100, maxInFlight: 16 };
+
 let nextId = 0;
 
 export class WsConnection {
@@ -25,13 +29,18 @@ export class WsConnection {
   alive = true;
   /** Set once the server decided to close or cut this socket. */
   closedByServer = false;
+  /** What this client may still send (frames per second, requests in flight). */
+  readonly budget: FrameBudget;
 
   constructor(
     readonly ws: WebSocket,
     readonly user: WsUser,
     private readonly maxBufferedBytes: number,
     private readonly onSlow: (connection: WsConnection) => void,
-  ) {}
+    limits: FrameLimits = DEFAULT_FRAME_LIMITS,
+  ) {
+    this.budget = new FrameBudget(limits);
+  }
 
   get open(): boolean {
     return !this.closedByServer && this.ws.readyState === WebSocket.OPEN;

@@ -222,6 +222,72 @@ void describe('WebSocket hub', () => {
     assert.ok(Date.now() - t0 < 1_000, 'a commit waited for a socket');
   });
 
+  void it('closes a socket that bursts 10,000 frames with 4029 and keeps serving the others', async () => {
+    const { hub, connect } = await startHub();
+    const key = freshRoom();
+    const [flooder, bystander] = await Promise.all([
+      tokens.sign('50').then(connect),
+      tokens.sign('51').then(connect),
+    ]);
+    for (let i = 0; i < 10_000; i++) {
+      flooder.ws.send(
+        JSON.stringify({ event: 'room.subscribe', seq: i + 1, data: { room_id: key.roomId } }),
+      );
+    }
+    const closed = await flooder.waitClosed(10_000);
+    assert.equal(closed.code, 4029);
+    assert.match(closed.reason, /rate limited/);
+    // Its budget (a burst of 100) was all it got answered.
+    assert.ok(
+      flooder.events('room.subscribe.ack').length <= 100,
+      `${flooder.events('room.subscribe.ack').length} acks`,
+    );
+    const ack = await bystander.request('room.subscribe', { room_id: key.roomId });
+    assert.equal(ack.code, 0);
+    await add(key);
+    await bystander.waitFor((f) => f.event === 'Added');
+    const metric = await hub.metrics.closed.get();
+    assert.equal(metric.values.find((v) => v.labels.reason === 'rate_limited')?.value, 1);
+  });
+
+  void it('handles at most maxInFlight requests of a socket at once; past the waiting line, 4029', async () => {
+    const frames = { ratePerSecond: 1_000, burst: 6, maxInFlight: 2 };
+    const { hub, connect } = await startHub({ frames });
+    const pending: (() => void)[] = [];
+    hub.handle('test.slow', () => new Promise((resolve) => pending.push(() => resolve({}))));
+    const client = await connect(await tokens.sign('52'));
+    const send = async (seq: number) => {
+      client.ws.send(JSON.stringify({ event: 'test.slow', seq }));
+      await new Promise((resolve) => setTimeout(resolve, 10)); // the bucket refills meanwhile
+    };
+    for (let seq = 1; seq <= 8; seq++) await send(seq); // 2 handled, 6 waiting
+    await client.until(() => pending.length === 2);
+    assert.equal(pending.length, 2, 'more than maxInFlight handlers ran');
+    assert.equal(client.closed, null);
+    pending.shift()!(); // one answered: the next waiting one starts
+    await client.until(() => pending.length === 2 && client.events('test.slow.ack').length === 1);
+    await send(9); // the line is full again (6 waiting)
+    await send(10);
+    const closed = await client.waitClosed();
+    assert.deepEqual(closed, { code: 4029, reason: 'rate limited: too many requests at once' });
+    for (const resolve of pending) resolve();
+  });
+
+  void it('never closes a client within its budget', async () => {
+    const { hub, connect } = await startHub({
+      frames: { ratePerSecond: 50, burst: 100, maxInFlight: 16 },
+    });
+    let answered = 0;
+    hub.handle('test.echo', () => Promise.resolve({ n: ++answered }));
+    const client = await connect(await tokens.sign('53'));
+    // A burst of 100 at once (the whole bucket): handled 16 at a time, the rest wait.
+    const acks = [];
+    for (let i = 0; i < 100; i++) acks.push(client.request('test.echo', {}));
+    assert.equal((await Promise.all(acks)).length, 100);
+    assert.equal(client.closed, null);
+    assert.equal(answered, 100);
+  });
+
   void it('cuts a peer that stops answering pings', async () => {
     const { hub, connect } = await startHub({ pingIntervalMs: 100 });
     const dead = await connect(await tokens.sign('30'));

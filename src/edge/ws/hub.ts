@@ -14,7 +14,8 @@ import { roomChannel, userChannel, type RealtimeBus } from '../../realtime/bus.j
 import { END_FOLLOWS, type UserMessage } from '../../realtime/frames.js';
 import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metrics.js';
 import { ChannelMembers } from './channel-members.js';
-import { WsConnection, type WsUser } from './connection.js';
+import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
+import type { FrameLimits } from './frame-budget.js';
 import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
 
 export type { WsUser } from './connection.js';
@@ -42,6 +43,8 @@ export interface HubOptions {
   /** Ping period; a socket that has not answered the previous ping is cut. */
   readonly pingIntervalMs: number;
   readonly maxRoomsPerSocket?: number;
+  /** Per-socket C→S budget; past it the socket is closed with 4029. */
+  readonly frames?: FrameLimits;
 }
 
 export interface HubDeps {
@@ -167,16 +170,25 @@ export class WsHub {
   }
 
   private accept(ws: WebSocket, user: WsUser): void {
-    const connection = new WsConnection(ws, user, this.options.maxBufferedBytes, () =>
-      this.metrics.closed.inc({ reason: 'slow_consumer' }),
+    const connection = new WsConnection(
+      ws,
+      user,
+      this.options.maxBufferedBytes,
+      () => this.metrics.closed.inc({ reason: 'slow_consumer' }),
+      this.options.frames ?? DEFAULT_FRAME_LIMITS,
     );
     this.connections.add(connection);
     this.metrics.connections.set(this.connections.size);
     ws.on('error', (err) => this.logger.debug({ err }, 'socket error'));
     ws.on('pong', () => (connection.alive = true));
+    ws.on('ping', () => this.admit(connection));
     ws.on('message', (data, isBinary) => {
       connection.alive = true;
-      if (!isBinary) void this.onMessage(connection, textOf(data));
+      if (!this.admit(connection) || isBinary) return;
+      const text = textOf(data);
+      if (!connection.budget.run(() => this.onMessage(connection, text))) {
+        this.rateLimited(connection, 'rate limited: too many requests at once');
+      }
     });
     ws.once('close', () => this.forget(connection));
     this.users.add(userChannel(user.appCode, user.userId), connection).catch((err: unknown) => {
@@ -184,9 +196,25 @@ export class WsHub {
     });
   }
 
+  /** Charges one frame to the socket's budget; past it the socket is closed (4029). */
+  private admit(connection: WsConnection): boolean {
+    // Frames still arriving after a close are dropped unread: a burst costs no more work.
+    if (!connection.open) return false;
+    if (connection.budget.take()) return true;
+    this.rateLimited(connection, 'rate limited: too many frames');
+    return false;
+  }
+
+  private rateLimited(connection: WsConnection, reason: string): void {
+    this.metrics.closed.inc({ reason: 'rate_limited' });
+    connection.budget.clear();
+    connection.close(CLOSE.rateLimited, reason);
+  }
+
   private forget(connection: WsConnection): void {
     if (!this.connections.delete(connection)) return;
     if (!connection.closedByServer) this.metrics.closed.inc({ reason: 'client' });
+    connection.budget.clear();
     for (const channel of connection.rooms) this.rooms.remove(channel, connection);
     connection.rooms.clear();
     this.users.remove(userChannel(connection.user.appCode, connection.user.userId), connection);

@@ -12,6 +12,8 @@ export const CLOSE = {
   unauthorized: 4001,
   /** The client does not read fast enough: its send buffer passed the limit. */
   slowConsumer: 4008,
+  /** The client sent frames faster than its budget, or too many requests at once. */
+  rateLimited: 4029,
   /** The node is shutting down: reconnect (to any node). */
   goingAway: 1001,
   /** The token could not be checked right now: reconnect later. */

@@ -1,0 +1,61 @@
+/**
+ * Keeps credentials out of the HTTP logs. Browsers cannot set headers on a WebSocket, so the
+ * access token travels in the URL (`/ws?token=…`); every URL a log line carries goes through
+ * {@link redactUrl}. Fastify logs the request (`req`) of each incoming request, also of one
+ * that is not a WebSocket upgrade (a plain GET of `/ws?token=…` is a 404 like any other).
+ */
+import type { FastifyRequest } from 'fastify';
+import { stdSerializers } from 'pino';
+
+/** Query parameters whose values are never logged. */
+const SECRET_PARAM = /token|secret|password|passwd|signature|api[-_]?key/i;
+export const REDACTED = '[redacted]';
+
+/**
+ * The URL (path and query, as received) with the value of every secret-looking query
+ * parameter replaced by `[redacted]`; the rest is kept byte for byte, malformed escapes too.
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const hash = url.indexOf('#', q);
+  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
+  const redacted = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // a malformed escape: judge the raw name
+      }
+      return SECRET_PARAM.test(name) ? `${rawName}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q)}?${redacted}`;
+}
+
+/**
+ * pino serializers for the HTTP logger: `req` as Fastify logs it, with the URL redacted;
+ * `err` without `rawPacket` (Node's parser errors carry the raw request bytes, URL included).
+ */
+export const httpLogSerializers = {
+  req(request: FastifyRequest) {
+    return {
+      method: request.method,
+      url: redactUrl(request.url),
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket?.remotePort,
+    };
+  },
+  err(error: Error) {
+    const serialized = stdSerializers.err(error) as unknown as Record<string, unknown>;
+    if (serialized && typeof serialized === 'object' && 'rawPacket' in serialized) {
+      delete serialized.rawPacket;
+    }
+    return serialized;
+  },
+};
