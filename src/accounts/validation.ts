@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
-import { hasControlCharacters } from '../shared/text.js';
+import { hasControlCharacters } from '../domain/text.js';
 
 /** The app a user belongs to when a request names none. */
 export const DEFAULT_APP_CODE = 'default';

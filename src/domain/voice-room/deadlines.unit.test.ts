@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isDomainError } from '../../shared/errors.js';
+import { isDomainError } from '../decider.js';
 import { nextVoiceRoomDeadline } from './decide.js';
 import { voiceRoomDomain } from './domain.js';
 import { initialVoiceRoom } from './evolve.js';

@@ -10,7 +10,7 @@
  * (`last_publish_event_time_ms`, its last applied RTC event) and, for events without a
  * session id, the user's last applied RTC event (`last_rtc_event_time_ms`).
  */
-import type { DecideContext, Decision } from '../../cell/domain.js';
+import type { DecideContext, Decision } from '../decider.js';
 import { refuse } from './errors.js';
 import { releaseSeatOf } from './decide-room.js';
 import { lastRtcTimeOf } from './evolve.js';

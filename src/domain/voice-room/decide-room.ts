@@ -1,7 +1,7 @@
 /** Deciders of the Room and Presence machines. Each: guard first, then the events. */
-import type { DecideContext } from '../../cell/domain.js';
-import type { Decision } from '../../cell/domain.js';
-import { hasControlCharacters, hasLoneSurrogate } from '../../shared/text.js';
+import type { DecideContext } from '../decider.js';
+import type { Decision } from '../decider.js';
+import { hasControlCharacters, hasLoneSurrogate } from '../text.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import {

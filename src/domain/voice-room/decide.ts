@@ -1,5 +1,5 @@
 /** The voice room's decider: routes each command to its function, guard first. */
-import type { DecideContext, Decision } from '../../cell/domain.js';
+import type { DecideContext, Decision } from '../decider.js';
 import { refuse } from './errors.js';
 import {
   changeMicSeat,

@@ -1,5 +1,5 @@
 /** Every refusal of the voice room: a stable reason code, a kind, a message. */
-import { domainError, type DomainError, type ErrorKind } from '../../shared/errors.js';
+import { domainError, type DomainError, type ErrorKind } from '../decider.js';
 
 const REASONS = {
   ROOM_NOT_FOUND: ['not_found', 'room not found'],

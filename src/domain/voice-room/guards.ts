@@ -1,5 +1,5 @@
 /** Guards shared by the deciders, and the read-side guard query CheckRoomAccess. */
-import type { DomainError } from '../../shared/errors.js';
+import type { DomainError } from '../decider.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import type { MicSeat, VoiceRoomState } from './types.js';

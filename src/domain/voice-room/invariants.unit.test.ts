@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { isDomainError } from '../../shared/errors.js';
+import { isDomainError } from '../decider.js';
 import { presenceOf } from './evolve.js';
 import { ctx, fold } from './testing/given-when-then.js';
 import {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isDomainError } from '../../shared/errors.js';
+import { isDomainError } from '../decider.js';
 import { presenceOf } from './evolve.js';
 import {
   activeRoom,

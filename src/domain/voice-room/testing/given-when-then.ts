@@ -1,11 +1,8 @@
 /**
- * Test-only helper for the voice-room decider: given(events) / when(command) / then(events).
- * The state is built by folding the events through `evolveVoiceRoom` (exactly what replay
- * does) and deep-frozen, so a decider that mutated its input would throw.
+ * The voice room's decider spec (the generic given/when/then of src/domain/testing, with the
+ * settings every voice-room test runs with) and ready-made events.
  */
-import assert from 'node:assert/strict';
-import type { DecideContext, Decision } from '../../../cell/domain.js';
-import { isDomainError, type DomainError } from '../../../shared/errors.js';
+import { deciderSpec } from '../../testing/decider-spec.js';
 import { decideVoiceRoom } from '../decide.js';
 import { evolveVoiceRoom, initialVoiceRoom } from '../evolve.js';
 import type {
@@ -31,96 +28,18 @@ export const NOW = T0 + 1_000;
 export const VERSION = 100;
 export const OWNER = 'u-owner';
 
-type Events = VoiceRoomEvent | readonly VoiceRoomEvent[];
+const spec = deciderSpec<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent>(
+  {
+    initialState: initialVoiceRoom,
+    decide: (state, command, context) => decideVoiceRoom(state, command, context, settings),
+    evolve: evolveVoiceRoom,
+  },
+  { key: KEY, nowMs: NOW, version: VERSION },
+);
 
-export interface WhenOptions {
-  readonly nowMs?: number;
-  readonly version?: number;
-  readonly requestId?: string;
-}
-
-export function ctx(options: WhenOptions = {}): DecideContext {
-  const version = options.version ?? VERSION;
-  return {
-    key: KEY,
-    nowMs: options.nowMs ?? NOW,
-    version,
-    requestId: options.requestId ?? `req-${version}`,
-  };
-}
-
-export function fold(
-  events: readonly VoiceRoomEvent[],
-  from: VoiceRoomState = initialVoiceRoom(),
-): VoiceRoomState {
-  return events.reduce(evolveVoiceRoom, from);
-}
-
-export function decide(
-  state: VoiceRoomState,
-  command: VoiceRoomCommand,
-  options: WhenOptions = {},
-): Decision<VoiceRoomEvent> {
-  return decideVoiceRoom(state, command, ctx(options), settings);
-}
-
-export interface Given {
-  readonly state: VoiceRoomState;
-  when(command: VoiceRoomCommand, options?: WhenOptions): When;
-}
-
-export interface When {
-  readonly result: Decision<VoiceRoomEvent>;
-  /** Deep-equals the events; returns the state they lead to. */
-  then(expected: readonly VoiceRoomEvent[]): VoiceRoomState;
-  /** Asserts a DomainError with this code; the state is left as it was. */
-  thenError(code: string): DomainError;
-}
-
-/** State from events (arrays are flattened, so builders may return several). */
-export function given(...events: Events[]): Given {
-  return givenState(fold(events.flat()));
-}
-
-/** State built directly, for states no event leads to (e.g. `closing`). */
-export function givenState(state: VoiceRoomState): Given {
-  const frozen = deepFreeze(structuredClone(state));
-  return {
-    state: frozen,
-    when(command, options) {
-      const before = structuredClone(frozen);
-      const result = decide(frozen, command, options);
-      assert.deepEqual(frozen, before, 'decide must not change its input');
-      return {
-        result,
-        then(expected) {
-          assert.ok(
-            !isDomainError(result),
-            `expected events, got error ${isDomainError(result) ? result.code : ''}`,
-          );
-          assert.deepEqual(result, expected);
-          return fold(result, frozen);
-        },
-        thenError(code) {
-          assert.ok(isDomainError(result), `expected ${code}, got ${JSON.stringify(result)}`);
-          assert.equal(result.code, code);
-          return result;
-        },
-      };
-    },
-  };
-}
-
-/** Freezes a value and everything it holds, so a mutation throws (ESM is strict). */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Reflect.ownKeys(value)) {
-      deepFreeze((value as Record<PropertyKey, unknown>)[key]);
-    }
-  }
-  return value;
-}
+export type { WhenOptions } from '../../testing/decider-spec.js';
+export { deepFreeze } from '../../testing/decider-spec.js';
+export const { ctx, fold, decide, given, givenState } = spec;
 
 // ---------------------------------------------------------------- ready-made events
 

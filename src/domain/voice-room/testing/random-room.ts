@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { isDomainError } from '../../../shared/errors.js';
+import { isDomainError } from '../../decider.js';
 import { voiceRoomDomain } from '../domain.js';
 import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from '../types.js';
 import { ctx, deepFreeze, settings, T0 } from './given-when-then.js';
