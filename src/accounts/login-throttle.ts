@@ -12,8 +12,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { RateLimitedError } from '../shared/errors.js';
 import type { RateLimiter, RateRule } from '../shared/rate-limiter.js';
+import { errors } from '../shared/error-codes.js';
 
 export interface LoginAttempt {
   readonly appCode: string;
@@ -46,11 +46,7 @@ export class LoginThrottle {
     const retryAfterMs = Math.max(0, ...(await Promise.all(checks)));
     if (retryAfterMs > 0) {
       const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-      throw new RateLimitedError(
-        'LOGIN_RATE_LIMITED',
-        `登录失败次数过多，请 ${seconds} 秒后重试`,
-        retryAfterMs,
-      );
+      throw errors.LOGIN_RATE_LIMITED.after(retryAfterMs, seconds);
     }
   }
 

@@ -3,13 +3,13 @@
  * (`app_code`); usernames are unique per app, case-insensitively.
  */
 import type { Clock } from '../shared/clock.js';
-import { AppError } from '../shared/errors.js';
 import type { WorkGate } from '../shared/work-gate.js';
 import type { LoginAttempt, LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password.js';
 import type { AuthIdentity, Authenticator, JwtTokens } from './tokens.js';
 import type { UserRecord, UserRepository } from './user-repository.js';
 import { parseLoginInput, parseRegisterInput, usernameKey } from './validation.js';
+import { errors } from '../shared/error-codes.js';
 
 /** A user as other modules see it (no password hash). */
 export interface User {
@@ -47,8 +47,7 @@ export interface LoginClient {
 }
 
 /** One message for an unknown username and a wrong password: no account enumeration. */
-const INVALID_CREDENTIALS = () =>
-  new AppError('unauthenticated', 'INVALID_CREDENTIALS', '用户名或密码错误');
+const INVALID_CREDENTIALS = () => errors.INVALID_CREDENTIALS();
 
 export class AccountsService implements Authenticator {
   constructor(private readonly deps: AccountsDeps) {}
@@ -68,7 +67,7 @@ export class AccountsService implements Authenticator {
       avatar: input.avatar ?? '',
       nowMs: this.deps.clock.nowMs(),
     });
-    if (!record) throw new AppError('conflict', 'USERNAME_TAKEN', '用户名已存在');
+    if (!record) throw errors.USERNAME_TAKEN();
     return toUser(record);
   }
 

@@ -3,8 +3,8 @@
  * `AppError('validation', …)`; nothing here touches the database.
  */
 import { z } from 'zod';
-import { AppError } from '../shared/errors.js';
 import { hasControlCharacters } from '../domain/text.js';
+import { errors } from '../shared/error-codes.js';
 
 /** The app a user belongs to when a request names none. */
 export const DEFAULT_APP_CODE = 'default';
@@ -77,7 +77,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const details = parsed.error.issues.map((i) =>
     i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message,
   );
-  throw new AppError('validation', 'VALIDATION', `参数错误: ${details.join('; ')}`);
+  throw errors.VALIDATION(details.join('; '));
 }
 
 /** Validates a register body. */
@@ -103,11 +103,7 @@ export function parseLoginInput(body: unknown): LoginInput {
 export function parseAppCode(header: string | string[] | undefined): string {
   if (header === undefined) return DEFAULT_APP_CODE;
   if (typeof header !== 'string' || !APP_CODE_PATTERN.test(header)) {
-    throw new AppError(
-      'validation',
-      'INVALID_APP_CODE',
-      '参数错误: X-App-Code must be 1-64 of a-z, 0-9, _ or -',
-    );
+    throw errors.INVALID_APP_CODE();
   }
   return header;
 }

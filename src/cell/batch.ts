@@ -16,6 +16,7 @@ import type {
 import type { CellDomain, Command, DecidedEntry, Decision, DomainEvent } from './domain.js';
 import { roomEventEnvelope, type RoomEventEnvelope } from './envelope.js';
 import type { CellKey } from './lease.js';
+import { errors } from '../shared/error-codes.js';
 
 /** What a caller gets back for a command that took effect (now or on an earlier try). */
 export interface CommandResult {
@@ -203,9 +204,8 @@ export function batchWrite<S, C extends Command, E extends DomainEvent, P>(
 }
 
 function internalError(error: unknown): DomainError {
-  return {
-    kind: 'internal',
-    code: 'DECIDE_FAILED',
-    message: error instanceof Error ? error.message : String(error),
-  };
+  const { kind, code, message } = errors.DECIDE_FAILED(
+    error instanceof Error ? error.message : String(error),
+  );
+  return { kind, code, message };
 }

@@ -325,7 +325,7 @@ export function cellRuntimeContract(
         b.execute(counter, key, { type: 'Add', amount: 1 }, { forwarded: true }),
         {
           kind: 'unavailable',
-          code: 'NOT_OWNER',
+          code: 'NOT_OWNER_NODE',
         },
       );
       assert.equal((await logOf(key.roomId)).length, 1);

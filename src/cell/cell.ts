@@ -7,7 +7,8 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { AppError, unavailable } from '../shared/errors.js';
+import { errors } from '../shared/error-codes.js';
+import { AppError } from '../shared/errors.js';
 import {
   batchWrite,
   decideBatch,
@@ -283,7 +284,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       // Unknown outcome (e.g. the connection died at COMMIT): reload from SQL next time.
       this.#deps.logger.error({ err: error }, 'commit failed');
       this.close('fenced', 'commit failed');
-      const failure = unavailable('COMMIT_FAILED', 'room commit failed, retry', error);
+      const failure = errors.COMMIT_FAILED.withCause(error);
       for (const group of todo) for (const p of group) p.reject(failure);
     }
   }
@@ -399,9 +400,9 @@ function settle(group: readonly Pending<unknown>[], outcome: Outcome, duplicate:
 }
 
 function deadlineError(): AppError {
-  return unavailable('DEADLINE_EXCEEDED', 'the caller stopped waiting; nothing was done');
+  return errors.DEADLINE_EXCEEDED('the caller stopped waiting; nothing was done');
 }
 
 function closedError(): AppError {
-  return unavailable('CELL_FENCED', 'room moved to another node, retry');
+  return errors.CELL_FENCED();
 }

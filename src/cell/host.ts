@@ -4,7 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { AppError, unavailable, type DomainError } from '../shared/errors.js';
+import { errors } from '../shared/error-codes.js';
+import { AppError, type DomainError } from '../shared/errors.js';
 import { Cell, type CommandResult, type CommittedBatch } from './cell.js';
 import type { CellStore, StoreTypes } from './cell-store.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
@@ -162,11 +163,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     const route = routeKey(key);
     const live = this.cells.get(route);
     if (live && live.domain.kind !== kind) {
-      throw new AppError(
-        'conflict',
-        'ROOM_KIND_MISMATCH',
-        `room is a ${live.domain.kind}, not a ${kind}`,
-      );
+      throw errors.ROOM_KIND_MISMATCH(live.domain.kind, kind);
     }
     if (live && !live.closed && this.state === 'running') return live;
     // A creating command that joined a non-creating activation of the same room retries.
@@ -176,11 +173,11 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     });
     if (!('ownerNodeId' in owner)) return owner;
     if (options.forwarded) {
-      throw unavailable('NOT_OWNER', `forwarded call reached node ${this.nodeId}, not the owner`);
+      throw errors.NOT_OWNER_NODE(`node ${this.nodeId}`);
     }
     const addr = await this.deps.registry.lookup(owner.ownerNodeId);
     if (!addr) {
-      throw unavailable('OWNER_UNREACHABLE', `owner node ${owner.ownerNodeId} is not registered`);
+      throw errors.OWNER_UNREACHABLE(`node ${owner.ownerNodeId} is not registered`);
     }
     return { kind: 'remote', nodeId: owner.ownerNodeId, addr };
   }
@@ -192,11 +189,10 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     create = false,
   ): Promise<AnyCell<T> | { ownerNodeId: string }> {
     if (this.state !== 'running') {
-      return Promise.reject(unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`));
+      return Promise.reject(errors.NODE_DRAINING(this.nodeId));
     }
     const domain = this.domains.get(kind);
-    if (!domain)
-      return Promise.reject(new AppError('internal', 'UNKNOWN_KIND', `no domain ${kind}`));
+    if (!domain) return Promise.reject(errors.UNKNOWN_KIND(kind));
     const route = routeKey(key);
     const pending = this.activating.get(route);
     if (pending) return pending;
@@ -230,14 +226,9 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
         version = row.version;
       }
       if (version !== loaded.version) {
-        throw new AppError(
-          'internal',
-          'LOG_GAP',
-          `replay reached v${version}, row says v${loaded.version}`,
-        );
+        throw errors.LOG_GAP(version, loaded.version);
       }
-      if (this.state !== 'running')
-        throw unavailable('NODE_DRAINING', `node ${this.nodeId} is draining`);
+      if (this.state !== 'running') throw errors.NODE_DRAINING(this.nodeId);
       const logger = this.logger.child({ room: route.replace('\u0000', '/') });
       const cell: AnyCell<T> = new Cell(
         key,

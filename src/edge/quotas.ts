@@ -9,8 +9,8 @@
  * count is read before each creation, so concurrent creations at the limit may pass it by
  * their number (the rate limit bounds how many that can be).
  */
-import { AppError, RateLimitedError } from '../shared/errors.js';
 import type { RateLimiter, RateRule } from '../shared/rate-limiter.js';
+import { errors } from '../shared/error-codes.js';
 
 export interface CreationQuotaOptions {
   /** Names the counters (`quota:<kind>:…`), e.g. `voice_room`, `meeting`. */
@@ -46,11 +46,7 @@ export class CreationQuota {
   async admit(appCode: string, ownerId: string): Promise<CreationTicket> {
     const { label, maxOpen, rate } = this.options;
     if (maxOpen > 0 && (await this.options.countOpen(appCode, ownerId)) >= maxOpen) {
-      throw new AppError(
-        'conflict',
-        'TOO_MANY_OPEN_ROOMS',
-        `未关闭的${label}已达上限（${maxOpen} 个），请先关闭不再使用的${label}`,
-      );
+      throw errors.TOO_MANY_OPEN_ROOMS(label, maxOpen, label);
     }
     if (rate.limit <= 0) return NOTHING_TO_REFUND;
     const key = `quota:${this.options.kind}:${appCode}:${ownerId}`;
@@ -58,11 +54,7 @@ export class CreationQuota {
     if (state.count > rate.limit) {
       await this.limiter.undo(key); // a refused attempt uses up nothing
       const seconds = Math.max(1, Math.ceil(state.resetInMs / 1000));
-      throw new RateLimitedError(
-        'CREATE_RATE_LIMITED',
-        `创建${label}过于频繁，请 ${seconds} 秒后重试`,
-        state.resetInMs,
-      );
+      throw errors.CREATE_RATE_LIMITED.after(state.resetInMs, label, seconds);
     }
     return { refund: () => this.limiter.undo(key) };
   }

@@ -7,11 +7,11 @@
  */
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
-import { AppError } from '../shared/errors.js';
 import type { CloseReason, MediaEventBus, MediaEventScope } from './events.js';
 import { MEDIA_CODECS, type MediaServerOptions } from './options.js';
 import { RouterSpeakers } from './speakers.js';
 import type { WorkerPool, WorkerSlot } from './worker-pool.js';
+import { errors } from '../shared/error-codes.js';
 
 /** A router and what we know about it. */
 export interface RouterEntry {
@@ -50,9 +50,6 @@ export interface MediaStats {
   readonly producers: number;
   readonly consumers: number;
 }
-
-const notFound = (what: string, id: string): AppError =>
-  new AppError('not_found', `${what.toUpperCase()}_NOT_FOUND`, `${what} ${id} not found`);
 
 export class MediaRegistry {
   readonly #routers = new Map<string, RouterEntry>();
@@ -99,13 +96,13 @@ export class MediaRegistry {
 
   router(id: string): RouterEntry {
     const entry = this.#routers.get(id);
-    if (!entry) throw notFound('router', id);
+    if (!entry) throw errors.ROUTER_NOT_FOUND(id);
     return entry;
   }
 
   routerOfRoom(roomCode: string): RouterEntry {
     const entry = this.#routerByRoom.get(roomCode);
-    if (!entry) throw notFound('router of room', roomCode);
+    if (!entry) throw errors.ROOM_ROUTER_NOT_FOUND(roomCode);
     return entry;
   }
 
@@ -153,7 +150,7 @@ export class MediaRegistry {
 
   transport(id: string): TransportEntry {
     const entry = this.#transports.get(id);
-    if (!entry) throw notFound('transport', id);
+    if (!entry) throw errors.TRANSPORT_NOT_FOUND(id);
     return entry;
   }
 
@@ -197,7 +194,7 @@ export class MediaRegistry {
 
   producer(id: string): ProducerEntry {
     const entry = this.#producers.get(id);
-    if (!entry) throw notFound('producer', id);
+    if (!entry) throw errors.PRODUCER_NOT_FOUND(id);
     return entry;
   }
 
@@ -217,11 +214,7 @@ export class MediaRegistry {
     this.producer(producerId); // a 404 for an unknown producer, before canConsume's 400
     const { router } = transportEntry.routerEntry;
     if (!router.canConsume({ producerId, rtpCapabilities })) {
-      throw new AppError(
-        'validation',
-        'CANNOT_CONSUME',
-        `rtp_capabilities cannot consume producer ${producerId} (or it is on another router)`,
-      );
+      throw errors.CANNOT_CONSUME(producerId);
     }
     const consumer = await transportEntry.transport.consume({
       producerId,
@@ -237,7 +230,7 @@ export class MediaRegistry {
 
   consumer(id: string): ConsumerEntry {
     const entry = this.#consumers.get(id);
-    if (!entry) throw notFound('consumer', id);
+    if (!entry) throw errors.CONSUMER_NOT_FOUND(id);
     return entry;
   }
 

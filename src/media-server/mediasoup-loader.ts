@@ -4,8 +4,8 @@
  * static import would evaluate mediasoup before any of our code runs.
  */
 import type * as MediasoupModule from 'mediasoup';
-import { AppError } from '../shared/errors.js';
 import { resolveWorkerBin, WORKER_BIN_HINT, type WorkerBin } from './worker-bin.js';
+import { errors } from '../shared/error-codes.js';
 
 export type Mediasoup = typeof MediasoupModule;
 
@@ -26,7 +26,7 @@ export async function loadMediasoup(
     const detail = configuredBin
       ? ` (ROOMS_MEDIA_WORKER_BIN=${configuredBin} is not executable)`
       : '';
-    throw new AppError('unavailable', 'MEDIA_WORKER_MISSING', `${WORKER_BIN_HINT}${detail}`);
+    throw errors.MEDIA_WORKER_MISSING(`${WORKER_BIN_HINT}${detail}`);
   }
   process.env.MEDIASOUP_WORKER_BIN = bin.path;
   const module = await import('mediasoup');

@@ -9,7 +9,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendOk } from '../edge/http/envelope.js';
-import { AppError } from '../shared/errors.js';
 import { secretEquals } from '../shared/secrets.js';
 import type { MediaEventBus } from './events.js';
 import type { MediaRegistry, RouterEntry } from './media-registry.js';
@@ -29,6 +28,7 @@ import {
 } from './schemas.js';
 import { registerEventStream } from './event-stream.js';
 import type { WorkerPool } from './worker-pool.js';
+import { errors } from '../shared/error-codes.js';
 
 export interface MediaRoutesDeps {
   readonly registry: MediaRegistry;
@@ -75,7 +75,7 @@ export function registerMediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps)
   void app.register((internal, _options, done) => {
     internal.addHook('onRequest', (request, _reply, next) => {
       if (!secretEquals(request.headers['x-internal-token'], deps.internalToken)) {
-        next(new AppError('unauthenticated', 'INTERNAL_TOKEN_INVALID', 'invalid X-Internal-Token'));
+        next(errors.INTERNAL_TOKEN_INVALID());
         return;
       }
       next();

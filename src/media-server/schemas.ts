@@ -5,6 +5,7 @@
 import type { types } from 'mediasoup';
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
+import { errors } from '../shared/error-codes.js';
 
 /** Room codes: the meeting's `XXX-XXX-XXX`, or any other room key of the same alphabet. */
 export const roomCode = z
@@ -73,7 +74,7 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw new AppError('validation', 'VALIDATION', `${where}${issue?.message ?? 'invalid body'}`);
+  throw errors.VALIDATION(`${where}${issue?.message ?? 'invalid body'}`);
 }
 
 /** The mediasoup types of the loosely checked bodies (mediasoup validates the rest). */
@@ -89,10 +90,10 @@ export function fromMediasoupError(error: unknown): unknown {
   if (error instanceof AppError || !(error instanceof Error)) return error;
   const name = error.name;
   if (error instanceof TypeError || name === 'TypeError' || name === 'UnsupportedError') {
-    return new AppError('validation', 'MEDIA_BAD_PARAMETERS', error.message, { cause: error });
+    return errors.MEDIA_BAD_PARAMETERS.withCause(error, error.message);
   }
   if (name === 'InvalidStateError' || /already (called|connected|exists)/i.test(error.message)) {
-    return new AppError('conflict', 'MEDIA_INVALID_STATE', error.message, { cause: error });
+    return errors.MEDIA_INVALID_STATE.withCause(error, error.message);
   }
   return error;
 }

@@ -5,9 +5,9 @@
  */
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
-import { AppError } from '../shared/errors.js';
 import type { Mediasoup } from './mediasoup-loader.js';
 import type { MediaServerOptions } from './options.js';
+import { errors } from '../shared/error-codes.js';
 
 /** One worker position; the worker in it changes when it dies and is restarted. */
 export interface WorkerSlot {
@@ -66,8 +66,7 @@ export class WorkerPool {
     for (const slot of this.#slots) {
       if (slot.alive && (!best || slot.routers < best.routers)) best = slot;
     }
-    if (!best)
-      throw new AppError('unavailable', 'MEDIA_NO_WORKER', 'no mediasoup worker is running');
+    if (!best) throw errors.MEDIA_NO_WORKER();
     return best;
   }
 

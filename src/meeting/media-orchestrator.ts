@@ -4,14 +4,15 @@
  * src/adapters/media/http-media-orchestrator.ts; the meeting module depends only on this.
  *
  * Failures are AppErrors with one of two codes, as in the seed:
- * - {@link MEDIA_RESOURCE_NOT_FOUND} (`not_found`, `会议资源不存在`): the media server answered
+ * - `MEDIA_RESOURCE_NOT_FOUND` (`not_found`, `会议资源不存在`): the media server answered
  *   404. The close methods treat it as success (closing twice is not an error).
- * - {@link MEDIA_SERVER_ERROR} (`unavailable`, `会议媒体服务暂不可用`): 5xx, timeout, network
+ * - `MEDIA_SERVER_ERROR` (`unavailable`, `会议媒体服务暂不可用`): 5xx, timeout, network
  *   error, or a refused internal token. Close methods retry these first.
  * A request the media server rejects as malformed (400/409) is a `validation`/`conflict`
  * AppError with the server's reason.
  */
 import { AppError } from '../shared/errors.js';
+import { errors } from '../shared/error-codes.js';
 
 /** mediasoup's JSON objects, passed through unchanged between client and media server. */
 export type MediaJson = Record<string, unknown>;
@@ -78,29 +79,18 @@ export interface MediaOrchestrator {
   resolveRouterInfo(roomCode: string): ResolvedRouterInfo;
 }
 
-export const MEDIA_RESOURCE_NOT_FOUND = 'MEDIA_RESOURCE_NOT_FOUND';
-export const MEDIA_SERVER_ERROR = 'MEDIA_SERVER_ERROR';
-
-/** The seed's messages for the two kinds (the WS ACK shows them). */
-export const MEDIA_RESOURCE_NOT_FOUND_MESSAGE = '会议资源不存在';
-export const MEDIA_SERVER_ERROR_MESSAGE = '会议媒体服务暂不可用';
-
 export function mediaResourceNotFound(detail: string, cause?: unknown): AppError {
-  return new AppError('not_found', MEDIA_RESOURCE_NOT_FOUND, MEDIA_RESOURCE_NOT_FOUND_MESSAGE, {
-    cause: cause ?? new Error(detail),
-  });
+  return errors.MEDIA_RESOURCE_NOT_FOUND.withCause(cause ?? new Error(detail));
 }
 
 export function mediaServerError(detail: string, cause?: unknown): AppError {
-  return new AppError('unavailable', MEDIA_SERVER_ERROR, MEDIA_SERVER_ERROR_MESSAGE, {
-    cause: cause ?? new Error(detail),
-  });
+  return errors.MEDIA_SERVER_ERROR.withCause(cause ?? new Error(detail));
 }
 
 /** The seed's `errors.Is(err, ErrMediaResourceNotFound)`. */
 export const isMediaResourceNotFound = (error: unknown): boolean =>
-  error instanceof AppError && error.code === MEDIA_RESOURCE_NOT_FOUND;
+  error instanceof AppError && error.code === errors.MEDIA_RESOURCE_NOT_FOUND.code;
 
 /** The seed's `errors.Is(err, ErrMediaServerError)`. */
 export const isMediaServerError = (error: unknown): boolean =>
-  error instanceof AppError && error.code === MEDIA_SERVER_ERROR;
+  error instanceof AppError && error.code === errors.MEDIA_SERVER_ERROR.code;

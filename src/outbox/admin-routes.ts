@@ -17,11 +17,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendOk } from '../edge/http/envelope.js';
 import type { Clock } from '../shared/clock.js';
-import { AppError } from '../shared/errors.js';
 import { secretEquals } from '../shared/secrets.js';
 import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
 import type { WebhookDirectory } from './webhooks.js';
+import { errors } from '../shared/error-codes.js';
 
 export interface OutboxAdminDeps {
   readonly store: OutboxStore;
@@ -73,7 +73,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
     (scope, _options, done) => {
       scope.addHook('onRequest', (request, _reply, next) => {
         if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
-          next(new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required'));
+          next(errors.BAD_ADMIN_TOKEN());
           return;
         }
         next();
@@ -82,7 +82,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
       scope.get('/apps/:app_code/webhook', async (request, reply) => {
         const { app_code } = parse(appParams, request.params);
         const hook = await webhooks.get(app_code);
-        if (!hook) throw new AppError('not_found', 'WEBHOOK_NOT_FOUND', '该应用未配置 webhook');
+        if (!hook) throw errors.WEBHOOK_NOT_FOUND();
         return sendOk(request, reply, {
           app_code,
           url: hook.url,
@@ -94,7 +94,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         const { app_code } = parse(appParams, request.params);
         const body = parse(webhookBody, request.body);
         const refused = destinations.refuseLiteral(new URL(body.url));
-        if (refused) throw new AppError('validation', 'BAD_REQUEST', `参数错误: url: ${refused}`);
+        if (refused) throw errors.BAD_REQUEST(`url: ${refused}`);
         const hook = await webhooks.put(app_code, body.url, body.secret, clock.nowMs());
         return sendOk(request, reply, {
           app_code,
@@ -144,7 +144,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
           clock.nowMs(),
         );
         if (!failed) {
-          throw new AppError('illegal_state', 'NOT_PENDING', '事件不存在或不处于待投递/待重试状态');
+          throw errors.NOT_PENDING();
         }
         return sendOk(request, reply, { failed });
       });
@@ -158,7 +158,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new AppError('validation', 'BAD_REQUEST', `参数错误: ${detail}`);
+    throw errors.BAD_REQUEST(detail);
   }
   return parsed.data;
 }

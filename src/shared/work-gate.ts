@@ -4,7 +4,7 @@
  * Used for CPU-heavy work (password hashing on libuv's thread pool), so a flood queues in a
  * bounded line instead of occupying every pool thread and every byte of memory.
  */
-import { unavailable } from './errors.js';
+import { errors } from './error-codes.js';
 
 export class WorkGate {
   #running = 0;
@@ -37,7 +37,7 @@ export class WorkGate {
   async run<T>(task: () => Promise<T>): Promise<T> {
     if (this.#running >= this.concurrency) {
       if (this.#waiting.length >= this.maxQueued) {
-        throw unavailable('BUSY', '服务繁忙，请稍后重试');
+        throw errors.BUSY();
       }
       // The releasing task hands its slot over directly (#running stays counted).
       await new Promise<void>((resolve) => this.#waiting.push(resolve));

@@ -6,12 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import {
-  isMediaResourceNotFound,
-  isMediaServerError,
-  MEDIA_RESOURCE_NOT_FOUND_MESSAGE,
-  MEDIA_SERVER_ERROR_MESSAGE,
-} from '../../meeting/media-orchestrator.js';
+import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { AppError } from '../../shared/errors.js';
 import { closeRetryDelayMs, HttpMediaOrchestrator } from './http-media-orchestrator.js';
 
@@ -115,7 +110,7 @@ void describe('media orchestrator client: failures', () => {
     assert.ok(isMediaServerError(error), String(error));
     assert.ok(error instanceof AppError);
     assert.equal(error.kind, 'unavailable');
-    assert.equal(error.message, MEDIA_SERVER_ERROR_MESSAGE);
+    assert.equal(error.message, '会议媒体服务暂不可用'); // the seed's words
     assert.equal(server.requests.length, 4);
     assert.deepEqual(sleeps, [200, 500, 500]);
   });
@@ -132,7 +127,7 @@ void describe('media orchestrator client: failures', () => {
     const error = await orchestrator.resumeConsumer('c-1').catch((e: unknown) => e);
     assert.ok(isMediaResourceNotFound(error), String(error));
     assert.ok(error instanceof AppError && error.kind === 'not_found');
-    assert.equal(error.message, MEDIA_RESOURCE_NOT_FOUND_MESSAGE);
+    assert.equal(error.message, '会议资源不存在'); // the seed's words
     // closeRouter for a room unknown to the cache asks the server, and a 404 means closed.
     await orchestrator.closeRouter('123-456-789');
     assert.equal(server.requests.at(-1)?.url, '/internal/v1/rooms/123-456-789/router');

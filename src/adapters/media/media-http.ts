@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { mediaResourceNotFound, mediaServerError } from '../../meeting/media-orchestrator.js';
+import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 
 export interface MediaHttpOptions {
@@ -109,14 +110,14 @@ function mapFailure(what: string, status: number, envelope: Envelope): AppError 
   if (status === 400) {
     return new AppError(
       'validation',
-      envelope.reason ?? 'MEDIA_BAD_REQUEST',
+      envelope.reason ?? errors.MEDIA_BAD_REQUEST.code,
       envelope.message ?? detail,
     );
   }
   if (status === 409) {
     return new AppError(
       'conflict',
-      envelope.reason ?? 'MEDIA_CONFLICT',
+      envelope.reason ?? errors.MEDIA_CONFLICT.code,
       envelope.message ?? detail,
     );
   }

@@ -5,8 +5,8 @@
  * checked is not silently skipped.
  */
 import type { Redis } from 'ioredis';
-import { unavailable } from '../../shared/errors.js';
 import type { RateCount, RateLimiter } from '../../shared/rate-limiter.js';
+import { errors } from '../../shared/error-codes.js';
 
 // KEYS[1] counter; ARGV window ms. INCR, and open the window on the first hit (a key without
 // a TTL, e.g. one written by hand, gets one too). Returns {count, ms left}.
@@ -81,7 +81,7 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       return await run();
     } catch (error) {
-      throw unavailable('RATE_LIMIT_UNAVAILABLE', '服务暂不可用，请稍后重试', error);
+      throw errors.RATE_LIMIT_UNAVAILABLE.withCause(error);
     }
   }
 }

@@ -10,7 +10,6 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import type { ActivatedCell, CellStore, DueCell, RecordedResult } from '../../cell/cell-store.js';
 import type { CellKey } from '../../cell/lease.js';
-import { AppError } from '../../shared/errors.js';
 import { writeStatements } from './batch-statements.js';
 import { isUniqueViolation } from './flavor.js';
 import type { SqlBackend } from './database.js';
@@ -22,6 +21,7 @@ import type {
   SqlCommitRequest,
   SqlStoreTypes,
 } from './sql-store-types.js';
+import { errors } from '../../shared/error-codes.js';
 
 export class SqlCellStore implements CellStore<SqlStoreTypes> {
   private readonly db: Kysely<Database>;
@@ -62,7 +62,7 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     });
     if (!row) return create ? unpersisted() : null;
     if (!row.bumped || row.kind !== kind) {
-      throw new AppError('conflict', 'ROOM_KIND_MISMATCH', `room is a ${row.kind}, not a ${kind}`);
+      throw errors.ROOM_KIND_MISMATCH(row.kind, kind);
     }
     // Read after the bump committed: no earlier owner can commit any more, so this is final.
     const log = await this.db

@@ -34,3 +34,7 @@ export function refuse(reason: VoiceRoomReason, detail?: string): DomainError {
   const [kind, message] = REASONS[reason];
   return domainError(kind, reason, detail ? `${message}: ${detail}` : message);
 }
+
+/** Every refusal code of the voice room with its kind and message (for the docs' table). */
+export const voiceRoomReasons: readonly { code: string; kind: ErrorKind; message: string }[] =
+  Object.entries(REASONS).map(([code, [kind, message]]) => ({ code, kind, message }));

@@ -1,6 +1,7 @@
 /** The error taxonomy ⇄ gRPC status, in one place for server and client. */
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { AppError, type ErrorKind } from '../../shared/errors.js';
+import { errors } from '../../shared/error-codes.js';
 
 export const REASON_KEY = 'x-rooms-reason';
 export const FORWARDED_KEY = 'x-rooms-forwarded';
@@ -27,15 +28,11 @@ const TO_KIND = new Map<status, ErrorKind>(
  */
 export const DEADLINE_REASON = 'DEADLINE_EXCEEDED';
 
-export const deadlineExceeded = (message: string): AppError =>
-  new AppError('unavailable', DEADLINE_REASON, message);
+export const deadlineExceeded = (message: string): AppError => errors.DEADLINE_EXCEEDED(message);
 
 /** Server side: any thrown error → a gRPC error with the reason in trailing metadata. */
 export function toServiceError(error: unknown): Partial<ServiceError> {
-  const app =
-    error instanceof AppError
-      ? error
-      : new AppError('internal', 'INTERNAL', 'internal error', { cause: error });
+  const app = error instanceof AppError ? error : errors.INTERNAL.withCause(error);
   const metadata = new Metadata();
   metadata.set(REASON_KEY, app.code);
   const code = app.code === DEADLINE_REASON ? status.DEADLINE_EXCEEDED : TO_STATUS[app.kind];
@@ -49,12 +46,5 @@ export function fromServiceError(error: ServiceError): AppError {
   const kind = TO_KIND.get(error.code);
   if (kind && typeof reason === 'string') return new AppError(kind, reason, error.details);
   // No reason: the owner could not be reached or answered outside our protocol.
-  return new AppError(
-    'unavailable',
-    'OWNER_UNREACHABLE',
-    `owner call failed: ${error.details || error.message}`,
-    {
-      cause: error,
-    },
-  );
+  return errors.OWNER_UNREACHABLE.withCause(error, error.details || error.message);
 }

@@ -152,7 +152,7 @@ describe(
         // A forwarded call that lands on a non-owner is refused, never forwarded again.
         await assert.rejects(forwarder.call(nonOwner.grpc, 'GetRoom', { room_id: roomId }), {
           kind: 'unavailable',
-          code: 'NOT_OWNER',
+          code: 'NOT_OWNER_NODE',
         });
         // Domain errors cross the forward with their reason.
         await assert.rejects(

@@ -9,9 +9,9 @@ import { listGifts, putGift } from '../../adapters/sql/voice-room/catalog.js';
 import { topUp } from '../../adapters/sql/voice-room/wallet.js';
 import type { Database } from '../../adapters/sql/schema.js';
 import type { Clock } from '../../shared/clock.js';
-import { AppError } from '../../shared/errors.js';
 import { secretEquals } from '../../shared/secrets.js';
 import { sendOk } from './envelope.js';
+import { errors } from '../../shared/error-codes.js';
 
 const appCode = z
   .string()
@@ -35,7 +35,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value ?? {});
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
-  throw new AppError('validation', 'INVALID_ARGUMENT', `${issue.path.join('.')}: ${issue.message}`);
+  throw errors.INVALID_ARGUMENT(`${issue.path.join('.')}: ${issue.message}`);
 }
 
 export function registerAdminRoutes(
@@ -45,7 +45,7 @@ export function registerAdminRoutes(
   const { db, clock } = deps;
   const guard = (request: FastifyRequest): Promise<void> => {
     if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
-      throw new AppError('unauthenticated', 'BAD_ADMIN_TOKEN', 'admin token required');
+      throw errors.BAD_ADMIN_TOKEN();
     }
     return Promise.resolve();
   };

@@ -9,8 +9,8 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import type { AccountsService, User } from '../../accounts/service.js';
 import type { AuthIdentity, Authenticator } from '../../accounts/tokens.js';
 import { parseAppCode } from '../../accounts/validation.js';
-import { AppError } from '../../shared/errors.js';
 import { envelopeTime, sendOk } from './envelope.js';
+import { errors } from '../../shared/error-codes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,11 +18,6 @@ declare module 'fastify' {
     auth: AuthIdentity | null;
   }
 }
-
-const UNAUTHENTICATED_MESSAGE = '未登录或登录已过期';
-
-const unauthenticated = (reason: string) =>
-  new AppError('unauthenticated', reason, UNAUTHENTICATED_MESSAGE);
 
 /** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive). */
 export function bearerTokenOf(request: FastifyRequest): string | null {
@@ -42,9 +37,9 @@ export async function authenticateRequest(
   request: FastifyRequest,
 ): Promise<AuthIdentity> {
   const token = bearerTokenOf(request);
-  if (token === null) throw unauthenticated('TOKEN_MISSING');
+  if (token === null) throw errors.TOKEN_MISSING();
   const identity = await authenticator.authenticate(token);
-  if (identity === null) throw unauthenticated('TOKEN_INVALID');
+  if (identity === null) throw errors.TOKEN_INVALID();
   return identity;
 }
 
@@ -61,7 +56,7 @@ export function requireAuth(authenticator: Authenticator): preHandlerAsyncHookHa
 
 /** The caller on a route guarded by {@link requireAuth}; 401 if the guard is missing. */
 export function authOf(request: FastifyRequest): AuthIdentity {
-  if (!request.auth) throw unauthenticated('TOKEN_MISSING');
+  if (!request.auth) throw errors.TOKEN_MISSING();
   return request.auth;
 }
 
@@ -102,7 +97,7 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
 
   app.get('/api/v1/users/me', { preHandler: requireAuth(accounts) }, async (request, reply) => {
     const user = await accounts.currentUser(authOf(request));
-    if (!user) throw unauthenticated('USER_NOT_FOUND');
+    if (!user) throw errors.USER_NOT_FOUND();
     return sendOk(request, reply, userJson(user));
   });
 }

@@ -5,6 +5,7 @@
  */
 import { AppError, type DomainError } from '../../shared/errors.js';
 import type { WsFrame } from '../../realtime/frames.js';
+import { errors } from '../../shared/error-codes.js';
 
 /** Close codes the hub sends (RFC 6455 range 4000-4999 is the application's). */
 export const CLOSE = {
@@ -69,13 +70,11 @@ export function ackFrame(
 
 /** Errors of the hub itself, in the seed's style. */
 export const wsErrors = {
-  badRequest: (detail: string) => new AppError('validation', 'BAD_REQUEST', `参数错误: ${detail}`),
-  otherApp: () => new AppError('forbidden', 'APP_MISMATCH', '无权访问其他应用的房间'),
-  notInRoom: () => new AppError('forbidden', 'NOT_IN_ROOM', '你当前未在房间中'),
-  tooManyRooms: (limit: number) =>
-    new AppError('illegal_state', 'TOO_MANY_ROOMS', `同时订阅的房间不能超过 ${limit} 个`),
-  unavailable: () =>
-    new AppError('unavailable', 'REALTIME_UNAVAILABLE', '实时服务暂不可用，请重试'),
+  badRequest: (detail: string) => errors.BAD_REQUEST(detail),
+  otherApp: () => errors.APP_MISMATCH(),
+  notInRoom: () => errors.NOT_IN_ROOM(),
+  tooManyRooms: (limit: number) => errors.TOO_MANY_ROOMS(limit),
+  unavailable: () => errors.REALTIME_UNAVAILABLE(),
 };
 
 function asDomainError(error: unknown): DomainError {

@@ -1,8 +1,8 @@
 /** The per-app gift catalog and the lobby list, read and written outside any cell. */
 import type { Kysely } from 'kysely';
-import { AppError } from '../../../shared/errors.js';
 import { isUniqueViolation } from '../flavor.js';
 import type { Database } from '../schema.js';
+import { errors } from '../../../shared/error-codes.js';
 
 export interface Gift {
   readonly gift_id: string;
@@ -55,7 +55,7 @@ export async function putGift(
   nowMs: number,
 ): Promise<Gift> {
   if (!Number.isSafeInteger(gift.price) || gift.price < 0) {
-    throw new AppError('validation', 'INVALID_ARGUMENT', 'price must be a non-negative integer');
+    throw errors.INVALID_ARGUMENT('price must be a non-negative integer');
   }
   const values = {
     name: gift.name,

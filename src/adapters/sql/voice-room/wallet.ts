@@ -9,9 +9,10 @@ import type { DecidedEntry } from '../../../cell/domain.js';
 import type { CellKey } from '../../../cell/lease.js';
 import { refuse } from '../../../domain/voice-room/errors.js';
 import type { VoiceRoomCommand, VoiceRoomEvent } from '../../../domain/voice-room/types.js';
-import { AppError, domainError, type DomainError } from '../../../shared/errors.js';
+import { AppError, type DomainError } from '../../../shared/errors.js';
 import { isUniqueViolation } from '../flavor.js';
 import type { Database } from '../schema.js';
+import { errors } from '../../../shared/error-codes.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -81,11 +82,8 @@ export async function chargeGift(
  */
 export const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 
-const BALANCE_LIMIT = domainError(
-  'validation',
-  'BALANCE_LIMIT',
-  `a balance cannot pass ${MAX_BALANCE}`,
-);
+const { kind, code, message } = errors.BALANCE_LIMIT(MAX_BALANCE);
+const BALANCE_LIMIT: DomainError = { kind, code, message };
 
 /** Adds to a balance, or refuses (changing nothing) when it would pass {@link MAX_BALANCE}. */
 async function credit(
@@ -140,7 +138,7 @@ export async function topUp(
   nowMs: number,
 ): Promise<TopUpResult> {
   if (!Number.isSafeInteger(amount) || amount <= 0) {
-    throw new AppError('validation', 'INVALID_ARGUMENT', 'amount must be a positive integer');
+    throw errors.INVALID_ARGUMENT('amount must be a positive integer');
   }
   try {
     await db.transaction().execute(async (trx) => {
@@ -174,11 +172,7 @@ export async function topUp(
       earlier.user_id !== userId ||
       Number(earlier.amount) !== amount
     ) {
-      throw new AppError(
-        'conflict',
-        'REQUEST_ID_REUSED',
-        'request_id was used for another operation',
-      );
+      throw errors.REQUEST_ID_REUSED();
     }
     return { balance: await balanceOf(db, appCode, userId), duplicate: true };
   }

@@ -1,0 +1,112 @@
+/**
+ * Every error code of the runtime, the edges and the services, created once with its kind
+ * and message (Fastify's `createError` style): code sites call `errors.X(…)` and never spell
+ * a code or a message of their own. `%s` in a message is filled by the call's arguments in
+ * order. A room kind's domain refusals live in its own table beside its decider (e.g.
+ * src/domain/voice-room/errors.ts); the README lists both (a test keeps it complete).
+ */
+import { format } from 'node:util';
+import { AppError, RateLimitedError, type ErrorKind } from './errors.js';
+
+type Arg = string | number;
+
+export interface ErrorCode {
+  readonly code: string;
+  readonly kind: ErrorKind;
+  /** The message, with a `%s` per argument. */
+  readonly template: string;
+  (...args: readonly Arg[]): AppError;
+  /** The same error, keeping what caused it (logged, never sent to a client). */
+  withCause(cause: unknown, ...args: readonly Arg[]): AppError;
+  /** A `rate_limited` error the caller may retry after `retryAfterMs`. */
+  after(retryAfterMs: number, ...args: readonly Arg[]): RateLimitedError;
+}
+
+function defineErrors<const D extends Record<string, readonly [ErrorKind, string]>>(
+  definitions: D,
+): { readonly [K in keyof D]: ErrorCode } {
+  const out: Record<string, ErrorCode> = {};
+  for (const [code, [kind, template]] of Object.entries(definitions)) {
+    const message = (args: readonly Arg[]) => (args.length ? format(template, ...args) : template);
+    const make = (...args: readonly Arg[]) => new AppError(kind, code, message(args));
+    out[code] = Object.assign(make, {
+      code,
+      kind,
+      template,
+      withCause: (cause: unknown, ...args: readonly Arg[]) =>
+        new AppError(kind, code, message(args), { cause }),
+      after: (retryAfterMs: number, ...args: readonly Arg[]) =>
+        new RateLimitedError(code, message(args), retryAfterMs),
+    });
+  }
+  return out as { readonly [K in keyof D]: ErrorCode };
+}
+
+export const errors = defineErrors({
+  // The cell runtime: all retryable (`unavailable`) except bugs.
+  CELL_FENCED: ['unavailable', 'room moved to another node, retry'],
+  COMMIT_FAILED: ['unavailable', 'room commit failed, retry'],
+  DEADLINE_EXCEEDED: ['unavailable', '%s'],
+  NOT_OWNER_NODE: ['unavailable', 'forwarded call reached %s, not the owner'],
+  OWNER_UNREACHABLE: ['unavailable', "the room's owner cannot be reached: %s"],
+  NODE_DRAINING: ['unavailable', 'node %s is draining'],
+  ROOM_KIND_MISMATCH: ['conflict', 'room is a %s, not a %s'],
+  UNKNOWN_KIND: ['internal', 'no room kind %s is registered'],
+  LOG_GAP: ['internal', 'replay reached v%s, the room row says v%s'],
+  DECIDE_FAILED: ['internal', 'the decider failed: %s'],
+  INTERNAL: ['internal', 'internal error'],
+  // Input.
+  INVALID_ARGUMENT: ['validation', '%s'],
+  INVALID_APP_CODE: ['validation', '参数错误: X-App-Code must be 1-64 of a-z, 0-9, _ or -'],
+  VALIDATION: ['validation', '参数错误: %s'],
+  BAD_REQUEST: ['validation', '参数错误: %s'],
+  BALANCE_LIMIT: ['validation', 'a balance cannot pass %s'],
+  REQUEST_ID_REUSED: ['conflict', 'request_id was used for another operation'],
+  // Who calls.
+  UNAUTHENTICATED: ['unauthenticated', 'a valid cluster credential is required'],
+  TOKEN_MISSING: ['unauthenticated', '未登录或登录已过期'],
+  TOKEN_INVALID: ['unauthenticated', '未登录或登录已过期'],
+  USER_NOT_FOUND: ['unauthenticated', '未登录或登录已过期'],
+  INVALID_CREDENTIALS: ['unauthenticated', '用户名或密码错误'],
+  BAD_ADMIN_TOKEN: ['unauthenticated', 'admin token required'],
+  INTERNAL_TOKEN_INVALID: ['unauthenticated', 'invalid X-Internal-Token'],
+  USERNAME_TAKEN: ['conflict', '用户名已存在'],
+  // Limits on one caller.
+  LOGIN_RATE_LIMITED: ['rate_limited', '登录失败次数过多，请 %s 秒后重试'],
+  CREATE_RATE_LIMITED: ['rate_limited', '创建%s过于频繁，请 %s 秒后重试'],
+  TOO_MANY_OPEN_ROOMS: ['conflict', '未关闭的%s已达上限（%s 个），请先关闭不再使用的%s'],
+  BUSY: ['unavailable', '服务繁忙，请稍后重试'],
+  RATE_LIMIT_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
+  // WebSocket.
+  APP_MISMATCH: ['forbidden', '无权访问其他应用的房间'],
+  NOT_IN_ROOM: ['forbidden', '你当前未在房间中'],
+  TOO_MANY_ROOMS: ['illegal_state', '同时订阅的房间不能超过 %s 个'],
+  REALTIME_UNAVAILABLE: ['unavailable', '实时服务暂不可用，请重试'],
+  // Outbox administration.
+  WEBHOOK_NOT_FOUND: ['not_found', '该应用未配置 webhook'],
+  NOT_PENDING: ['illegal_state', '事件不存在或不处于待投递/待重试状态'],
+  // The media server, and the nodes' client of it (the seed's two kinds, with its messages).
+  MEDIA_RESOURCE_NOT_FOUND: ['not_found', '会议资源不存在'],
+  MEDIA_SERVER_ERROR: ['unavailable', '会议媒体服务暂不可用'],
+  MEDIA_NO_WORKER: ['unavailable', 'no mediasoup worker is running'],
+  MEDIA_WORKER_MISSING: ['unavailable', '%s'],
+  MEDIA_BAD_PARAMETERS: ['validation', '%s'],
+  /** The media server refused a call without naming why (its own codes pass through). */
+  MEDIA_BAD_REQUEST: ['validation', '%s'],
+  MEDIA_CONFLICT: ['conflict', '%s'],
+  MEDIA_INVALID_STATE: ['conflict', '%s'],
+  CANNOT_CONSUME: [
+    'validation',
+    'rtp_capabilities cannot consume producer %s (or it is on another router)',
+  ],
+  ROUTER_NOT_FOUND: ['not_found', 'router %s not found'],
+  ROOM_ROUTER_NOT_FOUND: ['not_found', 'no router for room %s'],
+  TRANSPORT_NOT_FOUND: ['not_found', 'transport %s not found'],
+  PRODUCER_NOT_FOUND: ['not_found', 'producer %s not found'],
+  CONSUMER_NOT_FOUND: ['not_found', 'consumer %s not found'],
+});
+
+export type ErrorCodeName = keyof typeof errors;
+
+/** Every code of {@link errors}, for the README's table and its test. */
+export const errorCatalog: readonly ErrorCode[] = Object.values(errors);

@@ -1,0 +1,77 @@
+/**
+ * Each error code is created once and documented: the registry and the domains' refusal
+ * tables are listed in full in docs/errors.md and the README, and no module outside them
+ * spells a code of its own.
+ */
+import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { voiceRoomReasons } from '../domain/voice-room/errors.js';
+import { errorCatalog, errors } from './error-codes.js';
+import { AppError, RateLimitedError } from './errors.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const documented = [...errorCatalog.map((e) => e.code), ...voiceRoomReasons.map((r) => r.code)];
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
+    else if (path.endsWith('.ts') && !/\.(unit|int|e2e)\.test\.ts$|contract\.ts$/.test(path)) {
+      if (!path.includes('/testing/')) out.push(path);
+    }
+  }
+  return out;
+}
+
+void describe('error codes', () => {
+  void it('a factory makes the error of its code, kind and filled-in message', () => {
+    const error = errors.NODE_DRAINING('node-a');
+    assert.ok(error instanceof AppError);
+    assert.deepEqual(
+      [error.kind, error.code, error.message],
+      ['unavailable', 'NODE_DRAINING', 'node node-a is draining'],
+    );
+    const cause = new Error('socket closed');
+    assert.equal(errors.COMMIT_FAILED.withCause(cause).cause, cause);
+    const limited = errors.LOGIN_RATE_LIMITED.after(2_500, 3);
+    assert.ok(limited instanceof RateLimitedError);
+    assert.deepEqual(
+      [limited.retryAfterS, limited.message],
+      [3, '登录失败次数过多，请 3 秒后重试'],
+    );
+  });
+
+  void it('no code of the registry is declared twice, and none clashes with another kind', () => {
+    const codes = errorCatalog.map((e) => e.code);
+    assert.equal(new Set(codes).size, codes.length);
+    for (const reason of voiceRoomReasons) {
+      const same = errorCatalog.find((e) => e.code === reason.code);
+      // Shared on purpose, with one meaning: bad input, and "not a present member".
+      if (same) assert.ok(['INVALID_ARGUMENT', 'NOT_IN_ROOM'].includes(reason.code), reason.code);
+    }
+  });
+
+  void it('docs/errors.md and the README list every code', async () => {
+    const docs = await readFile(join(root, 'docs/errors.md'), 'utf8');
+    const readme = await readFile(join(root, 'README.md'), 'utf8');
+    for (const code of documented) {
+      assert.match(docs, new RegExp(`\\|\\s*\`${code}\`\\s*\\|`), `docs/errors.md lacks ${code}`);
+      assert.ok(readme.includes(`\`${code}\``), `README lacks ${code}`);
+    }
+  });
+
+  void it('no module outside the registries spells a code of its own', async () => {
+    const offenders: string[] = [];
+    for (const file of await sourceFiles(join(root, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      // A code spelled as a literal: `new AppError('kind', 'CODE', …)`.
+      if (/new (AppError|RateLimitedError)\(\s*'[a-z_]+',\s*'/.test(text)) {
+        offenders.push(file.slice(root.length));
+      }
+    }
+    assert.deepEqual(offenders, []);
+  });
+});
