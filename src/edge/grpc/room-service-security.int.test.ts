@@ -9,7 +9,7 @@ import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js'
 import type { AppError } from '../../shared/errors.js';
 import { createTestCa, type TestCa } from '../../testing/test-certs.js';
 import type { CallOptions } from '../voice/voice-api.js';
-import type { RpcName } from '../voice/requests.js';
+import type { RpcName } from '../voice/commands.js';
 import {
   GrpcForwarder,
   roomServiceClient,

@@ -18,7 +18,7 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import { AppError } from '../../shared/errors.js';
 import type { CallOptions, Forwarder, VoiceRoomApi } from '../voice/voice-api.js';
-import { rpcNames, type RpcName } from '../voice/requests.js';
+import { declarationOf, rpcNames, type RpcName } from '../voice/commands.js';
 import {
   authorizedMetadata,
   channelCredentials,
@@ -56,9 +56,6 @@ export interface RoomServiceServerOptions extends GrpcSecurity {
   readonly port: number;
 }
 
-/** The queries; every other RPC is a command and must carry its `request_id`. */
-const QUERIES: ReadonlySet<RpcName> = new Set<RpcName>(['GetRoom', 'CheckRoomAccess']);
-
 /** Epoch milliseconds, or undefined when the caller set no deadline. */
 function deadlineMsOf(deadline: Deadline): number | undefined {
   const ms = deadline instanceof Date ? deadline.getTime() : deadline;
@@ -81,6 +78,7 @@ export async function startRoomServiceServer(
   const server = new Server({ interceptors: [clusterTokenInterceptor(options.token)] });
   const implementation: UntypedServiceImplementation = {};
   for (const method of rpcNames) {
+    const isCommand = declarationOf(method).kind === 'command';
     implementation[method] = (
       call: ServerUnaryCall<unknown, unknown>,
       callback: sendUnaryData<unknown>,
@@ -92,7 +90,7 @@ export async function startRoomServiceServer(
         return;
       }
       // Without a request id a retried command would take effect twice.
-      if (!QUERIES.has(method) && !hasRequestId(call.request)) {
+      if (isCommand && !hasRequestId(call.request)) {
         const error = new AppError('validation', 'INVALID_ARGUMENT', 'request_id is required');
         callback(toServiceError(error));
         return;

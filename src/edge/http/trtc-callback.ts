@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../shared/errors.js';
 import { secretEquals } from '../../shared/secrets.js';
-import type { RpcName } from '../voice/requests.js';
+import type { RpcName } from '../voice/commands.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { httpStatusOf } from './envelope.js';
 

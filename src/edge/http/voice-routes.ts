@@ -1,7 +1,8 @@
 /**
- * Public REST for voice rooms under /api/v1/voice, for apps and browsers. The caller is
- * the JWT's user in the JWT's app; any node serves any room (the API forwards to the
- * owner). Retries: send the same `request_id` (body) or `Idempotency-Key` header.
+ * Public REST for voice rooms under /api/v1/voice, for apps and browsers: the routes the
+ * RPCs of ../voice/commands.ts declare, the lobby and the wallet. The caller is the JWT's
+ * user in the JWT's app; any node serves any room (the API forwards to the owner).
+ * Retries: send the same `request_id` (body) or `Idempotency-Key` header.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -13,12 +14,11 @@ import type { Database } from '../../adapters/sql/schema.js';
 import type { AuthIdentity } from '../../accounts/tokens.js';
 import { AppError } from '../../shared/errors.js';
 import type { CreationQuota, CreationTicket } from '../quotas.js';
-import type { RpcName } from '../voice/requests.js';
-import { createdRoomIdOf, type VoiceRoomApi } from '../voice/voice-api.js';
+import { declarationOf, rpcNames } from '../voice/commands.js';
+import type { Body, RestRoute } from '../voice/declaration.js';
+import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
 import { sendOk } from './envelope.js';
-
-type Body = Record<string, unknown>;
 
 function bodyOf(request: FastifyRequest): Body {
   const body = request.body;
@@ -66,52 +66,31 @@ export function registerVoiceRoutes(
   const admitCreation = async (
     me: AuthIdentity,
     requestId: string | undefined,
+    creates: (appCode: string, requestId: string) => string,
   ): Promise<CreationTicket | null> => {
     const limits = deps.createQuota;
     if (!limits) return null;
-    if (
-      requestId &&
-      (await limits.roomExists(me.appCode, createdRoomIdOf(me.appCode, requestId)))
-    ) {
+    if (requestId && (await limits.roomExists(me.appCode, creates(me.appCode, requestId)))) {
       return null;
     }
     return limits.quota.admit(me.appCode, me.userId);
   };
 
-  /** A room command on behalf of the caller: `fields` maps the body to the RPC request. */
-  const command = (
-    path: string,
-    method: RpcName,
-    fields: (me: string, body: Body) => Body,
-    status = 200,
-  ) =>
-    app.post(`/api/v1/voice/rooms/:room_id${path}`, authed, async (request, reply) => {
-      const me = authOf(request);
-      const body = bodyOf(request);
-      const data = await api.call(method, {
-        app_code: me.appCode,
-        room_id: roomIdOf(request),
-        request_id: requestIdOf(request, body),
-        ...fields(me.userId, body),
-      });
-      return sendOk(request, reply, data, status);
-    });
-
-  app.post('/api/v1/voice/rooms', authed, async (request, reply) => {
-    const me = authOf(request);
-    const body = bodyOf(request);
-    const requestId = requestIdOf(request, body);
-    const ticket = await admitCreation(me, typeof requestId === 'string' ? requestId : undefined);
+  /** Runs a creation under the quota: a creation that made nothing gives its place back. */
+  const underQuota = async (
+    me: AuthIdentity,
+    requestId: unknown,
+    creates: (appCode: string, requestId: string) => string,
+    run: () => Promise<unknown>,
+  ): Promise<unknown> => {
+    const ticket = await admitCreation(
+      me,
+      typeof requestId === 'string' ? requestId : undefined,
+      creates,
+    );
     let data: unknown;
     try {
-      data = await api.call('CreateRoom', {
-        app_code: me.appCode,
-        request_id: requestId,
-        owner_user_id: me.userId,
-        title: body.title,
-        // Only an absent field takes the default: a null is a wrong type, refused.
-        seat_count: body.seat_count === undefined ? 8 : body.seat_count,
-      });
+      data = await run();
     } catch (error) {
       await ticket?.refund().catch(() => undefined); // nothing created: the place is free
       throw error;
@@ -120,8 +99,35 @@ export function registerVoiceRoutes(
     if ((data as { duplicate?: unknown }).duplicate === true) {
       await ticket?.refund().catch(() => undefined);
     }
-    return sendOk(request, reply, data, 201);
-  });
+    return data;
+  };
+
+  /** Every RPC that declares a REST route, on behalf of the caller (../voice/commands.ts). */
+  for (const method of rpcNames) {
+    const declared = declarationOf(method);
+    const route = declared.rest;
+    if (!route) continue;
+    app.route({
+      method: route.method,
+      url: `/api/v1/voice${route.path}`,
+      ...authed,
+      handler: async (request, reply) => {
+        const me = authOf(request);
+        const body = route.method === 'GET' ? {} : bodyOf(request);
+        const req: Body = {
+          app_code: me.appCode,
+          ...(route.path.includes(':room_id') ? { room_id: roomIdOf(request) } : {}),
+          ...(declared.kind === 'command' ? { request_id: requestIdOf(request, body) } : {}),
+          ...fieldsOf(route, me.userId, body),
+        };
+        const run = () => api.call(method, req);
+        const data = route.creates
+          ? await underQuota(me, req.request_id, route.creates, run)
+          : await run();
+        return sendOk(request, reply, data, route.status ?? 200);
+      },
+    });
+  }
 
   app.get('/api/v1/voice/rooms', authed, async (request, reply) => {
     const me = authOf(request);
@@ -131,50 +137,21 @@ export function registerVoiceRoutes(
     return sendOk(request, reply, await listLobby(db, me.appCode, limit, offset));
   });
 
-  app.get('/api/v1/voice/rooms/:room_id', authed, async (request, reply) => {
-    const me = authOf(request);
-    const data = await api.call('GetRoom', { app_code: me.appCode, room_id: roomIdOf(request) });
-    return sendOk(request, reply, data);
-  });
-
-  command('/join', 'JoinRoom', (me) => ({ user_id: me }));
-  command('/leave', 'LeaveRoom', (me) => ({ user_id: me }));
-  command('/heartbeat', 'RoomHeartbeat', (me) => ({ user_id: me }));
-  command('/close', 'CloseRoom', (me) => ({ operator_user_id: me }));
-  command('/kick', 'KickUser', (me, b) => ({ operator_user_id: me, user_id: b.user_id }));
-  command('/unban', 'UnbanUser', (me, b) => ({ operator_user_id: me, user_id: b.user_id }));
-  command('/admins', 'SetRoomAdmin', (me, b) => ({
-    operator_user_id: me,
-    user_id: b.user_id,
-    is_admin: b.is_admin,
-  }));
-  command('/seats/lock', 'SetMicSeatLock', (me, b) => ({
-    operator_user_id: me,
-    seat_index: b.seat_index,
-    locked: b.locked,
-  }));
-  command('/mic/up', 'MicUp', (me, b) => ({ user_id: me, seat_index: b.seat_index }));
-  command('/mic/down', 'MicDown', (me, b) =>
-    b.user_id !== undefined && b.user_id !== me
-      ? { user_id: b.user_id, operator_user_id: me }
-      : { user_id: me },
-  );
-  command('/mic/change', 'ChangeMicSeat', (me, b) => ({ user_id: me, seat_index: b.seat_index }));
-  command('/mic/confirm', 'ConfirmMicPublishing', (me, b) => ({
-    user_id: me,
-    mic_session_id: b.mic_session_id,
-  }));
-  command('/gifts', 'SendGift', (me, b) => ({
-    sender_user_id: me,
-    receiver_user_ids: b.receiver_user_ids,
-    gift_id: b.gift_id,
-    count: b.count === undefined ? 1 : b.count,
-  }));
-
   app.get('/api/v1/voice/wallet', authed, async (request, reply) => {
     const me = authOf(request);
     return sendOk(request, reply, { balance: await balanceOf(db, me.appCode, me.userId) });
   });
+}
+
+/** The request fields a route takes from the caller and the body (nothing else of the body). */
+function fieldsOf(route: RestRoute, me: string, body: Body): Body {
+  if (route.fields) return route.fields(me, body);
+  const fields: Record<string, unknown> = {};
+  for (const name of route.body ?? []) {
+    fields[name] = body[name] === undefined ? route.defaults?.[name] : body[name];
+  }
+  if (route.caller) fields[route.caller] = me;
+  return fields;
 }
 
 /** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */

@@ -1,8 +1,9 @@
 /**
- * The voice-room API's requests, one schema per RPC of proto/room/v1/room_service.proto
- * (snake_case fields). gRPC fills absent scalars with '' and 0, so optional strings treat
- * '' as unset. Shared by the gRPC and REST edges: nothing is coerced, a field of the wrong
- * JSON type is refused, and a required field that is missing is refused.
+ * The voice-room API's request messages, one schema per request message of
+ * proto/room/v1/room_service.proto, of the same name and fields (snake_case); ./commands.ts
+ * says which RPC takes which. gRPC fills absent scalars with '' and 0, so optional strings
+ * treat '' as unset. Shared by the gRPC and REST edges: nothing is coerced, a field of the
+ * wrong JSON type is refused, and a required field that is missing is refused.
  */
 import { z } from 'zod';
 
@@ -27,80 +28,74 @@ const requestId = {
 /** Only a JSON (or protobuf) integer: `"1"`, `true`, `[1]` and `null` are refused, never coerced. */
 const int = z.int();
 
-export const requests = {
-  CreateRoom: z.object({
-    app_code: room.app_code,
-    room_id: z
-      .union([z.literal(''), room.room_id])
-      .optional()
-      .transform((v) => v || undefined),
-    ...requestId,
-    owner_user_id: id,
-    title: z.string().min(1).max(100),
-    // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
-    seat_count: int.min(1).max(50),
-  }),
-  CloseRoom: z.object({ ...room, ...requestId, operator_user_id: id }),
-  JoinRoom: z.object({ ...room, ...requestId, user_id: id }),
-  LeaveRoom: z.object({ ...room, ...requestId, user_id: id }),
-  RoomHeartbeat: z.object({ ...room, ...requestId, user_id: id }),
-  KickUser: z.object({ ...room, ...requestId, operator_user_id: id, user_id: id }),
-  UnbanUser: z.object({ ...room, ...requestId, operator_user_id: id, user_id: id }),
-  SetRoomAdmin: z.object({
-    ...room,
-    ...requestId,
-    operator_user_id: id,
-    user_id: id,
-    is_admin: z.boolean(),
-  }),
-  SetMicSeatLock: z.object({
-    ...room,
-    ...requestId,
-    operator_user_id: id,
-    seat_index: int.min(0),
-    locked: z.boolean(),
-  }),
-  MicUp: z.object({ ...room, ...requestId, user_id: id, seat_index: int.min(0) }),
-  MicDown: z.object({ ...room, ...requestId, user_id: id, operator_user_id: optionalId }),
-  ChangeMicSeat: z.object({ ...room, ...requestId, user_id: id, seat_index: int.min(0) }),
-  ConfirmMicPublishing: z.object({
-    ...room,
-    ...requestId,
-    user_id: id,
-    mic_session_id: z.string().min(1).max(64),
-  }),
-  RtcAudioStarted: rtcEvent(),
-  RtcAudioStopped: rtcEvent(),
-  RtcRoomExited: rtcEvent(),
-  SendGift: z.object({
-    ...room,
-    ...requestId,
-    sender_user_id: id,
-    receiver_user_ids: z.array(id).min(1).max(20),
-    gift_id: id,
-    count: int.min(1).max(9999),
-  }),
-  GetRoom: z.object({ ...room }),
-  CheckRoomAccess: z.object({
-    ...room,
-    user_id: id,
-    action: z.enum(['join', 'view', 'speak', 'gift', 'manage']),
-  }),
-} as const;
-
-function rtcEvent() {
-  return z.object({
-    ...room,
-    ...requestId,
-    user_id: id,
-    event_time_ms: int.min(0),
-    mic_session_id: z
-      .union([z.literal(''), z.string().max(64)])
-      .optional()
-      .transform((v) => v || undefined),
-  });
-}
-
-export type RpcName = keyof typeof requests;
-export type RequestOf<M extends RpcName> = z.output<(typeof requests)[M]>;
-export const rpcNames = Object.keys(requests) as RpcName[];
+export const CreateRoomRequest = z.object({
+  app_code: room.app_code,
+  room_id: z
+    .union([z.literal(''), room.room_id])
+    .optional()
+    .transform((v) => v || undefined),
+  ...requestId,
+  owner_user_id: id,
+  title: z.string().min(1).max(100),
+  // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
+  seat_count: int.min(1).max(50),
+});
+export const OperatorRequest = z.object({ ...room, ...requestId, operator_user_id: id });
+export const UserRequest = z.object({ ...room, ...requestId, user_id: id });
+export const ManageUserRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: id,
+  user_id: id,
+});
+export const SetRoomAdminRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: id,
+  user_id: id,
+  is_admin: z.boolean(),
+});
+export const SetMicSeatLockRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: id,
+  seat_index: int.min(0),
+  locked: z.boolean(),
+});
+export const SeatRequest = z.object({ ...room, ...requestId, user_id: id, seat_index: int.min(0) });
+export const MicDownRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: id,
+  operator_user_id: optionalId,
+});
+export const ConfirmMicPublishingRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: id,
+  mic_session_id: z.string().min(1).max(64),
+});
+export const RtcEventRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: id,
+  event_time_ms: int.min(0),
+  mic_session_id: z
+    .union([z.literal(''), z.string().max(64)])
+    .optional()
+    .transform((v) => v || undefined),
+});
+export const SendGiftRequest = z.object({
+  ...room,
+  ...requestId,
+  sender_user_id: id,
+  receiver_user_ids: z.array(id).min(1).max(20),
+  gift_id: id,
+  count: int.min(1).max(9999),
+});
+export const GetRoomRequest = z.object({ ...room });
+export const CheckRoomAccessRequest = z.object({
+  ...room,
+  user_id: id,
+  action: z.enum(['join', 'view', 'speak', 'gift', 'manage']),
+});
