@@ -16,7 +16,6 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { AppError } from '../../shared/errors.js';
 import type { CallOptions, Forwarder, VoiceRoomApi } from '../voice/voice-api.js';
 import { declarationOf, rpcNames, type RpcName } from '../voice/commands.js';
 import {
@@ -27,6 +26,7 @@ import {
   type GrpcSecurity,
 } from './security.js';
 import { FORWARDED_KEY, deadlineExceeded, fromServiceError, toServiceError } from './status.js';
+import { errors } from '../../shared/error-codes.js';
 
 const PROTO = fileURLToPath(new URL('../../../proto/room/v1/room_service.proto', import.meta.url));
 
@@ -91,7 +91,7 @@ export async function startRoomServiceServer(
       }
       // Without a request id a retried command would take effect twice.
       if (isCommand && !hasRequestId(call.request)) {
-        const error = new AppError('validation', 'INVALID_ARGUMENT', 'request_id is required');
+        const error = errors.INVALID_ARGUMENT('request_id is required');
         callback(toServiceError(error));
         return;
       }

@@ -12,19 +12,19 @@ import { listLobby } from '../../adapters/sql/voice-room/catalog.js';
 import { balanceOf } from '../../adapters/sql/voice-room/wallet.js';
 import type { Database } from '../../adapters/sql/schema.js';
 import type { AuthIdentity } from '../../accounts/tokens.js';
-import { AppError } from '../../shared/errors.js';
 import type { CreationQuota, CreationTicket } from '../quotas.js';
 import { declarationOf, rpcNames } from '../voice/commands.js';
 import type { Body, RestRoute } from '../voice/declaration.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
 import { sendOk } from './envelope.js';
+import { errors } from '../../shared/error-codes.js';
 
 function bodyOf(request: FastifyRequest): Body {
   const body = request.body;
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError('validation', 'INVALID_ARGUMENT', 'body must be a JSON object');
+    throw errors.INVALID_ARGUMENT('body must be a JSON object');
   }
   return body as Body;
 }
@@ -158,11 +158,7 @@ function fieldsOf(route: RestRoute, me: string, body: Body): Body {
 function clampInt(raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined) return fallback;
   if (!/^\d{1,9}$/.test(raw)) {
-    throw new AppError(
-      'validation',
-      'INVALID_ARGUMENT',
-      `not a decimal integer: ${raw.slice(0, 20)}`,
-    );
+    throw errors.INVALID_ARGUMENT(`not a decimal integer: ${raw.slice(0, 20)}`);
   }
   return Math.min(max, Math.max(min, Number(raw)));
 }

@@ -15,9 +15,9 @@ import type {
   VoiceRoomEvent,
   VoiceRoomState,
 } from '../../domain/voice-room/types.js';
-import { AppError } from '../../shared/errors.js';
 import { declarationOf, type RpcName } from './commands.js';
 import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
+import { errors } from '../../shared/error-codes.js';
 
 /** Sends a call to the owner node; the owner must not forward it again. */
 export interface Forwarder {
@@ -79,7 +79,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     options: CallOptions,
   ): Promise<unknown> {
     if (options.forwarded) {
-      throw new AppError('unavailable', 'NOT_OWNER', 'forwarded call reached a non-owner');
+      throw errors.NOT_OWNER_NODE('a node');
     }
     return this.forwarder.call(routed.addr, method, req, options.deadlineMs);
   }
@@ -101,9 +101,5 @@ function parse<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  throw new AppError(
-    'validation',
-    'INVALID_ARGUMENT',
-    `${issue.path.join('.') || 'request'}: ${issue.message}`,
-  );
+  throw errors.INVALID_ARGUMENT(`${issue.path.join('.') || 'request'}: ${issue.message}`);
 }
