@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../accounts/tokens.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
 import { voiceRoomWithSql } from '../adapters/sql/voice-room/index.js';
-import { countOpenRooms, roomExists } from '../adapters/sql/voice-room/owners.js';
+import { sqlVoiceRoomStore } from '../adapters/sql/voice-room/store.js';
 import type { CellHost } from '../cell/host.js';
 import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service.js';
 import type { GrpcSecurity, GrpcTls } from '../edge/grpc/security.js';
@@ -48,7 +48,8 @@ export async function wireVoiceRooms(deps: {
     tls: readGrpcTls(config),
   };
   const forwarder = new GrpcForwarder({ ...security, timeoutMs: config.grpc.forwardTimeoutMs });
-  const api = new VoiceRoomApi(host, domain, forwarder, sql.db);
+  const store = sqlVoiceRoomStore(sql.db);
+  const api = new VoiceRoomApi(host, domain, forwarder, store);
   const grpc = await startRoomServiceServer(api, {
     ...security,
     host: config.grpc.host,
@@ -60,16 +61,16 @@ export async function wireVoiceRooms(deps: {
     label: '房间',
     rate: { limit: quotas.roomCreateLimit, windowMs: quotas.roomCreateWindowMs },
     maxOpen: quotas.maxOpenRoomsPerOwner,
-    countOpen: (appCode, owner) => countOpenRooms(sql.db, appCode, owner),
+    countOpen: (appCode, owner) => store.countOpenRooms(appCode, owner),
   });
   registerVoiceRoutes(http, {
     api,
     auth: deps.auth,
-    db: sql.db,
-    createQuota: { quota, roomExists: (appCode, roomId) => roomExists(sql.db, appCode, roomId) },
+    store,
+    createQuota: quota,
   });
   registerTrtcCallback(http, { api, apps: parseTrtcApps(config.voice.trtcApps) });
-  registerAdminRoutes(http, { db: sql.db, adminToken: config.voice.adminToken, clock: deps.clock });
+  registerAdminRoutes(http, { store, adminToken: config.voice.adminToken, clock: deps.clock });
   return {
     api,
     grpcPort: grpc.port,

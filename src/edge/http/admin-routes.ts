@@ -3,15 +3,12 @@
  * catalog of each app. Without a configured token every call is refused.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { listGifts, putGift } from '../../adapters/sql/voice-room/catalog.js';
-import { topUp } from '../../adapters/sql/voice-room/wallet.js';
-import type { Database } from '../../adapters/sql/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import { secretEquals } from '../../shared/secrets.js';
 import { sendOk } from './envelope.js';
 import { errors } from '../../shared/error-codes.js';
+import type { VoiceRoomStore } from '../voice/voice-store.js';
 
 const appCode = z
   .string()
@@ -40,9 +37,9 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 
 export function registerAdminRoutes(
   app: FastifyInstance,
-  deps: { db: Kysely<Database>; adminToken: string | null; clock: Clock },
+  deps: { store: VoiceRoomStore; adminToken: string | null; clock: Clock },
 ): void {
-  const { db, clock } = deps;
+  const { store, clock } = deps;
   const guard = (request: FastifyRequest): Promise<void> => {
     if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
       throw errors.BAD_ADMIN_TOKEN();
@@ -53,20 +50,19 @@ export function registerAdminRoutes(
 
   app.post('/api/v1/admin/wallets/topup', opts, async (request, reply) => {
     const b = parse(topUpBody, request.body);
-    const result = await topUp(db, b.app_code, b.user_id, b.amount, b.request_id, clock.nowMs());
+    const result = await store.topUp(b.app_code, b.user_id, b.amount, b.request_id, clock.nowMs());
     return sendOk(request, reply, { user_id: b.user_id, ...result });
   });
 
   app.get('/api/v1/admin/gifts', opts, async (request, reply) => {
     const q = parse(z.object({ app_code: appCode }), request.query);
-    return sendOk(request, reply, { list: await listGifts(db, q.app_code) });
+    return sendOk(request, reply, { list: await store.listGifts(q.app_code) });
   });
 
   app.put('/api/v1/admin/gifts/:gift_id', opts, async (request, reply) => {
     const giftId = parse(userId, (request.params as { gift_id: string }).gift_id);
     const b = parse(giftBody, request.body);
-    const gift = await putGift(
-      db,
+    const gift = await store.putGift(
       b.app_code,
       { gift_id: giftId, name: b.name, price: b.price, active: b.active },
       clock.nowMs(),

@@ -17,6 +17,7 @@ import { SqlOutboxStore } from '../../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../../outbox/webhooks.js';
 import { systemClock } from '../../shared/clock.js';
 import { rawRequest } from '../../testing/raw-http.js';
+import { sqlVoiceRoomStore } from '../../adapters/sql/voice-room/store.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { installEnvelopeErrors } from './envelope.js';
 
@@ -48,7 +49,11 @@ void describe('X-Admin-Token on the admin APIs', () => {
     sql = await openSqlBackend(join(dir, 'rooms.sqlite'));
     app = Fastify();
     installEnvelopeErrors(app);
-    registerAdminRoutes(app, { db: sql.db, adminToken: TOKEN, clock: systemClock });
+    registerAdminRoutes(app, {
+      store: sqlVoiceRoomStore(sql.db),
+      adminToken: TOKEN,
+      clock: systemClock,
+    });
     registerOutboxAdminRoutes(app, {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),

@@ -6,11 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Authenticator } from '../../accounts/tokens.js';
-import { listLobby } from '../../adapters/sql/voice-room/catalog.js';
-import { balanceOf } from '../../adapters/sql/voice-room/wallet.js';
-import type { Database } from '../../adapters/sql/schema.js';
 import type { AuthIdentity } from '../../accounts/tokens.js';
 import type { CreationQuota, CreationTicket } from '../quotas.js';
 import { declarationOf, rpcNames } from '../voice/commands.js';
@@ -19,6 +15,7 @@ import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
 import { sendOk } from './envelope.js';
 import { errors } from '../../shared/error-codes.js';
+import type { VoiceRoomStore } from '../voice/voice-store.js';
 
 function bodyOf(request: FastifyRequest): Body {
   const body = request.body;
@@ -43,23 +40,16 @@ function roomIdOf(request: FastifyRequest): string {
   return (request.params as { room_id: string }).room_id;
 }
 
-/** Room-creation limits of the REST API (the gRPC API is the cluster's own, trusted). */
-export interface VoiceCreateQuota {
-  readonly quota: CreationQuota;
-  /** Whether the room exists already (any status). */
-  readonly roomExists: (appCode: string, roomId: string) => Promise<boolean>;
-}
-
 export function registerVoiceRoutes(
   app: FastifyInstance,
   deps: {
     api: VoiceRoomApi;
     auth: Authenticator;
-    db: Kysely<Database>;
-    createQuota?: VoiceCreateQuota;
+    store: VoiceRoomStore;
+    createQuota?: CreationQuota;
   },
 ): void {
-  const { api, db } = deps;
+  const { api, store } = deps;
   const authed = { preHandler: requireAuth(deps.auth) };
 
   /** A retry of a creation that committed is not a new creation: it passes unchecked. */
@@ -68,12 +58,12 @@ export function registerVoiceRoutes(
     requestId: string | undefined,
     creates: (appCode: string, requestId: string) => string,
   ): Promise<CreationTicket | null> => {
-    const limits = deps.createQuota;
-    if (!limits) return null;
-    if (requestId && (await limits.roomExists(me.appCode, creates(me.appCode, requestId)))) {
+    const quota = deps.createQuota;
+    if (!quota) return null;
+    if (requestId && (await store.roomExists(me.appCode, creates(me.appCode, requestId)))) {
       return null;
     }
-    return limits.quota.admit(me.appCode, me.userId);
+    return quota.admit(me.appCode, me.userId);
   };
 
   /** Runs a creation under the quota: a creation that made nothing gives its place back. */
@@ -134,12 +124,12 @@ export function registerVoiceRoutes(
     const q = request.query as { limit?: string; offset?: string };
     const limit = clampInt(q.limit, 20, 1, 50);
     const offset = clampInt(q.offset, 0, 0, 10_000);
-    return sendOk(request, reply, await listLobby(db, me.appCode, limit, offset));
+    return sendOk(request, reply, await store.listLobby(me.appCode, limit, offset));
   });
 
   app.get('/api/v1/voice/wallet', authed, async (request, reply) => {
     const me = authOf(request);
-    return sendOk(request, reply, { balance: await balanceOf(db, me.appCode, me.userId) });
+    return sendOk(request, reply, { balance: await store.balanceOf(me.appCode, me.userId) });
   });
 }
 

@@ -9,8 +9,6 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { findGift } from '../../adapters/sql/voice-room/catalog.js';
-import { balanceOf } from '../../adapters/sql/voice-room/wallet.js';
 import { refuse } from '../../domain/voice-room/errors.js';
 import { checkRoomAccess } from '../../domain/voice-room/guards.js';
 import type { VoiceRoomCommand } from '../../domain/voice-room/types.js';
@@ -183,7 +181,7 @@ export const voiceCommands = {
     schema: m.SendGiftRequest,
     handle: async (ctx, req) => {
       // The price is the catalog's, never the caller's; the commit checks it again.
-      const gift = await findGift(ctx.db, req.app_code, req.gift_id);
+      const gift = await ctx.store.findGift(req.app_code, req.gift_id);
       if (!gift?.active) throw AppError.from(refuse('GIFT_NOT_FOUND', req.gift_id));
       const { sender_user_id, receiver_user_ids, gift_id, count } = req;
       return ctx.execute(
@@ -200,7 +198,7 @@ export const voiceCommands = {
           room_version: result.version,
           duplicate: result.duplicate,
           total_price: (result.reply as { total_price?: number }).total_price ?? 0,
-          balance: await balanceOf(ctx.db, req.app_code, req.sender_user_id),
+          balance: await ctx.store.balanceOf(req.app_code, req.sender_user_id),
         }),
       );
     },

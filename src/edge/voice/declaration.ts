@@ -4,11 +4,10 @@
  * handler), how its reply is shaped, and its REST route. The gRPC service, the REST routes
  * and VoiceRoomApi are all derived from these declarations.
  */
-import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { Database } from '../../adapters/sql/schema.js';
 import type { CommandResult } from '../../cell/cell.js';
 import type { VoiceRoomCommand, VoiceRoomState } from '../../domain/voice-room/types.js';
+import type { VoiceRoomStore } from './voice-store.js';
 
 /** The room a request names (and, for a command, its request id). */
 export interface RoomRequest {
@@ -19,7 +18,7 @@ export interface RoomRequest {
 
 /** What a handler may do: run a command or a query on the room's owner, read the catalog. */
 export interface CallContext {
-  readonly db: Kysely<Database>;
+  readonly store: VoiceRoomStore;
   /**
    * Runs `command` on the owner and shapes its result with `shape`. When the owner is another
    * node, `req` is forwarded and the owner's reply returned as it is (the owner shaped it).

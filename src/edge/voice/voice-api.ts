@@ -3,9 +3,7 @@
  * RPC as ./commands.ts declares it on the owner (here, or forwarded once to the owner's
  * advertise address) and shapes the reply. The gRPC server and the REST routes both call it.
  */
-import type { Kysely } from 'kysely';
 import type { z } from 'zod';
-import type { Database } from '../../adapters/sql/schema.js';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { CellKey } from '../../cell/lease.js';
 import type { CellDomain } from '../../cell/domain.js';
@@ -18,6 +16,7 @@ import type {
 import { declarationOf, type RpcName } from './commands.js';
 import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
 import { errors } from '../../shared/error-codes.js';
+import type { VoiceRoomStore } from './voice-store.js';
 
 /** Sends a call to the owner node; the owner must not forward it again. */
 export interface Forwarder {
@@ -38,7 +37,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     private readonly host: CellHost<T>,
     private readonly domain: CellDomain<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent, T>,
     private readonly forwarder: Forwarder,
-    private readonly db: Kysely<Database>,
+    private readonly store: VoiceRoomStore,
   ) {}
 
   /** Runs `method` with an untrusted request object. */
@@ -55,7 +54,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   /** What a declaration's handler may do in this call (`method`, with these options). */
   private contextOf(method: RpcName, options: CallOptions): CallContext {
     return {
-      db: this.db,
+      store: this.store,
       execute: async (req, command, shape) => {
         const routed = await this.host.execute(this.domain, keyOf(req), command, {
           ...optionsOf(options),

@@ -1,15 +1,9 @@
 /** The per-app gift catalog and the lobby list, read and written outside any cell. */
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../flavor.js';
+import type { Gift, LobbyEntry } from '../../../edge/voice/voice-store.js';
 import type { Database } from '../schema.js';
 import { errors } from '../../../shared/error-codes.js';
-
-export interface Gift {
-  readonly gift_id: string;
-  readonly name: string;
-  readonly price: number;
-  readonly active: boolean;
-}
 
 export async function listGifts(db: Kysely<Database>, appCode: string): Promise<Gift[]> {
   const rows = await db
@@ -81,15 +75,6 @@ export async function putGift(
     }
   }
   return gift;
-}
-
-export interface LobbyEntry {
-  readonly room_id: string;
-  readonly title: string;
-  readonly owner_user_id: string;
-  readonly online_count: number;
-  readonly mic_count: number;
-  readonly created_at_ms: number;
 }
 
 /** Active rooms, busiest first; `cursor` is the previous page's last position. */

@@ -11,6 +11,7 @@ import { refuse } from '../../../domain/voice-room/errors.js';
 import type { VoiceRoomCommand, VoiceRoomEvent } from '../../../domain/voice-room/types.js';
 import { AppError, type DomainError } from '../../../shared/errors.js';
 import { isUniqueViolation } from '../flavor.js';
+import type { TopUpResult } from '../../../edge/voice/voice-store.js';
 import type { Database } from '../schema.js';
 import { errors } from '../../../shared/error-codes.js';
 
@@ -121,11 +122,6 @@ async function credit(
     // Created concurrently: the row exists now, so the update applies.
     return credit(db, appCode, userId, amount, nowMs);
   }
-}
-
-export interface TopUpResult {
-  readonly balance: number;
-  readonly duplicate: boolean;
 }
 
 /** Admin top-up; the request id makes retries idempotent. */
