@@ -1,25 +1,22 @@
 /**
  * Wires event delivery into a node: the realtime bus (Redis in cluster mode, in-process
  * otherwise), the publisher the host calls after each commit, the WebSocket hub on the
- * HTTP server, the outbox relay and its retention sweep (unless ROOMS_OUTBOX_ENABLED=false)
- * and the outbox admin routes.
+ * HTTP server, and the outbox relay and its retention sweep (unless ROOMS_OUTBOX_ENABLED=false).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { MemoryRealtimeBus } from '../adapters/memory/memory-bus.js';
 import { RedisRealtimeBus } from '../adapters/redis/redis-bus.js';
-import type { SqlBackend } from '../adapters/sql/database.js';
 import type { CommittedBatch } from '../cell/cell.js';
 import { WsHub, type AuthenticateToken, type CanFollow } from '../edge/ws/hub.js';
-import { registerOutboxAdminRoutes } from '../outbox/admin-routes.js';
-import { DestinationPolicy } from '../outbox/destinations.js';
+import type { DestinationPolicy } from '../outbox/destinations.js';
 import { createOutboxMetrics } from '../outbox/metrics.js';
 import { OutboxRelay } from '../outbox/relay.js';
 import { OutboxRetention } from '../outbox/retention.js';
-import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
+import type { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { WebhookSink, webhookSinks } from '../outbox/webhook-sink.js';
-import { SqlWebhookDirectory } from '../outbox/webhooks.js';
+import type { SqlWebhookDirectory } from '../outbox/webhooks.js';
 import type { RealtimeBus } from '../realtime/bus.js';
 import type { FrameMapper } from '../realtime/frames.js';
 import { createRealtimeMetrics } from '../realtime/metrics.js';
@@ -51,15 +48,16 @@ const denyAll: CanFollow = () => Promise.resolve(false);
 
 export function wireDelivery(deps: {
   config: Config;
-  sql: SqlBackend;
   http: FastifyInstance;
+  /** The outbox's store, webhook directory and destination policy (the HTTP app's too). */
+  outbox: { store: SqlOutboxStore; webhooks: SqlWebhookDirectory; destinations: DestinationPolicy };
   authenticate: AuthenticateToken;
   registry: Registry;
   clock: Clock;
   logger: Logger;
   plugins?: DeliveryPlugins;
 }): Delivery {
-  const { config, sql, http, clock, logger, plugins = {} } = deps;
+  const { config, http, clock, logger, plugins = {} } = deps;
   const bus: RealtimeBus = config.redisUrl
     ? RedisRealtimeBus.connect(config.redisUrl, config.keyPrefix)
     : new MemoryRealtimeBus();
@@ -92,16 +90,7 @@ export function wireDelivery(deps: {
   hub.attach(http.server);
 
   const { outbox } = config;
-  const store = new SqlOutboxStore(sql);
-  const directory = new SqlWebhookDirectory(sql);
-  const destinations = new DestinationPolicy(outbox.webhookAllowPrivate);
-  registerOutboxAdminRoutes(http, {
-    store,
-    webhooks: directory,
-    clock,
-    adminToken: config.voice.adminToken,
-    destinations,
-  });
+  const { store, webhooks: directory, destinations } = deps.outbox;
   // Registered on every node: the oldest-pending gauge is the table's, relay or not.
   const outboxMetrics = createOutboxMetrics(deps.registry, () => store.oldestUndeliveredAtMs());
   const sink = new WebhookSink({ timeoutMs: outbox.webhookTimeoutMs, destinations });

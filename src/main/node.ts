@@ -2,17 +2,13 @@
  * The composition root: picks the adapters the config names and wires one node. Nothing
  * else in the code base chooses an adapter.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
-import { LoginThrottle } from '../accounts/login-throttle.js';
-import { BcryptPasswordHasher } from '../accounts/password.js';
 import { resolveJwtSecret } from '../accounts/secret.js';
-import { AccountsService } from '../accounts/service.js';
-import { JwtTokens } from '../accounts/tokens.js';
-import { SqlUserRepository } from '../accounts/user-repository.js';
+import type { AccountsService } from '../accounts/service.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { MemoryLeaseManager } from '../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../adapters/memory/memory-node-registry.js';
@@ -24,17 +20,17 @@ import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/da
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
-import { registerAuthRoutes } from '../edge/http/auth-routes.js';
-import { installEnvelopeErrors } from '../edge/http/envelope.js';
-import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
-import { registerOpsRoutes } from '../edge/http/ops-routes.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
+import { DestinationPolicy } from '../outbox/destinations.js';
+import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
+import { SqlWebhookDirectory } from '../outbox/webhooks.js';
 import { systemClock } from '../shared/clock.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
-import { WorkGate } from '../shared/work-gate.js';
+import { wireAccounts } from './accounts.js';
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
+import { buildHttpApp } from './http-app.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 
@@ -97,67 +93,36 @@ export async function startNode(
       onCommitted: (batch) => delivery?.onCommitted(batch),
     });
     collectDefaultMetrics({ register: host.metrics.registry });
-    const accounts = new AccountsService({
-      users: new SqlUserRepository(sql.db),
-      passwords: new BcryptPasswordHasher(config.accounts.bcryptCost),
-      tokens: new JwtTokens({
-        secret: jwtSecret,
-        ttlS: config.accounts.jwtTtlS,
-        clock: systemClock,
-      }),
-      clock: systemClock,
-      hashing: new WorkGate(config.accounts.hashConcurrency, config.accounts.hashMaxQueue),
-      throttle: new LoginThrottle(limiter, {
-        perAccount: {
-          limit: config.accounts.loginFailuresPerAccount,
-          windowMs: config.accounts.loginFailureWindowMs,
-        },
-        perAddress: {
-          limit: config.accounts.loginFailuresPerAddress,
-          windowMs: config.accounts.loginFailureWindowMs,
-        },
-      }),
-    });
+    const accounts = wireAccounts(config, sql, limiter, jwtSecret);
 
-    // Its serializers keep tokens out of logged URLs (`/ws?token=…`).
-    const httpLogger: FastifyBaseLogger = logger.child(
-      { module: 'http' },
-      { serializers: httpLogSerializers },
-    );
-    const http: FastifyInstance = Fastify({
-      loggerInstance: httpLogger,
-      // A hop count is supported at run time (proxy-addr), though Fastify's type omits it.
-      trustProxy: config.http.trustProxy as boolean | string,
-      genReqId: () => randomUUID(), // doubles as the envelope's trace_id
-      // Above the longest id the API accepts (128), so a too-long one gets the envelope's 400.
-      maxParamLength: 512,
-    });
-    installEnvelopeErrors(http);
-    acceptEmptyJsonBodies(http);
-    registerOpsRoutes(
-      http,
-      {
+    const voice = wireVoiceRooms({ config, host, sql, limiter });
+    closers.push(() => voice.close());
+    const outbox = {
+      store: new SqlOutboxStore(sql),
+      webhooks: new SqlWebhookDirectory(sql),
+      destinations: new DestinationPolicy(config.outbox.webhookAllowPrivate),
+    };
+    const http = buildHttpApp({
+      // Its serializers keep tokens out of logged URLs (`/ws?token=…`).
+      logger: logger.child({ module: 'http' }, { serializers: httpLogSerializers }),
+      trustProxy: config.http.trustProxy,
+      ops: {
         nodeId: config.nodeId,
         draining: () => host.isDraining,
         cellsLoaded: () => host.loadedCells.length,
       },
-      host.metrics.registry,
-    );
-    registerAuthRoutes(http, accounts);
-    const voice = await wireVoiceRooms({
-      config,
-      host,
-      sql,
-      http,
-      auth: accounts,
+      metrics: host.metrics.registry,
+      accounts,
+      voice,
+      adminToken: config.voice.adminToken,
+      outbox,
       clock: systemClock,
-      limiter,
     });
-    closers.push(() => voice.close());
+    await voice.startGrpc();
     const wired = wireDelivery({
       config,
-      sql,
       http,
+      outbox,
       authenticate: (token) => accounts.authenticate(token),
       registry: host.metrics.registry,
       clock: systemClock,

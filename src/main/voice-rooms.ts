@@ -1,45 +1,44 @@
 /**
- * Wires voice rooms into a node: the domain (with its SQL hooks) on the host, the gRPC
- * RoomService other nodes forward to, and the REST, TRTC callback and admin routes.
+ * Wires voice rooms into a node: the domain (with its SQL hooks) on the host, the API, its
+ * store and quota (which the HTTP app serves), and the gRPC RoomService other nodes call.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
-import type { Authenticator } from '../accounts/tokens.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
+import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import { voiceRoomWithSql } from '../adapters/sql/voice-room/index.js';
 import { sqlVoiceRoomStore } from '../adapters/sql/voice-room/store.js';
 import type { CellHost } from '../cell/host.js';
 import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service.js';
 import type { GrpcSecurity, GrpcTls } from '../edge/grpc/security.js';
-import { registerAdminRoutes } from '../edge/http/admin-routes.js';
-import { parseTrtcApps, registerTrtcCallback } from '../edge/http/trtc-callback.js';
-import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
+import { parseTrtcApps, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { CreationQuota } from '../edge/quotas.js';
 import { VoiceRoomApi } from '../edge/voice/voice-api.js';
-import type { Clock } from '../shared/clock.js';
+import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import type { Config } from './config.js';
 
 export interface VoiceRooms {
   readonly api: VoiceRoomApi;
-  /** The port the gRPC RoomService listens on. */
+  readonly store: VoiceRoomStore;
+  readonly createQuota: CreationQuota;
+  readonly trtcApps: readonly TrtcApp[];
+  /** Binds the gRPC RoomService; call before `host.start()`. */
+  startGrpc(): Promise<{ readonly port: number }>;
+  /** The port the gRPC RoomService listens on (once started). */
   readonly grpcPort: number;
   close(): Promise<void>;
 }
 
-/** Call before `host.start()`: the domain must be registered and gRPC bound first. */
-export async function wireVoiceRooms(deps: {
+/** The voice room's services: its domain (with SQL hooks) on the host, its API and store. */
+export function wireVoiceRooms(deps: {
   config: Config;
-  host: CellHost;
+  host: CellHost<SqlStoreTypes>;
   sql: SqlBackend;
-  http: FastifyInstance;
-  auth: Authenticator;
-  clock: Clock;
   /** Counters of the room-creation quota (Redis in a cluster). */
   limiter: RateLimiter;
-}): Promise<VoiceRooms> {
-  const { config, host, sql, http } = deps;
+}): VoiceRooms {
+  const { config, host, sql } = deps;
   const domain = voiceRoomWithSql(config.voice);
   host.register(domain);
   const security: GrpcSecurity = {
@@ -50,32 +49,34 @@ export async function wireVoiceRooms(deps: {
   const forwarder = new GrpcForwarder({ ...security, timeoutMs: config.grpc.forwardTimeoutMs });
   const store = sqlVoiceRoomStore(sql.db);
   const api = new VoiceRoomApi(host, domain, forwarder, store);
-  const grpc = await startRoomServiceServer(api, {
-    ...security,
-    host: config.grpc.host,
-    port: config.grpcPort,
-  });
   const { quotas } = config;
-  const quota = new CreationQuota(deps.limiter, {
+  const createQuota = new CreationQuota(deps.limiter, {
     kind: 'voice_room',
     label: '房间',
     rate: { limit: quotas.roomCreateLimit, windowMs: quotas.roomCreateWindowMs },
     maxOpen: quotas.maxOpenRoomsPerOwner,
     countOpen: (appCode, owner) => store.countOpenRooms(appCode, owner),
   });
-  registerVoiceRoutes(http, {
-    api,
-    auth: deps.auth,
-    store,
-    createQuota: quota,
-  });
-  registerTrtcCallback(http, { api, apps: parseTrtcApps(config.voice.trtcApps) });
-  registerAdminRoutes(http, { store, adminToken: config.voice.adminToken, clock: deps.clock });
+  let grpc: { port: number; close(): Promise<void> } | null = null;
   return {
     api,
-    grpcPort: grpc.port,
+    store,
+    createQuota,
+    trtcApps: parseTrtcApps(config.voice.trtcApps),
+    get grpcPort() {
+      if (!grpc) throw new Error('the gRPC RoomService is not started');
+      return grpc.port;
+    },
+    async startGrpc() {
+      grpc ??= await startRoomServiceServer(api, {
+        ...security,
+        host: config.grpc.host,
+        port: config.grpcPort,
+      });
+      return grpc;
+    },
     async close() {
-      await grpc.close();
+      await grpc?.close();
       forwarder.close();
     },
   };

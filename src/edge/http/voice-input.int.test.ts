@@ -4,13 +4,8 @@
  * API accepts is reachable; amounts past 2^53 are refused.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger } from '../../cell/testing/harness.js';
-import { loadConfig } from '../../main/config.js';
-import { startNode, type RoomsNode } from '../../main/node.js';
+import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
 
 const ADMIN = 'admin-token-for-input-tests';
 
@@ -20,8 +15,7 @@ interface Answer {
 }
 
 describe('voice-room REST refuses input that is not what it says', () => {
-  let dir: string;
-  let node: RoomsNode;
+  let app: TestHttpApp;
   const tokens: Record<string, string> = {};
   const ids: Record<string, string> = {};
   let roomId: string;
@@ -31,7 +25,7 @@ describe('voice-room REST refuses input that is not what it says', () => {
     url: string,
     opts: { as?: string; body?: unknown; admin?: boolean } = {},
   ): Promise<Answer> => {
-    const res = await node.http.inject({
+    const res = await app.http.inject({
       method,
       url: `/api/v1${url}`,
       headers: {
@@ -56,22 +50,8 @@ describe('voice-room REST refuses input that is not what it says', () => {
   };
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rooms-input-'));
-    node = await startNode(
-      loadConfig({
-        ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
-        ROOMS_HTTP_HOST: '127.0.0.1',
-        ROOMS_HTTP_PORT: '0',
-        ROOMS_GRPC_HOST: '127.0.0.1',
-        ROOMS_GRPC_PORT: '0',
-        ROOMS_ADMIN_TOKEN: ADMIN,
-        ROOMS_BCRYPT_COST: '4',
-        ROOMS_LOG_LEVEL: 'silent',
-        ROOMS_MEDIA_EMBEDDED: 'false',
-        ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
-      }),
-      silentLogger,
-    );
+    // The HTTP app alone: no port, gRPC server, relay or media server is started.
+    app = await startTestHttpApp({ ROOMS_ADMIN_TOKEN: ADMIN });
     for (const name of ['alice', 'bob']) {
       const user = await ok('POST', '/auth/register', {
         body: { username: name, password: 'secret123' },
@@ -88,8 +68,7 @@ describe('voice-room REST refuses input that is not what it says', () => {
     await ok('PUT', '/admin/gifts/rose', { admin: true, body: { name: 'Rose', price: 1 } });
   });
   after(async () => {
-    await node?.close();
-    await rm(dir, { recursive: true, force: true });
+    await app?.close();
   });
 
   it('seat_index must be a JSON integer: "1", "", true, [2], null and 1.5 change nothing', async () => {

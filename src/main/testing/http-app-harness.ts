@@ -1,0 +1,80 @@
+/**
+ * Test-only: the node's HTTP app on embedded SQLite and in-memory coordination, with its
+ * real services (one cell host, accounts, the voice-room API) but nothing listening: no
+ * HTTP port, no gRPC server, no outbox relay, no media server. REST tests `inject` into it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { MemoryLeaseManager } from '../../adapters/memory/memory-lease.js';
+import { MemoryNodeRegistry } from '../../adapters/memory/memory-node-registry.js';
+import { MemoryRateLimiter } from '../../adapters/memory/memory-rate-limiter.js';
+import { openSqlBackend } from '../../adapters/sql/database.js';
+import { SqlCellStore } from '../../adapters/sql/sql-cell-store.js';
+import { CellHost } from '../../cell/host.js';
+import { silentLogger } from '../../cell/testing/harness.js';
+import { DestinationPolicy } from '../../outbox/destinations.js';
+import { SqlOutboxStore } from '../../outbox/sql-outbox-store.js';
+import { SqlWebhookDirectory } from '../../outbox/webhooks.js';
+import { systemClock } from '../../shared/clock.js';
+import { wireAccounts } from '../accounts.js';
+import { loadConfig } from '../config.js';
+import { buildHttpApp } from '../http-app.js';
+import { wireVoiceRooms } from '../voice-rooms.js';
+
+export interface TestHttpApp {
+  readonly http: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** `env` adds to (or overrides) a minimal embedded configuration. */
+export async function startTestHttpApp(env: Record<string, string> = {}): Promise<TestHttpApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'rooms-http-'));
+  const config = loadConfig({
+    ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
+    ROOMS_BCRYPT_COST: '4',
+    ROOMS_LOG_LEVEL: 'silent',
+    ROOMS_JWT_SECRET: 'http-app-test-secret-0123456789abcdef',
+    ...env,
+  });
+  const sql = await openSqlBackend(config.db.url);
+  const limiter = new MemoryRateLimiter({ clock: systemClock });
+  const host = new CellHost(
+    { nodeId: 'http-test', advertiseAddr: '127.0.0.1:1', ...config.cell },
+    {
+      store: new SqlCellStore(sql),
+      lease: new MemoryLeaseManager({ clock: systemClock }),
+      registry: new MemoryNodeRegistry({ clock: systemClock }),
+      clock: systemClock,
+      logger: silentLogger,
+    },
+  );
+  const accounts = wireAccounts(config, sql, limiter, config.accounts.jwtSecret!);
+  const voice = wireVoiceRooms({ config, host, sql, limiter });
+  const http = buildHttpApp({
+    logger: silentLogger,
+    ops: { nodeId: 'http-test', draining: () => host.isDraining, cellsLoaded: () => 0 },
+    metrics: host.metrics.registry,
+    accounts,
+    voice,
+    adminToken: config.voice.adminToken,
+    outbox: {
+      store: new SqlOutboxStore(sql),
+      webhooks: new SqlWebhookDirectory(sql),
+      destinations: new DestinationPolicy(),
+    },
+    clock: systemClock,
+  });
+  await host.start();
+  return {
+    http,
+    async close() {
+      await host.drain();
+      await http.close();
+      await voice.close();
+      await sql.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
