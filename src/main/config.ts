@@ -1,16 +1,29 @@
 /**
- * The only place that reads the environment. Produces one typed, validated, frozen
- * object; a bad value is a startup error naming the variable.
+ * Reads a rooms node's environment (the standalone media server: src/media-server/config.ts)
+ * into one typed, validated, frozen object; a bad value is a startup error naming the variable.
  */
 import { isIP } from 'node:net';
-import { availableParallelism, hostname } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import type { MediaServerOptions } from '../media-server/options.js';
+import {
+  mediaServerOptions,
+  mediaServerRules,
+  mediaServerVariables,
+  type MediaServerSettings,
+} from '../media-server/config.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
+import {
+  deepFreeze,
+  defaultNodeId,
+  flag,
+  int,
+  logLevelVariable,
+  nodeIdVariable,
+  parseEnv,
+} from '../shared/env.js';
 
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.coerce.number().int().min(min).max(max);
-const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+export { ConfigError } from '../shared/env.js';
+
 /** Fastify's `trustProxy`: false, true, a hop count, or addresses/CIDRs of the proxies. */
 const trustProxy = z
   .string()
@@ -26,10 +39,7 @@ const trustProxy = z
 
 /** Every `ROOMS_*` variable, its default and its meaning (the README table mirrors this). */
 const schema = z.object({
-  ROOMS_NODE_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'letters, digits, dot, dash or underscore (1-64)')
-    .optional(),
+  ROOMS_NODE_ID: nodeIdVariable,
   ROOMS_ADVERTISE_ADDR: z
     .string()
     .regex(/^[^\s:]+:\d{1,5}$/, 'host:port of this instance')
@@ -89,19 +99,8 @@ const schema = z.object({
     .string()
     .regex(/^https?:\/\/[^\s/]+\/?$/, 'http://host:port of a media server')
     .optional(),
-  ROOMS_MEDIA_HOST: z.string().min(1).default('127.0.0.1'),
-  ROOMS_MEDIA_PORT: int(0, 65535).default(7070),
-  ROOMS_MEDIA_INTERNAL_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
-  ROOMS_MEDIA_WORKERS: int(1, 64).optional(),
-  ROOMS_MEDIA_WORKER_BIN: z.string().min(1).optional(),
-  ROOMS_MEDIA_LISTEN_IP: z.union([z.ipv4(), z.ipv6()]).default('127.0.0.1'),
-  ROOMS_MEDIA_ANNOUNCED_ADDRESS: z
-    .string()
-    .regex(/^[A-Za-z0-9.:-]{1,253}$/, 'an IP address or a host name')
-    .optional(),
-  ROOMS_MEDIA_RTC_MIN_PORT: int(1024, 65535).default(40000),
-  ROOMS_MEDIA_RTC_MAX_PORT: int(1024, 65535).default(49999),
-  ROOMS_MEDIA_WEBRTC_SERVER_PORT: int(1024, 65535).optional(),
+  // The media server's own variables (ROOMS_MEDIA_HOST, _PORT, _INTERNAL_TOKEN, _WORKERS…).
+  ...mediaServerVariables,
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
   ROOMS_OUTBOX_ENABLED: flag.default(true),
@@ -134,24 +133,15 @@ const schema = z.object({
   ROOMS_ROOM_CREATE_LIMIT: int(0, 1_000_000).default(30),
   ROOMS_ROOM_CREATE_WINDOW_S: int(1, 86_400).default(60),
   ROOMS_MAX_OPEN_ROOMS_PER_OWNER: int(0, 1_000_000).default(100),
-  ROOMS_LOG_LEVEL: z
-    .enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'])
-    .default('info'),
+  ROOMS_LOG_LEVEL: logLevelVariable,
 });
 
-/** Media settings that only make sense together. */
+/** The media server's own rules, and the node's: a separate server needs the shared token. */
 function mediaRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
-  const issue = (path: string, message: string) =>
-    ctx.addIssue({ code: 'custom', path: [path], message });
-  if (e.ROOMS_MEDIA_RTC_MIN_PORT > e.ROOMS_MEDIA_RTC_MAX_PORT) {
-    issue('ROOMS_MEDIA_RTC_MIN_PORT', 'must not exceed ROOMS_MEDIA_RTC_MAX_PORT');
-  }
-  const workers = e.ROOMS_MEDIA_WORKERS ?? availableParallelism();
-  if (e.ROOMS_MEDIA_WEBRTC_SERVER_PORT && e.ROOMS_MEDIA_WEBRTC_SERVER_PORT + workers > 65536) {
-    issue('ROOMS_MEDIA_WEBRTC_SERVER_PORT', `needs ${workers} ports (one per worker) up to 65535`);
-  }
+  mediaServerRules(e, ctx);
   if (!e.ROOMS_MEDIA_EMBEDDED && !e.ROOMS_MEDIA_INTERNAL_TOKEN) {
-    issue('ROOMS_MEDIA_INTERNAL_TOKEN', 'required when ROOMS_MEDIA_EMBEDDED=false');
+    const message = 'required when ROOMS_MEDIA_EMBEDDED=false';
+    ctx.addIssue({ code: 'custom', path: ['ROOMS_MEDIA_INTERNAL_TOKEN'], message });
   }
 }
 
@@ -291,7 +281,7 @@ export interface Config {
     /** Close calls are tried `closeRetry + 1` times (200 ms, then 500 ms apart). */
     readonly closeRetry: number;
     /** The media server's own settings (embedded, or `npm run start:media`). */
-    readonly server: Omit<MediaServerOptions, 'internalToken'>;
+    readonly server: MediaServerSettings;
   };
   /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
   readonly outbox: {
@@ -331,25 +321,10 @@ export interface Config {
   readonly logLevel: string;
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  const parsed = checked.safeParse(
-    Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('ROOMS_') && v !== '')),
-  );
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(checked, env);
   return deepFreeze({
-    nodeId:
-      e.ROOMS_NODE_ID ??
-      `${hostname()
-        .replace(/[^A-Za-z0-9._-]/g, '-')
-        .slice(0, 50)}-${e.ROOMS_HTTP_PORT}`,
+    nodeId: e.ROOMS_NODE_ID ?? defaultNodeId(e.ROOMS_HTTP_PORT),
     advertiseAddr: e.ROOMS_ADVERTISE_ADDR ?? `127.0.0.1:${e.ROOMS_GRPC_PORT}`,
     http: {
       host: e.ROOMS_HTTP_HOST,
@@ -405,18 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       internalToken: e.ROOMS_MEDIA_INTERNAL_TOKEN ?? null,
       timeoutMs: e.ROOMS_MEDIA_TIMEOUT_MS,
       closeRetry: e.ROOMS_MEDIA_CLOSE_RETRY,
-      server: {
-        host: e.ROOMS_MEDIA_HOST,
-        port: e.ROOMS_MEDIA_PORT,
-        workers: e.ROOMS_MEDIA_WORKERS ?? availableParallelism(),
-        workerBin: e.ROOMS_MEDIA_WORKER_BIN ?? null,
-        listenIp: e.ROOMS_MEDIA_LISTEN_IP,
-        announcedAddress: e.ROOMS_MEDIA_ANNOUNCED_ADDRESS ?? null,
-        rtcMinPort: e.ROOMS_MEDIA_RTC_MIN_PORT,
-        rtcMaxPort: e.ROOMS_MEDIA_RTC_MAX_PORT,
-        webRtcServerPort: e.ROOMS_MEDIA_WEBRTC_SERVER_PORT ?? null,
-        workerLogLevel: 'warn',
-      },
+      server: mediaServerOptions(e),
     },
     outbox: {
       enabled: e.ROOMS_OUTBOX_ENABLED,
@@ -447,9 +411,4 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     logLevel: e.ROOMS_LOG_LEVEL,
   });
-}
-
-function deepFreeze<T extends object>(value: T): T {
-  for (const v of Object.values(value)) if (v && typeof v === 'object') deepFreeze(v as object);
-  return Object.freeze(value);
 }

@@ -1,23 +1,17 @@
 /**
- * `npm run start:media`: a standalone media server configured by the `ROOMS_MEDIA_*`
- * variables (read through src/main/config.ts). SIGTERM/SIGINT close it.
+ * `npm run start:media`: a standalone media server configured by its own variables only
+ * (./config.ts: `ROOMS_MEDIA_*`, `ROOMS_NODE_ID`, `ROOMS_LOG_LEVEL`; the rooms node's settings
+ * are ignored). A bad or missing one exits 2 naming it. SIGTERM/SIGINT close it.
  */
 import pino from 'pino';
-import { ConfigError, loadConfig } from '../main/config.js';
+import { ConfigError } from '../shared/env.js';
+import { loadMediaServerConfig } from './config.js';
 import { startMediaServer } from './server.js';
 
 async function main(): Promise<void> {
   let config;
-  let internalToken: string;
   try {
-    config = loadConfig(process.env);
-    // A standalone server is reached by other processes: they must share the token.
-    if (!config.media.internalToken) {
-      throw new ConfigError(
-        'invalid configuration:\n  ROOMS_MEDIA_INTERNAL_TOKEN: required for a standalone media server',
-      );
-    }
-    internalToken = config.media.internalToken;
+    config = loadMediaServerConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -26,7 +20,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = pino({ level: config.logLevel, base: { node: `${config.nodeId}-media` } });
-  const server = await startMediaServer({ ...config.media.server, internalToken }, logger);
+  const server = await startMediaServer(config.server, logger);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

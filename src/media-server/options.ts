@@ -1,6 +1,6 @@
 /**
- * What the media server needs to run. `src/main/config.ts` reads the `ROOMS_MEDIA_*`
- * variables and maps them to this; tests build it directly.
+ * What the media server needs to run. ./config.ts maps the `ROOMS_MEDIA_*` variables to
+ * this (standalone, and for the rooms node's embedded server); tests build it directly.
  */
 import type { types } from 'mediasoup';
 

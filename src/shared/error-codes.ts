@@ -62,6 +62,8 @@ export const errors = defineErrors({
   BAD_REQUEST: ['validation', '参数错误: %s'],
   BALANCE_LIMIT: ['validation', 'a balance cannot pass %s'],
   REQUEST_ID_REUSED: ['conflict', 'request_id was used for another operation'],
+  /** A REST path no route matches. */
+  NO_ROUTE: ['not_found', 'not found'],
   // Who calls.
   UNAUTHENTICATED: ['unauthenticated', 'a valid cluster credential is required'],
   TOKEN_MISSING: ['unauthenticated', '未登录或登录已过期'],

@@ -1,0 +1,110 @@
+/**
+ * The media server's own variables (`ROOMS_MEDIA_*` of the server), declared once: the
+ * standalone server (`npm run start:media`, ./main.ts) reads them with
+ * {@link loadMediaServerConfig}, and the rooms node (src/main/config.ts) merges the same
+ * shape, rules and mapping into its own schema for the embedded server. Nothing here reads a
+ * variable of the rooms node, so a media server starts whatever the node's settings are.
+ */
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import {
+  deepFreeze,
+  defaultNodeId,
+  int,
+  logLevelVariable,
+  nodeIdVariable,
+  parseEnv,
+} from '../shared/env.js';
+import type { MediaServerOptions } from './options.js';
+
+/** Every variable of a media server, its default and its check (README's table mirrors it). */
+export const mediaServerVariables = {
+  ROOMS_MEDIA_HOST: z.string().min(1).default('127.0.0.1'),
+  ROOMS_MEDIA_PORT: int(0, 65535).default(7070),
+  ROOMS_MEDIA_INTERNAL_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+  ROOMS_MEDIA_WORKERS: int(1, 64).optional(),
+  ROOMS_MEDIA_WORKER_BIN: z.string().min(1).optional(),
+  ROOMS_MEDIA_LISTEN_IP: z.union([z.ipv4(), z.ipv6()]).default('127.0.0.1'),
+  ROOMS_MEDIA_ANNOUNCED_ADDRESS: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]{1,253}$/, 'an IP address or a host name')
+    .optional(),
+  ROOMS_MEDIA_RTC_MIN_PORT: int(1024, 65535).default(40000),
+  ROOMS_MEDIA_RTC_MAX_PORT: int(1024, 65535).default(49999),
+  ROOMS_MEDIA_WEBRTC_SERVER_PORT: int(1024, 65535).optional(),
+};
+
+/** A media server's settings but its token (the embedded one may make up its own). */
+export type MediaServerSettings = Omit<MediaServerOptions, 'internalToken'>;
+
+/** The parsed variables (also a part of the rooms node's parsed environment). */
+export type MediaServerEnv = z.infer<z.ZodObject<typeof mediaServerVariables>>;
+
+const workersOf = (e: MediaServerEnv) => e.ROOMS_MEDIA_WORKERS ?? availableParallelism();
+
+/** The media server's settings that only make sense together. */
+export function mediaServerRules(e: MediaServerEnv, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  if (e.ROOMS_MEDIA_RTC_MIN_PORT > e.ROOMS_MEDIA_RTC_MAX_PORT) {
+    issue('ROOMS_MEDIA_RTC_MIN_PORT', 'must not exceed ROOMS_MEDIA_RTC_MAX_PORT');
+  }
+  const workers = workersOf(e);
+  if (e.ROOMS_MEDIA_WEBRTC_SERVER_PORT && e.ROOMS_MEDIA_WEBRTC_SERVER_PORT + workers > 65536) {
+    issue('ROOMS_MEDIA_WEBRTC_SERVER_PORT', `needs ${workers} ports (one per worker) up to 65535`);
+  }
+}
+
+/** The parsed variables as {@link MediaServerOptions}; the token is the caller's business. */
+export function mediaServerOptions(e: MediaServerEnv): MediaServerSettings {
+  return {
+    host: e.ROOMS_MEDIA_HOST,
+    port: e.ROOMS_MEDIA_PORT,
+    workers: workersOf(e),
+    workerBin: e.ROOMS_MEDIA_WORKER_BIN ?? null,
+    listenIp: e.ROOMS_MEDIA_LISTEN_IP,
+    announcedAddress: e.ROOMS_MEDIA_ANNOUNCED_ADDRESS ?? null,
+    rtcMinPort: e.ROOMS_MEDIA_RTC_MIN_PORT,
+    rtcMaxPort: e.ROOMS_MEDIA_RTC_MAX_PORT,
+    webRtcServerPort: e.ROOMS_MEDIA_WEBRTC_SERVER_PORT ?? null,
+    workerLogLevel: 'warn',
+  };
+}
+
+/** What `npm run start:media` runs with. */
+export interface MediaServerConfig {
+  /** `ROOMS_NODE_ID`, else `<hostname>-<ROOMS_MEDIA_PORT>`; logs name the process `<id>-media`. */
+  readonly nodeId: string;
+  readonly logLevel: string;
+  readonly server: MediaServerOptions;
+}
+
+const standaloneSchema = z
+  .object({
+    ROOMS_NODE_ID: nodeIdVariable,
+    ROOMS_LOG_LEVEL: logLevelVariable,
+    ...mediaServerVariables,
+  })
+  .superRefine((e, ctx) => {
+    mediaServerRules(e, ctx);
+    // A standalone server is reached by other processes: they must share the token.
+    if (!e.ROOMS_MEDIA_INTERNAL_TOKEN) {
+      const message = 'required for a standalone media server';
+      ctx.addIssue({ code: 'custom', path: ['ROOMS_MEDIA_INTERNAL_TOKEN'], message });
+    }
+  });
+
+/**
+ * The standalone media server's configuration from `env`. Throws a ConfigError (one line
+ * per bad variable) on a bad value or a missing `ROOMS_MEDIA_INTERNAL_TOKEN`.
+ */
+export function loadMediaServerConfig(env: NodeJS.ProcessEnv): MediaServerConfig {
+  const e = parseEnv(standaloneSchema, env);
+  // parseEnv only returns once the rule above has seen the token.
+  const internalToken = e.ROOMS_MEDIA_INTERNAL_TOKEN ?? '';
+  return deepFreeze({
+    nodeId: e.ROOMS_NODE_ID ?? defaultNodeId(e.ROOMS_MEDIA_PORT),
+    logLevel: e.ROOMS_LOG_LEVEL,
+    server: { ...mediaServerOptions(e), internalToken },
+  });
+}
