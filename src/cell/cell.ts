@@ -20,36 +20,15 @@ import {
   type DecidedBatch,
   type Outcome,
 } from './batch.js';
+import type { CellEvents, CloseReason } from './cell-events.js';
 import type { CellStore, StoreTypes } from './cell-store.js';
-import type { CellDomain, Command, DecidedEntry, DomainEvent } from './domain.js';
+import type { CellDomain, Command, DomainEvent } from './domain.js';
 import type { RoomEventEnvelope } from './envelope.js';
 import type { CellKey } from './lease.js';
 import type { CellMetrics } from './metrics.js';
 
 export type { CommandResult } from './batch.js';
-
-/** What one commit made durable, announced right after COMMIT. */
-export interface CommittedBatch {
-  readonly key: CellKey;
-  readonly kind: string;
-  /** The room version after the batch. */
-  readonly version: number;
-  readonly entries: readonly DecidedEntry<Command, DomainEvent>[];
-  /** The batch's outbox envelopes, in order: the realtime frames' payload. */
-  readonly envelopes: readonly RoomEventEnvelope[];
-}
-
-/**
- * Why a cell stopped. `fenced`: another owner took over or a commit's outcome is unknown
- * (reload from SQL). `deactivated`: idle or drained, snapshot written and lease released.
- * `aborted`: the host stopped as if the process died. `not_created`: a refused creation.
- */
-export type CloseReason = 'fenced' | 'deactivated' | 'aborted' | 'not_created';
-
-export interface CellEvents {
-  commit: [batch: CommittedBatch];
-  close: [reason: CloseReason, detail: string];
-}
+export type { CellEvents, CloseReason, CommittedBatch } from './cell-events.js';
 
 export interface CellDeps<T extends StoreTypes> {
   readonly store: CellStore<T>;

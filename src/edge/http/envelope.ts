@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, RateLimitedError, type ErrorKind } from '../../shared/errors.js';
+import { errors } from '../../shared/error-codes.js';
 
 const STATUS: Record<ErrorKind, number> = {
   unauthenticated: 401,
@@ -87,13 +88,14 @@ export function installEnvelopeErrors(app: FastifyInstance): void {
         reply,
         e.statusCode ?? 400,
         e.message ?? 'bad request',
-        'VALIDATION',
+        errors.VALIDATION.code,
       );
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, 500, '服务器内部错误', 'INTERNAL');
+    // The client sees a fixed text; what went wrong stays in the log.
+    return sendError(request, reply, 500, '服务器内部错误', errors.INTERNAL.code);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, 404, 'not found', 'NO_ROUTE'),
+    sendError(request, reply, 404, errors.NO_ROUTE().message, errors.NO_ROUTE.code),
   );
 }
