@@ -10,7 +10,7 @@ import type { Registry } from 'prom-client';
 import type { AccountsService } from '../accounts/service.js';
 import { registerAdminRoutes } from '../edge/http/admin-routes.js';
 import { registerAuthRoutes } from '../edge/http/auth-routes.js';
-import { installEnvelopeErrors } from '../edge/http/envelope.js';
+import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';

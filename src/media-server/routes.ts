@@ -8,7 +8,7 @@
  * state, 503 no worker.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendOk } from './envelope.js';
+import { sendOk } from '../shared/http-envelope.js';
 import { secretEquals } from '../shared/secrets.js';
 import type { MediaEventBus } from './events.js';
 import type { MediaRegistry, RouterEntry } from './media-registry.js';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { installEnvelopeErrors } from './envelope.js';
+import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { MediaEventBus } from './events.js';
 import { MediaRegistry } from './media-registry.js';
 import { loadMediasoup } from './mediasoup-loader.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { openSqlBackend, type SqlBackend } from '../adapters/sql/database.js';
-import { installEnvelopeErrors } from '../edge/http/envelope.js';
+import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { systemClock } from '../shared/clock.js';
 import { registerOutboxAdminRoutes } from './admin-routes.js';
 import { SqlOutboxStore } from './sql-outbox-store.js';

@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { sendOk } from '../edge/http/envelope.js';
+import { sendOk } from '../shared/http-envelope.js';
 import type { Clock } from '../shared/clock.js';
 import { secretEquals } from '../shared/secrets.js';
 import { DestinationPolicy } from './destinations.js';

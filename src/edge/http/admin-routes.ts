@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../shared/clock.js';
 import { secretEquals } from '../../shared/secrets.js';
-import { sendOk } from './envelope.js';
+import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from '../voice/voice-store.js';
 

@@ -19,7 +19,7 @@ import { systemClock } from '../../shared/clock.js';
 import { rawRequest } from '../../testing/raw-http.js';
 import { sqlVoiceRoomStore } from '../../adapters/sql/voice-room/store.js';
 import { registerAdminRoutes } from './admin-routes.js';
-import { installEnvelopeErrors } from './envelope.js';
+import { installEnvelopeErrors } from '../../shared/http-envelope.js';
 
 const TOKEN = 'admin-token-for-tests-0123456789';
 

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import type { AccountsService, User } from '../../accounts/service.js';
 import type { AuthIdentity, Authenticator } from '../../accounts/tokens.js';
 import { parseAppCode } from '../../accounts/validation.js';
-import { envelopeTime, sendOk } from './envelope.js';
+import { envelopeTime, sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
 
 declare module 'fastify' {

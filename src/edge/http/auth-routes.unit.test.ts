@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import type { AuthIdentity, Authenticator } from '../../accounts/tokens.js';
 import { authOf, bearerTokenOf, requireAuth } from './auth-routes.js';
-import { installEnvelopeErrors, sendOk } from './envelope.js';
+import { installEnvelopeErrors, sendOk } from '../../shared/http-envelope.js';
 
 const alice: AuthIdentity = { userId: '7', appCode: 'default', username: 'alice' };
 

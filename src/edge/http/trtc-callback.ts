@@ -12,7 +12,7 @@ import { AppError } from '../../shared/errors.js';
 import { secretEquals } from '../../shared/secrets.js';
 import type { RpcName } from '../voice/commands.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
-import { httpStatusOf } from './envelope.js';
+import { httpStatusOf } from '../../shared/http-envelope.js';
 
 export interface TrtcApp {
   readonly sdkAppId: string;

@@ -13,7 +13,7 @@ import { declarationOf, rpcNames } from '../voice/commands.js';
 import type { Body, RestRoute } from '../voice/declaration.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
-import { sendOk } from './envelope.js';
+import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from '../voice/voice-store.js';
 

@@ -1,13 +1,12 @@
 /**
- * The media server's REST envelope: the project's wire format (the same as the rooms node's
- * REST edge, src/edge/http/envelope.ts), kept here so the media server depends on no part of
- * the node. Success: `{code: 0, message: 'success', data, trace_id, time}`; failure:
- * `{code: <HTTP status>, message, reason, trace_id, time}`, the status fixed by the error's
- * kind.
+ * The REST response envelope of the contract, `{code, message, data, trace_id, time}`, and
+ * the one place where the error taxonomy becomes HTTP. `code` equals the HTTP status on
+ * failure and is 0 on success. Shared by the rooms node's REST edge and the media server,
+ * which speak the same wire format and depend on nothing of each other.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../shared/error-codes.js';
-import { AppError, RateLimitedError, type ErrorKind } from '../shared/errors.js';
+import { AppError, RateLimitedError, type ErrorKind } from './errors.js';
+import { errors } from './error-codes.js';
 
 const STATUS: Record<ErrorKind, number> = {
   unauthenticated: 401,
@@ -21,17 +20,17 @@ const STATUS: Record<ErrorKind, number> = {
   internal: 500,
 };
 
-/** What a 500 says: the cause goes to the log only. */
-const INTERNAL_MESSAGE = '服务器内部错误';
+export function httpStatusOf(kind: ErrorKind): number {
+  return STATUS[kind];
+}
 
 /** `2026-04-21 16:30:00` in local time, as the contract shows. */
-function envelopeTime(date = new Date()): string {
+export function envelopeTime(date = new Date()): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())} ${p(date.getHours())}:${p(date.getMinutes())}:${p(date.getSeconds())}`;
 }
 
-/** The caller's `X-Trace-Id` (up to 64 characters), else the request id. */
-function traceIdOf(request: FastifyRequest): string {
+export function traceIdOf(request: FastifyRequest): string {
   const header = request.headers['x-trace-id'];
   return typeof header === 'string' && header.length > 0 && header.length <= 64
     ? header
@@ -53,32 +52,26 @@ export function sendOk(
   });
 }
 
-function sendError(
+export function sendError(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
   message: string,
-  reason: string,
+  reason?: string,
 ): FastifyReply {
   return reply.code(status).send({
     code: status,
     message,
-    reason,
+    ...(reason ? { reason } : {}),
     trace_id: traceIdOf(request),
     time: envelopeTime(),
   });
 }
 
-function sendAppError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
-  if (error instanceof RateLimitedError) reply.header('retry-after', error.retryAfterS);
-  return sendError(request, reply, STATUS[error.kind], error.message, error.code);
-}
-
 /**
- * Maps every error a route throws to the envelope: an AppError by its kind (its message and
- * code kept), Fastify's own refusals (schema, body parsing, size) to their 4xx with
- * `VALIDATION`, anything else to 500 with a generic message (the details go to the log).
- * A path no route matches is a 404 `NO_ROUTE`.
+ * Maps every error thrown by a route to the envelope: AppError by its kind (message kept:
+ * the seed's text where it has one), Fastify's schema errors to 400, the rest to 500 with a
+ * generic message (the details go to the log only).
  */
 export function installEnvelopeErrors(app: FastifyInstance): void {
   app.setErrorHandler((error, request, reply) => {
@@ -86,15 +79,24 @@ export function installEnvelopeErrors(app: FastifyInstance): void {
       if (error.kind === 'internal' || error.kind === 'unavailable') {
         request.log.warn({ err: error }, 'request failed');
       }
-      return sendAppError(request, reply, error);
+      if (error instanceof RateLimitedError) reply.header('retry-after', error.retryAfterS);
+      return sendError(request, reply, httpStatusOf(error.kind), error.message, error.code);
     }
     const e = error as { validation?: unknown; statusCode?: number; message?: string };
     if (e.validation || (e.statusCode && e.statusCode >= 400 && e.statusCode < 500)) {
-      const status = e.statusCode ?? 400;
-      return sendError(request, reply, status, e.message ?? 'bad request', errors.VALIDATION.code);
+      return sendError(
+        request,
+        reply,
+        e.statusCode ?? 400,
+        e.message ?? 'bad request',
+        errors.VALIDATION.code,
+      );
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(request, reply, 500, INTERNAL_MESSAGE, errors.INTERNAL.code);
+    // The client sees a fixed text; what went wrong stays in the log.
+    return sendError(request, reply, 500, '服务器内部错误', errors.INTERNAL.code);
   });
-  app.setNotFoundHandler((request, reply) => sendAppError(request, reply, errors.NO_ROUTE()));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, 404, errors.NO_ROUTE().message, errors.NO_ROUTE.code),
+  );
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { AppError } from '../../shared/errors.js';
-import { envelopeTime, installEnvelopeErrors, sendOk } from './envelope.js';
+import { AppError } from './errors.js';
+import { envelopeTime, installEnvelopeErrors, sendOk } from './http-envelope.js';
 
 function app() {
   const a = Fastify();
