@@ -121,7 +121,7 @@ describe('CreateMeeting', () => {
     }
     // 200 characters (code points, so 200 emoji are fine) and surrounding spaces are kept.
     for (const ok of ['😀'.repeat(200), ' 周会 ']) {
-      const [first] = given().when(create({ title: ok })).result as { title?: string }[];
+      const [first] = given().when(create({ title: ok })).result as readonly { title?: string }[];
       assert.equal(first?.title, ok);
     }
   });

@@ -24,8 +24,8 @@ export function initialMeeting(): MeetingState {
 }
 
 export function evolveMeeting(state: MeetingState, event: MeetingEvent): MeetingState {
-  // Every event is activity: the stale cleanup counts from the last one.
-  const touched = { ...state, last_activity_ms: event.at_ms };
+  // The stale cleanup counts from the last activity: every event but a timer's own.
+  const touched = isActivity(event) ? { ...state, last_activity_ms: event.at_ms } : state;
   switch (event.type) {
     case 'MeetingCreated':
       return {
@@ -117,6 +117,22 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
       return touched;
     default:
       return assertNever(event);
+  }
+}
+
+/**
+ * Whether an event is activity for the stale cleanup: everything a command causes, not
+ * what the host grace timer does on its own (a timer that fired must not keep the meeting
+ * alive; the endings need no activity).
+ */
+function isActivity(event: MeetingEvent): boolean {
+  switch (event.type) {
+    case 'HostGraceExpired':
+      return false;
+    case 'HostChanged':
+      return event.auto_reason !== 'host_grace_expired';
+    default:
+      return true;
   }
 }
 

@@ -77,7 +77,7 @@ export interface MeetingState {
   readonly empty_deadline_ms: number | null;
   /** Set while the host has no live WebSocket: when the host moves (`host_grace_expired`). */
   readonly host_grace: { readonly user_id: string; readonly deadline_ms: number } | null;
-  /** ctx.nowMs of the last command that changed something; stale after settings.staleMs. */
+  /** When the last command changed something (timers do not count); stale after staleMs. */
   readonly last_activity_ms: number | null;
 }
 
