@@ -85,7 +85,7 @@ function checkStep(
   if (alarm) {
     const fired = kind.decide(after, alarm, ctx({ nowMs: world.nowMs }));
     assert.ok(!isDomainError(fired) && fired.length > 0, 'a due alarm makes progress');
-    const next = fired.reduce(kind.evolve, after);
+    const next = fired.reduce((s, e) => kind.evolve(s, e), after);
     assert.deepEqual(kind.decide(next, alarm, ctx({ nowMs: world.nowMs })), [], 'fires once');
   }
 }

@@ -17,7 +17,9 @@ type User = (typeof USERS)[number];
 
 /** A command, or the timer worker waking exactly at the next deadline. */
 export type Spec =
-  { readonly t: 'command'; readonly command: MeetingCommand } | { readonly t: 'alarm' };
+  | { readonly t: 'command'; readonly command: MeetingCommand }
+  /** `far`: also wake for the stale deadline hours away (rarely, or every meeting goes stale). */
+  | { readonly t: 'alarm'; readonly far: boolean };
 
 export interface Step {
   /** Time passing before the step: mostly short, sometimes past a TTL or the stale limit. */
