@@ -1,0 +1,69 @@
+/**
+ * The meeting as a room kind (`meeting`): the pure decider plus what the runtime asks of a
+ * room kind. One cell is one meeting; the edge should key it by the room code, so a
+ * `:code` route reaches its cell directly.
+ *
+ * What the edge must do around it (none of it belongs in a pure decider):
+ * - bcrypt the create password, and verify the join password against `password_hash`
+ *   (read from the cell), after the lock check of its KeyValue counter; the verdict goes in
+ *   JoinMeeting.password (see decide-membership.ts for the order);
+ * - keep the single-meeting index (invariant 6) and pass `in_other_meeting`;
+ * - retry CreateMeeting with a new code on ROOM_CODE_CONFLICT (5 tries in all);
+ * - invite tokens (INVITE_EXPIRED) live entirely at the edge;
+ * - tell the cell about WebSocket presence (MarkSocketLive / MarkSocketsGone);
+ * - map events to broadcasts: MemberJoined → meeting.member.joined; MemberLeft →
+ *   meeting.member.left (and, for reason `kicked`, meeting.member.kicked to that user
+ *   alone); HostChanged → meeting.host.changed; MeetingEnded → meeting.room.ended plus
+ *   CloseRouter; MemberStateChanged → meeting.member.state.changed; ChatSent → meeting.chat.
+ */
+import type { RoomKind } from '../decider.js';
+import { decideMeeting, nextMeetingDeadline } from './decide.js';
+import { refuse } from './errors.js';
+import { evolveMeeting, initialMeeting } from './evolve.js';
+import type { MeetingCommand, MeetingEvent, MeetingSettings, MeetingState } from './types.js';
+import { replyOf } from './view.js';
+
+export type MeetingKind = RoomKind<MeetingState, MeetingCommand, MeetingEvent>;
+
+export const defaultMeetingSettings: MeetingSettings = Object.freeze({
+  emptyTtlMs: 300_000,
+  hostGraceMs: 30_000,
+  staleMs: 4 * 60 * 60 * 1000,
+  maxMembersCap: 8,
+});
+
+export function meetingKind(settings: MeetingSettings = defaultMeetingSettings): MeetingKind {
+  return {
+    kind: 'meeting',
+    initialState: initialMeeting,
+    decide: (state, command, ctx) => decideMeeting(state, command, ctx, settings),
+    evolve: evolveMeeting,
+    nextDeadline: (state) => nextMeetingDeadline(state, settings),
+    alarmCommand: (state, nowMs) => {
+      const due = nextMeetingDeadline(state, settings);
+      return due !== null && due <= nowMs ? { type: 'ExpireMeetingDeadlines' } : null;
+    },
+    // Only CreateMeeting may bring a meeting into existence; anything else: 会议不存在.
+    creates: (command) => command.type === 'CreateMeeting',
+    notFound: refuse('MEETING_NOT_FOUND'),
+    reply: replyOf,
+    toOutbox,
+  };
+}
+
+/**
+ * Socket liveness notices are kept in the log (they keep a meeting from going stale), not
+ * sent out; the password hash never leaves the cell.
+ */
+export function toOutbox(event: MeetingEvent): { type: string; data: unknown } | null {
+  switch (event.type) {
+    case 'SocketLive':
+      return null;
+    case 'MeetingCreated': {
+      const { password_hash: _secret, ...rest } = event;
+      return { type: event.type, data: rest };
+    }
+    default:
+      return { type: event.type, data: event };
+  }
+}

@@ -1,0 +1,170 @@
+/** Pure and total: the only place the meeting's state changes. */
+import type { MeetingEvent, MeetingState, Participant } from './types.js';
+
+export function initialMeeting(): MeetingState {
+  return {
+    status: null,
+    room_code: '',
+    title: '',
+    host_id: null,
+    has_password: false,
+    password_hash: null,
+    max_members: 0,
+    created_at_ms: null,
+    started_at_ms: null,
+    ended_at_ms: null,
+    ended_reason: null,
+    participants: [],
+    join_count: 0,
+    chat_count: 0,
+    empty_deadline_ms: null,
+    host_grace: null,
+    last_activity_ms: null,
+  };
+}
+
+export function evolveMeeting(state: MeetingState, event: MeetingEvent): MeetingState {
+  // The stale cleanup counts from the last activity: every event but a timer's own.
+  const touched = isActivity(event) ? { ...state, last_activity_ms: event.at_ms } : state;
+  switch (event.type) {
+    case 'MeetingCreated':
+      return {
+        ...touched,
+        status: 1,
+        room_code: event.room_code,
+        title: event.title,
+        host_id: event.host_id,
+        has_password: event.has_password,
+        password_hash: event.password_hash,
+        max_members: event.max_members,
+        created_at_ms: event.at_ms,
+        started_at_ms: event.at_ms,
+      };
+    case 'MeetingRevived':
+      return { ...touched, empty_deadline_ms: null };
+    case 'MemberJoined': {
+      const fresh: Participant = {
+        participant_id: event.participant_id,
+        user_id: event.user_id,
+        joined_at_ms: event.at_ms,
+        left_at_ms: null,
+        duration_s: 0,
+        left_reason: null,
+        join_seq: event.join_seq,
+        audio_enabled: false,
+        video_enabled: false,
+        hand_raised: false,
+      };
+      const known = participantOf(state, event.user_id) !== undefined;
+      return {
+        ...touched,
+        join_count: Math.max(state.join_count, event.join_seq),
+        // A re-join reuses the row (and its id): only the join fields are reset.
+        participants: known
+          ? mapParticipant(state, event.user_id, (p) => ({
+              ...fresh,
+              participant_id: p.participant_id,
+            }))
+          : [...state.participants, fresh],
+      };
+    }
+    case 'MemberLeft':
+      return {
+        ...touched,
+        participants: mapParticipant(state, event.user_id, (p) => ({
+          ...p,
+          left_at_ms: event.at_ms,
+          duration_s: event.duration_s,
+          left_reason: event.reason,
+        })),
+        // The grace is about the host's sockets; a host who left has none to wait for.
+        host_grace: state.host_grace?.user_id === event.user_id ? null : state.host_grace,
+      };
+    case 'EmptyTtlStarted':
+      return { ...touched, empty_deadline_ms: event.deadline_ms };
+    case 'HostChanged':
+      return { ...touched, host_id: event.new_host_id, host_grace: null };
+    case 'HostGraceStarted':
+      return {
+        ...touched,
+        host_grace: { user_id: event.user_id, deadline_ms: event.deadline_ms },
+      };
+    case 'HostGraceCancelled':
+    case 'HostGraceExpired':
+      return { ...touched, host_grace: null };
+    case 'MeetingEnded':
+      return {
+        ...touched,
+        status: 2,
+        ended_at_ms: event.at_ms,
+        ended_reason: event.reason,
+        empty_deadline_ms: null,
+        host_grace: null,
+      };
+    case 'MemberStateChanged':
+      return {
+        ...touched,
+        participants: mapParticipant(state, event.user_id, (p) => ({
+          ...p,
+          audio_enabled: event.audio_enabled ?? p.audio_enabled,
+          video_enabled: event.video_enabled ?? p.video_enabled,
+          hand_raised: event.hand_raised ?? p.hand_raised,
+        })),
+      };
+    case 'ChatSent':
+      return { ...touched, chat_count: Math.max(state.chat_count, event.message_id) };
+    case 'SocketLive':
+      return touched;
+    default:
+      return assertNever(event);
+  }
+}
+
+/**
+ * Whether an event is activity for the stale cleanup: everything a command causes, not
+ * what the host grace timer does on its own (a timer that fired must not keep the meeting
+ * alive; the endings need no activity).
+ */
+function isActivity(event: MeetingEvent): boolean {
+  switch (event.type) {
+    case 'HostGraceExpired':
+      return false;
+    case 'HostChanged':
+      return event.auto_reason !== 'host_grace_expired';
+    default:
+      return true;
+  }
+}
+
+export function participantOf(state: MeetingState, userId: string): Participant | undefined {
+  return state.participants.find((p) => p.user_id === userId);
+}
+
+export function isActive(state: MeetingState, userId: string): boolean {
+  const p = participantOf(state, userId);
+  return p !== undefined && p.left_at_ms === null;
+}
+
+/** Active participants, earliest-joined first (ties: the earlier join_seq). */
+export function activeParticipants(state: MeetingState): Participant[] {
+  return state.participants
+    .filter((p) => p.left_at_ms === null)
+    .sort((a, b) => a.joined_at_ms - b.joined_at_ms || a.join_seq - b.join_seq);
+}
+
+/** Who takes over from `leaving`: the earliest-joined other active member, or undefined. */
+export function successorOf(state: MeetingState, leaving: string): Participant | undefined {
+  return activeParticipants(state).find((p) => p.user_id !== leaving);
+}
+
+function mapParticipant(
+  state: MeetingState,
+  userId: string,
+  f: (p: Participant) => Participant,
+): readonly Participant[] {
+  return state.participants.map((p) => (p.user_id === userId ? f(p) : p));
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unhandled: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,236 @@
+/**
+ * The meeting's state, commands and events (one cell = one meeting). Field names, state
+ * values and reasons follow meeting-api.md (`host_id`, `max_members`, `status` 0/1/2,
+ * `left_reason`, `ended_reason`, `auto_reason`). User ids are the decimal strings of the
+ * JWT `sub`; the edge renders them as the seed's int64 numbers, and times (ms since epoch
+ * here) as the seed's `YYYY-MM-DD HH:mm:ss`.
+ */
+
+/** The seed's `status`: 0 未开始, 1 进行中, 2 已结束. A created meeting starts at 1. */
+export type MeetingStatus = 0 | 1 | 2;
+
+/** Why a meeting ended (`meeting.room.ended {reason}`). */
+export type EndedReason = 'host_ended' | 'empty_ttl' | 'system_error';
+
+/**
+ * Why a participant left: `leave` (REST /leave), `kicked`, `host_end`, and `system_error`
+ * for the members still inside a meeting the stale cleanup ends.
+ */
+export type LeftReason = 'leave' | 'kicked' | 'host_end' | 'system_error';
+
+/**
+ * `auto_reason` of an automatic `meeting.host.changed` (a transfer by the host has none).
+ * `empty_room_revived` is this project's addition: the seed keeps `host_id` on the last
+ * leaver of an emptied meeting, but a meeting in progress always has its host among the
+ * active participants, so whoever revives an emptied meeting (other than the old host)
+ * becomes its host.
+ */
+export type AutoReason = 'host_left_with_members' | 'host_grace_expired' | 'empty_room_revived';
+
+/** One `meeting_participants` row: a user has at most one per meeting, reused on re-join. */
+export interface Participant {
+  /** The row id the edge allocated for the first join; kept on every re-join. */
+  readonly participant_id: string;
+  readonly user_id: string;
+  readonly joined_at_ms: number;
+  /** null while the participant is active (the seed's `left_at IS NULL`). */
+  readonly left_at_ms: number | null;
+  /** Seconds between joined_at and left_at; 0 while active and after a re-join. */
+  readonly duration_s: number;
+  readonly left_reason: LeftReason | null;
+  /**
+   * Per-meeting counter of (re)joins: breaks ties between equal `joined_at_ms`, so "the
+   * earliest-joined active member" is always exactly one participant.
+   */
+  readonly join_seq: number;
+  readonly audio_enabled: boolean;
+  readonly video_enabled: boolean;
+  readonly hand_raised: boolean;
+}
+
+export interface MeetingState {
+  /** null: the meeting does not exist (the cell was never created). */
+  readonly status: MeetingStatus | null;
+  /** The 9-digit `XXX-XXX-XXX` code the edge generated. */
+  readonly room_code: string;
+  readonly title: string;
+  /** The host's user id; on an emptied meeting, the last one who left. */
+  readonly host_id: string | null;
+  readonly has_password: boolean;
+  /**
+   * bcrypt hash of the join password, computed by the edge; the edge verifies against it.
+   * Secret: never in a view, a reply, the outbox or a log line.
+   */
+  readonly password_hash: string | null;
+  readonly max_members: number;
+  readonly created_at_ms: number | null;
+  readonly started_at_ms: number | null;
+  readonly ended_at_ms: number | null;
+  readonly ended_reason: EndedReason | null;
+  /** Every participant row, in the order of their first join. */
+  readonly participants: readonly Participant[];
+  /** How many (re)joins happened; the next join gets `join_seq = join_count + 1`. */
+  readonly join_count: number;
+  /** Chat message ids are 1, 2, 3… within the meeting. */
+  readonly chat_count: number;
+  /** Set while the meeting is in progress with nobody in it: when it ends (`empty_ttl`). */
+  readonly empty_deadline_ms: number | null;
+  /** Set while the host has no live WebSocket: when the host moves (`host_grace_expired`). */
+  readonly host_grace: { readonly user_id: string; readonly deadline_ms: number } | null;
+  /** When the last command changed something (timers do not count); stale after staleMs. */
+  readonly last_activity_ms: number | null;
+}
+
+/**
+ * How the edge judged the join password, in the seed's order (lock before bcrypt): the
+ * lock counter (5 wrong per (user, code) → locked 10 minutes) lives in the edge's KeyValue
+ * store, bcrypt runs at the edge. `not_required` for a meeting without a password.
+ */
+export type PasswordVerdict = 'not_required' | 'missing' | 'locked' | 'wrong' | 'ok';
+
+/** The state fields of `meeting.member.state.changed`; at least one is given. */
+export interface MemberMediaState {
+  readonly audio_enabled?: boolean | undefined;
+  readonly video_enabled?: boolean | undefined;
+  readonly hand_raised?: boolean | undefined;
+}
+
+export type MeetingCommand =
+  | {
+      readonly type: 'CreateMeeting';
+      readonly host_user_id: string;
+      /** Row id for the host's participant row. */
+      readonly host_participant_id: string;
+      readonly room_code: string;
+      readonly title: string;
+      /** bcrypt hash of the password, or null for a meeting without one. */
+      readonly password_hash: string | null;
+      /** 2–8; larger values are truncated to settings.maxMembersCap; default the cap. */
+      readonly max_members?: number | undefined;
+      /** The edge's single-meeting index says the host is active in another meeting. */
+      readonly in_other_meeting: boolean;
+    }
+  | {
+      readonly type: 'JoinMeeting';
+      readonly user_id: string;
+      /** Row id for a first join; ignored when the user already has a row (re-join). */
+      readonly participant_id: string;
+      /** Active in a meeting other than this one, per the edge's index. */
+      readonly in_other_meeting: boolean;
+      readonly password: PasswordVerdict;
+    }
+  | { readonly type: 'LeaveMeeting'; readonly user_id: string }
+  | { readonly type: 'EndMeeting'; readonly operator_user_id: string }
+  | {
+      readonly type: 'TransferHost';
+      readonly operator_user_id: string;
+      readonly target_user_id: string;
+    }
+  | {
+      readonly type: 'KickMember';
+      readonly operator_user_id: string;
+      readonly target_user_id: string;
+    }
+  | ({
+      readonly type: 'ChangeMemberState';
+      /** The caller (the broadcast's `actor_id`). */
+      readonly user_id: string;
+      /** Omitted or the caller: self; anyone else needs the host. */
+      readonly target_user_id?: string | undefined;
+    } & MemberMediaState)
+  | { readonly type: 'SendChat'; readonly user_id: string; readonly content: string }
+  /**
+   * A live WebSocket of the user is on the meeting's channel: sent on `meeting.room.join`
+   * and, while it stays, at least once per staleMs / 2 (it keeps the meeting from going
+   * stale). The host's cancels a pending host grace.
+   */
+  | { readonly type: 'MarkSocketLive'; readonly user_id: string }
+  /** The user's last WebSocket to the meeting dropped; for the host, the grace starts. */
+  | { readonly type: 'MarkSocketsGone'; readonly user_id: string }
+  /** System command of the timer worker: every due deadline (empty TTL, host grace, stale). */
+  | { readonly type: 'ExpireMeetingDeadlines' };
+
+export type MeetingEvent =
+  | {
+      readonly type: 'MeetingCreated';
+      readonly room_code: string;
+      readonly title: string;
+      readonly host_id: string;
+      readonly has_password: boolean;
+      readonly password_hash: string | null;
+      readonly max_members: number;
+      readonly at_ms: number;
+    }
+  /** An emptied meeting got a member back within its TTL: the countdown is cancelled. */
+  | { readonly type: 'MeetingRevived'; readonly at_ms: number }
+  | {
+      readonly type: 'MemberJoined';
+      readonly user_id: string;
+      readonly participant_id: string;
+      /** true: the user's existing row is reused (left_at=null, joined_at=now, duration=0). */
+      readonly rejoined: boolean;
+      readonly join_seq: number;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'MemberLeft';
+      readonly user_id: string;
+      readonly participant_id: string;
+      readonly reason: LeftReason;
+      readonly duration_s: number;
+      /** The host, for `kicked` and `host_end`. */
+      readonly operator_user_id?: string | undefined;
+      readonly at_ms: number;
+    }
+  /** Nobody is left: the meeting ends at deadline_ms unless someone joins. */
+  | { readonly type: 'EmptyTtlStarted'; readonly deadline_ms: number; readonly at_ms: number }
+  | {
+      readonly type: 'HostChanged';
+      readonly old_host_id: string;
+      readonly new_host_id: string;
+      /** Absent for a transfer by the host. */
+      readonly auto_reason?: AutoReason | undefined;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'HostGraceStarted';
+      readonly user_id: string;
+      readonly deadline_ms: number;
+      readonly at_ms: number;
+    }
+  | { readonly type: 'HostGraceCancelled'; readonly user_id: string; readonly at_ms: number }
+  /** The grace ran out; a HostChanged follows when another active member exists. */
+  | { readonly type: 'HostGraceExpired'; readonly user_id: string; readonly at_ms: number }
+  | {
+      readonly type: 'MeetingEnded';
+      readonly reason: EndedReason;
+      /** The host, for `host_ended`. */
+      readonly operator_user_id?: string | undefined;
+      readonly at_ms: number;
+    }
+  | ({
+      readonly type: 'MemberStateChanged';
+      readonly user_id: string;
+      readonly actor_id: string;
+      readonly at_ms: number;
+    } & MemberMediaState)
+  | {
+      readonly type: 'ChatSent';
+      /** 1, 2, 3… within the meeting (the seed's message `id`; cursor `before_id`). */
+      readonly message_id: number;
+      readonly user_id: string;
+      readonly content: string;
+      readonly at_ms: number;
+    }
+  | { readonly type: 'SocketLive'; readonly user_id: string; readonly at_ms: number };
+
+export interface MeetingSettings {
+  /** An emptied meeting ends (`empty_ttl`) after this long without a join (seed: 300 s). */
+  readonly emptyTtlMs: number;
+  /** The host without a live WebSocket for this long loses the host role. */
+  readonly hostGraceMs: number;
+  /** A meeting with no activity for this long ends (`system_error`; seed: 4 h). */
+  readonly staleMs: number;
+  /** The MVP's hard capacity limit (seed: 8); larger `max_members` are truncated to it. */
+  readonly maxMembersCap: number;
+}
