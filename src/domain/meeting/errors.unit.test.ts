@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { httpStatusOf } from '../../edge/http/envelope.js';
+import { httpStatusOf } from '../../shared/http-envelope.js';
 import { meetingReasons, refuse } from './errors.js';
 import { checkMeetingAccess } from './guards.js';
 import { created, ended, fold, HOST, left, meetingWith } from './testing/given-when-then.js';
