@@ -123,7 +123,7 @@ finish() {
 # ---------------------------------------------------------------------------
 # 0. Cached binary: reuse it (installing its runtime libraries if this machine lacks them)
 # ---------------------------------------------------------------------------
-if [ -x "$OUT_BIN" ] && [ -f "$STAMP" ]; then
+if [ -x "$OUT_BIN" ] && { [ -f "$STAMP" ] || [ -f "$OUT_BIN.prebuilt-by-mediasoup" ]; }; then
   if ! binary_links "$OUT_BIN"; then
     log "cached worker misses shared libraries; installing Debian's"
     apt_install

@@ -28,6 +28,7 @@ import { SqlWebhookDirectory } from '../outbox/webhooks.js';
 import { systemClock } from '../shared/clock.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { wireAccounts } from './accounts.js';
+import { embeddedMediaHealth, remoteMediaHealth, type MediaHealth } from './media-health.js';
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
@@ -110,6 +111,7 @@ export async function startNode(
         nodeId: config.nodeId,
         draining: () => host.isDraining,
         cellsLoaded: () => host.loadedCells.length,
+        media: media.health,
       },
       metrics: host.metrics.registry,
       accounts,
@@ -192,6 +194,8 @@ export interface NodeMedia {
   readonly orchestrator: HttpMediaOrchestrator | null;
   /** The embedded media server; null when it runs elsewhere or could not start. */
   readonly server: MediaServer | null;
+  /** For `/healthz`: whether meetings have audio and video on this node. */
+  readonly health: MediaHealth;
 }
 
 /**
@@ -221,16 +225,24 @@ async function wireMedia(
   };
   if (!media.embedded) {
     // config.ts requires the token when not embedded.
-    return { orchestrator: client(media.url, media.internalToken ?? ''), server: null };
+    return {
+      orchestrator: client(media.url, media.internalToken ?? ''),
+      server: null,
+      health: remoteMediaHealth(media.url),
+    };
   }
   const internalToken = media.internalToken ?? randomBytes(24).toString('hex');
   try {
     const server = await startMediaServer({ ...media.server, internalToken }, logger);
     closers.push(() => server.close());
-    return { orchestrator: client(server.url, internalToken), server };
+    return {
+      orchestrator: client(server.url, internalToken),
+      server,
+      health: embeddedMediaHealth(server, ''),
+    };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     logger.warn(`embedded media server not started, meetings have no audio/video: ${reason}`);
-    return { orchestrator: null, server: null };
+    return { orchestrator: null, server: null, health: embeddedMediaHealth(null, reason) };
   }
 }

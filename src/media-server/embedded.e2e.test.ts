@@ -103,7 +103,12 @@ void describe('npm start with the embedded media server', () => {
         headers: { 'x-internal-token': 'wrong' },
       });
       assert.equal(wrong.status, 401);
-      assert.equal((await fetch(`http://127.0.0.1:${s.httpPort}/healthz`)).status, 200);
+      const node = await fetch(`http://127.0.0.1:${s.httpPort}/healthz`);
+      assert.equal(node.status, 200);
+      assert.deepEqual(((await node.json()) as { media: unknown }).media, {
+        available: true,
+        mode: 'embedded',
+      });
 
       s.child.kill('SIGTERM');
       assert.equal(await s.exited, 0, s.output());
@@ -129,6 +134,11 @@ void describe('npm start with the embedded media server', () => {
     assert.equal(warnings.length, 1, s.output());
     assert.match(warnings[0]!, /scripts\/build-mediasoup-worker\.sh/);
     assert.equal(await up(`http://127.0.0.1:${s.mediaPort}/healthz`), undefined, 'no media API');
+    const node = (await (await fetch(`http://127.0.0.1:${s.httpPort}/healthz`)).json()) as {
+      media: { available: boolean; mode: string; reason: string };
+    };
+    assert.deepEqual([node.media.available, node.media.mode], [false, 'none']);
+    assert.match(node.media.reason, /mediasoup-worker/);
     s.child.kill('SIGTERM');
     assert.equal(await s.exited, 0, s.output());
   });

@@ -18,6 +18,8 @@ export interface HealthBody {
   status: string;
   node_id: string;
   cells_loaded: number;
+  /** Whether the node's meetings have media (see src/main/media-health.ts). */
+  media?: { available: boolean; mode: string; reason?: string };
 }
 
 /** One `node --import tsx src/main/server.ts` child with its captured output. */

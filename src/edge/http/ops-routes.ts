@@ -1,4 +1,7 @@
-/** Operational endpoints every node serves: liveness and Prometheus metrics. */
+/**
+ * Operational endpoints every node serves: liveness (with whether media is available; a
+ * node without media still serves everything else, so it stays 200) and Prometheus metrics.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 
@@ -6,6 +9,12 @@ export interface OpsStatus {
   readonly nodeId: string;
   readonly draining: () => boolean;
   readonly cellsLoaded: () => number;
+  /** Whether meetings have audio and video here (absent: not reported). */
+  readonly media?: () => {
+    readonly available: boolean;
+    readonly mode: string;
+    readonly reason?: string;
+  };
 }
 
 export function registerOpsRoutes(
@@ -19,6 +28,7 @@ export function registerOpsRoutes(
       status: draining ? 'draining' : 'ok',
       node_id: status.nodeId,
       cells_loaded: status.cellsLoaded(),
+      ...(status.media ? { media: status.media() } : {}),
     });
   });
   app.get('/metrics', async (_req, reply) => {
