@@ -37,7 +37,8 @@ const password = z
     `must be at most ${PASSWORD_MAX_BYTES} bytes in UTF-8`,
   );
 
-const registerSchema = z.object({
+/** Exported for the API's documentation (src/edge/http/auth-routes.ts). */
+export const registerSchema = z.object({
   username: z.string().regex(USERNAME_PATTERN, '3-32 letters, digits, dot, dash or underscore'),
   password,
   nickname: z
@@ -57,7 +58,7 @@ const registerSchema = z.object({
 
 // Login only rejects what cannot be a request at all; a well-formed but impossible pair
 // (bad pattern, too long) is simply a wrong username or password.
-const loginSchema = z.object({
+export const loginSchema = z.object({
   username: z.string().min(1).max(256),
   password: z.string().min(1).max(1024),
 });

@@ -122,6 +122,7 @@ const schema = z.object({
   ROOMS_WS_PING_INTERVAL_MS: int(100).default(25_000),
   ROOMS_WS_MAX_ROOMS: int(1, 1000).default(50),
   ROOMS_HTTP_TRUST_PROXY: trustProxy.default(false),
+  ROOMS_DOCS_ENABLED: flag.default(true),
   ROOMS_LOGIN_FAILS_PER_ACCOUNT: int(0, 1_000_000).default(10),
   ROOMS_LOGIN_FAILS_PER_ADDRESS: int(0, 1_000_000).default(50),
   ROOMS_LOGIN_FAILURE_WINDOW_S: int(1, 86_400).default(900),
@@ -217,6 +218,8 @@ export interface Config {
     readonly port: number;
     /** Fastify's `trustProxy`: whose `X-Forwarded-For` names the client (`request.ip`). */
     readonly trustProxy: boolean | number | string;
+    /** The OpenAPI document (/docs/json) and Swagger UI (/docs). */
+    readonly docsEnabled: boolean;
   };
   readonly grpcPort: number;
   readonly db: { readonly url: string; readonly poolSize: number };
@@ -330,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       host: e.ROOMS_HTTP_HOST,
       port: e.ROOMS_HTTP_PORT,
       trustProxy: e.ROOMS_HTTP_TRUST_PROXY,
+      docsEnabled: e.ROOMS_DOCS_ENABLED,
     },
     grpcPort: e.ROOMS_GRPC_PORT,
     db: { url: e.ROOMS_DB_URL, poolSize: e.ROOMS_DB_POOL_SIZE },

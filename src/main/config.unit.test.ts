@@ -65,6 +65,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_WS_PING_INTERVAL_MS: '10000',
   ROOMS_WS_MAX_ROOMS: '5',
   ROOMS_HTTP_TRUST_PROXY: '10.0.0.0/8, 192.168.1.7',
+  ROOMS_DOCS_ENABLED: 'false',
   ROOMS_LOGIN_FAILS_PER_ACCOUNT: '5',
   ROOMS_LOGIN_FAILS_PER_ADDRESS: '0',
   ROOMS_LOGIN_FAILURE_WINDOW_S: '600',
@@ -133,7 +134,7 @@ void describe('loadConfig', () => {
     assert.deepEqual(loadConfig({}), {
       nodeId: defaultNodeId(8080),
       advertiseAddr: '127.0.0.1:9090',
-      http: { host: '0.0.0.0', port: 8080, trustProxy: false },
+      http: { host: '0.0.0.0', port: 8080, trustProxy: false, docsEnabled: true },
       grpcPort: 9090,
       db: { url: './data/rooms.sqlite', poolSize: 10 },
       redisUrl: null,
@@ -206,7 +207,12 @@ void describe('loadConfig', () => {
     assert.deepEqual(loadConfig(FULL_ENV), {
       nodeId: 'node-a.1_x',
       advertiseAddr: 'rooms-a.internal:7001',
-      http: { host: '127.0.0.1', port: 8181, trustProxy: '10.0.0.0/8, 192.168.1.7' },
+      http: {
+        host: '127.0.0.1',
+        port: 8181,
+        trustProxy: '10.0.0.0/8, 192.168.1.7',
+        docsEnabled: false,
+      },
       grpcPort: 9191,
       db: { url: 'mysql://rooms:secret@db.internal:3306/rooms', poolSize: 25 },
       redisUrl: 'redis://cache.internal:6380/2',
@@ -435,6 +441,7 @@ void describe('loadConfig', () => {
       ['ROOMS_GRPC_TLS_CA', ''],
       ['ROOMS_HTTP_TRUST_PROXY', 'yes'],
       ['ROOMS_HTTP_TRUST_PROXY', '10.0.0.0/8,proxy.internal'],
+      ['ROOMS_DOCS_ENABLED', 'no'],
       ['ROOMS_LOGIN_FAILS_PER_ACCOUNT', '-1'],
       ['ROOMS_LOGIN_FAILURE_WINDOW_S', '0'],
       ['ROOMS_HASH_CONCURRENCY', '0'],

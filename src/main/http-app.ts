@@ -12,6 +12,7 @@ import { registerAdminRoutes } from '../edge/http/admin-routes.js';
 import { registerAuthRoutes } from '../edge/http/auth-routes.js';
 import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
+import { registerApiDocs } from '../edge/http/openapi.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
@@ -40,6 +41,8 @@ export interface HttpAppDeps {
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
   readonly clock: Clock;
+  /** `ROOMS_DOCS_ENABLED`: the OpenAPI document at /docs/json and Swagger UI at /docs. */
+  readonly docs: boolean;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -53,17 +56,22 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
   });
   installEnvelopeErrors(http);
   acceptEmptyJsonBodies(http);
-  registerOpsRoutes(http, deps.ops, deps.metrics);
-  registerAuthRoutes(http, deps.accounts);
-  const { voice, adminToken, clock } = deps;
-  registerVoiceRoutes(http, {
-    api: voice.api,
-    auth: deps.accounts,
-    store: voice.store,
-    ...(voice.createQuota ? { createQuota: voice.createQuota } : {}),
+  if (deps.docs) registerApiDocs(http);
+  // In a plugin, so that the routes are added after the docs' onRoute hook exists.
+  void http.register((api, _opts, done) => {
+    registerOpsRoutes(api, deps.ops, deps.metrics);
+    registerAuthRoutes(api, deps.accounts);
+    const { voice, adminToken, clock } = deps;
+    registerVoiceRoutes(api, {
+      api: voice.api,
+      auth: deps.accounts,
+      store: voice.store,
+      ...(voice.createQuota ? { createQuota: voice.createQuota } : {}),
+    });
+    registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
+    registerAdminRoutes(api, { store: voice.store, adminToken, clock });
+    registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
+    done();
   });
-  registerTrtcCallback(http, { api: voice.api, apps: voice.trtcApps });
-  registerAdminRoutes(http, { store: voice.store, adminToken, clock });
-  registerOutboxAdminRoutes(http, { ...deps.outbox, adminToken, clock });
   return http;
 }

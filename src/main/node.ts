@@ -119,6 +119,7 @@ export async function startNode(
       adminToken: config.voice.adminToken,
       outbox,
       clock: systemClock,
+      docs: config.http.docsEnabled,
     });
     await voice.startGrpc();
     const wired = wireDelivery({

@@ -22,6 +22,7 @@ import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
 import type { WebhookDirectory } from './webhooks.js';
 import { errors } from '../shared/error-codes.js';
+import { documented, jsonSchemaOf } from '../edge/http/openapi.js';
 
 export interface OutboxAdminDeps {
   readonly store: OutboxStore;
@@ -65,6 +66,47 @@ const requeueBody = z
 const eventParams = z.object({ event_id: z.string().min(1).max(64) });
 const failBody = z.object({ reason: z.string().min(1).max(500).optional() }).default({});
 
+const outboxDoc = (doc: Omit<Parameters<typeof documented>[0], 'tag' | 'access'>) =>
+  documented({ tag: 'outbox', access: 'admin', ...doc });
+const docs = {
+  getWebhook: outboxDoc({
+    summary: "The app's webhook (the secret is never shown)",
+    params: jsonSchemaOf(appParams),
+    responses: { 200: 'The webhook', 404: 'The app has no webhook' },
+  }),
+  putWebhook: outboxDoc({
+    summary: "Set the app's webhook URL and signing secret",
+    params: jsonSchemaOf(appParams),
+    body: jsonSchemaOf(webhookBody),
+    responses: { 200: 'The webhook' },
+  }),
+  deleteWebhook: outboxDoc({
+    summary: "Remove the app's webhook",
+    params: jsonSchemaOf(appParams),
+    responses: { 200: '`deleted`: whether there was one' },
+  }),
+  list: outboxDoc({
+    summary: 'Outbox events, oldest first (default: the failed ones)',
+    query: jsonSchemaOf(listQuery),
+    responses: { 200: '`events`, and `next_after_id` when there may be more' },
+  }),
+  requeue: outboxDoc({
+    summary: 'Deliver failed (or skipped) events again, attempts reset',
+    description: 'Give `event_ids` or `app_code` (or both).',
+    body: jsonSchemaOf(requeueBody),
+    responses: { 200: '`requeued`: how many' },
+  }),
+  fail: outboxDoc({
+    summary: 'Give up on a pending or retryable event',
+    params: jsonSchemaOf(eventParams),
+    body: jsonSchemaOf(failBody),
+    responses: {
+      200: '`failed`: true',
+      400: 'Invalid input, or no such event pending or retryable',
+    },
+  }),
+};
+
 export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdminDeps): void {
   const { store, webhooks, clock } = deps;
   const destinations = deps.destinations ?? new DestinationPolicy();
@@ -79,7 +121,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         next();
       });
 
-      scope.get('/apps/:app_code/webhook', async (request, reply) => {
+      scope.get('/apps/:app_code/webhook', docs.getWebhook, async (request, reply) => {
         const { app_code } = parse(appParams, request.params);
         const hook = await webhooks.get(app_code);
         if (!hook) throw errors.WEBHOOK_NOT_FOUND();
@@ -90,7 +132,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         });
       });
 
-      scope.put('/apps/:app_code/webhook', async (request, reply) => {
+      scope.put('/apps/:app_code/webhook', docs.putWebhook, async (request, reply) => {
         const { app_code } = parse(appParams, request.params);
         const body = parse(webhookBody, request.body);
         const refused = destinations.refuseLiteral(new URL(body.url));
@@ -103,12 +145,12 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         });
       });
 
-      scope.delete('/apps/:app_code/webhook', async (request, reply) => {
+      scope.delete('/apps/:app_code/webhook', docs.deleteWebhook, async (request, reply) => {
         const { app_code } = parse(appParams, request.params);
         return sendOk(request, reply, { deleted: await webhooks.delete(app_code) });
       });
 
-      scope.get('/outbox', async (request, reply) => {
+      scope.get('/outbox', docs.list, async (request, reply) => {
         const q = parse(listQuery, request.query);
         const rows = await store.list({
           status: q.status,
@@ -122,7 +164,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         });
       });
 
-      scope.post('/outbox/requeue', async (request, reply) => {
+      scope.post('/outbox/requeue', docs.requeue, async (request, reply) => {
         const body = parse(requeueBody, request.body);
         const requeued = await store.requeue(
           {
@@ -135,7 +177,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         return sendOk(request, reply, { requeued });
       });
 
-      scope.post('/outbox/events/:event_id/fail', async (request, reply) => {
+      scope.post('/outbox/events/:event_id/fail', docs.fail, async (request, reply) => {
         const { event_id } = parse(eventParams, request.params);
         const { reason } = parse(failBody, request.body ?? {});
         const failed = await store.markFailed(

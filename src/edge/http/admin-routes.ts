@@ -9,6 +9,7 @@ import { secretEquals } from '../../shared/secrets.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from '../voice/voice-store.js';
+import { documented, jsonSchemaOf } from './openapi.js';
 
 const appCode = z
   .string()
@@ -27,6 +28,34 @@ const giftBody = z.object({
   price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   active: z.boolean().default(true),
 });
+
+const giftsQuery = z.object({ app_code: appCode });
+const giftParams = z.object({ gift_id: userId });
+
+const docs = {
+  topUp: documented({
+    tag: 'admin',
+    summary: "Top up a user's wallet (once per request_id)",
+    access: 'admin',
+    body: jsonSchemaOf(topUpBody),
+    responses: { 200: 'The balance after the top-up, and whether it was a retry' },
+  }),
+  listGifts: documented({
+    tag: 'admin',
+    summary: "The app's gift catalog",
+    access: 'admin',
+    query: jsonSchemaOf(giftsQuery),
+    responses: { 200: '`list`: the gifts' },
+  }),
+  putGift: documented({
+    tag: 'admin',
+    summary: 'Create or replace a gift of the catalog',
+    access: 'admin',
+    params: jsonSchemaOf(giftParams),
+    body: jsonSchemaOf(giftBody),
+    responses: { 200: 'The gift' },
+  }),
+};
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   const r = schema.safeParse(value ?? {});
@@ -48,18 +77,18 @@ export function registerAdminRoutes(
   };
   const opts = { preHandler: guard };
 
-  app.post('/api/v1/admin/wallets/topup', opts, async (request, reply) => {
+  app.post('/api/v1/admin/wallets/topup', { ...opts, ...docs.topUp }, async (request, reply) => {
     const b = parse(topUpBody, request.body);
     const result = await store.topUp(b.app_code, b.user_id, b.amount, b.request_id, clock.nowMs());
     return sendOk(request, reply, { user_id: b.user_id, ...result });
   });
 
-  app.get('/api/v1/admin/gifts', opts, async (request, reply) => {
-    const q = parse(z.object({ app_code: appCode }), request.query);
+  app.get('/api/v1/admin/gifts', { ...opts, ...docs.listGifts }, async (request, reply) => {
+    const q = parse(giftsQuery, request.query);
     return sendOk(request, reply, { list: await store.listGifts(q.app_code) });
   });
 
-  app.put('/api/v1/admin/gifts/:gift_id', opts, async (request, reply) => {
+  app.put('/api/v1/admin/gifts/:gift_id', { ...opts, ...docs.putGift }, async (request, reply) => {
     const giftId = parse(userId, (request.params as { gift_id: string }).gift_id);
     const b = parse(giftBody, request.body);
     const gift = await store.putGift(

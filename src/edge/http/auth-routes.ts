@@ -8,9 +8,15 @@
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AccountsService, User } from '../../accounts/service.js';
 import type { AuthIdentity, Authenticator } from '../../accounts/tokens.js';
-import { parseAppCode } from '../../accounts/validation.js';
+import {
+  APP_CODE_PATTERN,
+  loginSchema,
+  parseAppCode,
+  registerSchema,
+} from '../../accounts/validation.js';
 import { envelopeTime, sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
+import { documented, jsonSchemaOf, type JsonSchema } from './openapi.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -72,16 +78,69 @@ export function userJson(user: User) {
   };
 }
 
+const appCodeHeader = {
+  type: 'object',
+  properties: {
+    'x-app-code': {
+      type: 'string',
+      pattern: APP_CODE_PATTERN.source,
+      description: 'The app of the account (default `default`)',
+    },
+  },
+};
+
+/** The register body; the password's rules are refinements, which JSON Schema cannot show. */
+function registerBody(): JsonSchema {
+  const body = jsonSchemaOf(registerSchema);
+  const properties = body.properties as Record<string, JsonSchema>;
+  properties.password = { type: 'string', description: '6-72 characters, at most 72 bytes UTF-8' };
+  return body;
+}
+
+const docs = {
+  register: documented({
+    tag: 'accounts',
+    summary: 'Register a user in the app of X-App-Code',
+    access: 'public',
+    headers: appCodeHeader,
+    body: registerBody(),
+    responses: {
+      201: 'The user',
+      409: 'The username is taken in this app',
+      503: 'Busy: too many registrations waiting to be hashed',
+    },
+  }),
+  login: documented({
+    tag: 'accounts',
+    summary: 'Log in: an access token (Bearer JWT) for the other routes',
+    access: 'public',
+    headers: appCodeHeader,
+    body: jsonSchemaOf(loginSchema),
+    responses: {
+      200: 'The token (`access_token`, `token_type`, `expires_in` s) and the user',
+      401: 'Wrong username or password',
+      429: 'Too many failed logins (Retry-After)',
+      503: 'Busy: too many logins waiting to be checked',
+    },
+  }),
+  me: documented({
+    tag: 'accounts',
+    summary: 'The caller',
+    access: 'user',
+    responses: { 200: 'The user', 404: 'The user no longer exists' },
+  }),
+};
+
 export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsService): void {
   if (!app.hasRequestDecorator('auth')) app.decorateRequest('auth', null);
 
-  app.post('/api/v1/auth/register', async (request, reply) => {
+  app.post('/api/v1/auth/register', docs.register, async (request, reply) => {
     const appCode = parseAppCode(request.headers['x-app-code']);
     const user = await accounts.register(appCode, request.body);
     return sendOk(request, reply, userJson(user), 201);
   });
 
-  app.post('/api/v1/auth/login', async (request, reply) => {
+  app.post('/api/v1/auth/login', docs.login, async (request, reply) => {
     const appCode = parseAppCode(request.headers['x-app-code']);
     // request.ip honours ROOMS_HTTP_TRUST_PROXY: only trusted proxies may name the client.
     const result = await accounts.login(appCode, request.body, { address: request.ip || null });
@@ -95,7 +154,8 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
     });
   });
 
-  app.get('/api/v1/users/me', { preHandler: requireAuth(accounts) }, async (request, reply) => {
+  const me = { preHandler: requireAuth(accounts), ...docs.me };
+  app.get('/api/v1/users/me', me, async (request, reply) => {
     const user = await accounts.currentUser(authOf(request));
     if (!user) throw errors.USER_NOT_FOUND();
     return sendOk(request, reply, userJson(user));

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
+import { documented } from './openapi.js';
 
 export interface OpsStatus {
   readonly nodeId: string;
@@ -22,7 +23,23 @@ export function registerOpsRoutes(
   status: OpsStatus,
   metrics: Registry,
 ): void {
-  app.get('/healthz', async (_req, reply) => {
+  const health = documented({
+    tag: 'ops',
+    summary: 'Liveness: ok, or draining (stopping: send new work elsewhere)',
+    access: 'public',
+    responses: { 200: 'Serving', 503: 'Draining' },
+    raw: {
+      schema: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['ok', 'draining'] },
+          node_id: { type: 'string' },
+          cells_loaded: { type: 'integer' },
+        },
+      },
+    },
+  });
+  app.get('/healthz', health, async (_req, reply) => {
     const draining = status.draining();
     return reply.code(draining ? 503 : 200).send({
       status: draining ? 'draining' : 'ok',
@@ -31,7 +48,14 @@ export function registerOpsRoutes(
       ...(status.media ? { media: status.media() } : {}),
     });
   });
-  app.get('/metrics', async (_req, reply) => {
+  const metricsDoc = documented({
+    tag: 'ops',
+    summary: 'Prometheus metrics',
+    access: 'public',
+    responses: { 200: 'The metrics in the Prometheus text format' },
+    raw: { contentType: 'text/plain', schema: { type: 'string' } },
+  });
+  app.get('/metrics', metricsDoc, async (_req, reply) => {
     return reply.type(metrics.contentType).send(await metrics.metrics());
   });
 }

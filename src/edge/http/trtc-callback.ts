@@ -13,6 +13,7 @@ import { secretEquals } from '../../shared/secrets.js';
 import type { RpcName } from '../voice/commands.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { httpStatusOf } from '../../shared/http-envelope.js';
+import { documented, jsonSchemaOf } from './openapi.js';
 
 export interface TrtcApp {
   readonly sdkAppId: string;
@@ -39,6 +40,32 @@ const callbackSchema = z.object({
   }),
 });
 
+const answer = {
+  type: 'object',
+  properties: { code: { type: 'integer' }, message: { type: 'string' } },
+};
+const callbackDoc = documented({
+  tag: 'rtc callback',
+  summary: 'Tencent TRTC room and media events (104 exit, 203 audio start, 204 audio stop)',
+  description:
+    'Signed by TRTC: `Sign` is base64(HMAC-SHA256(callback key, raw body)) with the key of ' +
+    'the app `SdkAppId` names (ROOMS_TRTC_APPS). Other event types are acknowledged and ignored.',
+  access: 'trtc',
+  headers: {
+    type: 'object',
+    required: ['sdkappid'],
+    properties: { sdkappid: { type: 'string', pattern: '^\\d+$' } },
+  },
+  body: jsonSchemaOf(callbackSchema),
+  responses: {
+    200: '`{"code": 0}`: applied, or refused for good (not retried)',
+    400: 'Malformed callback',
+    401: 'Unknown SdkAppId or bad signature',
+    503: 'The room is moving: TRTC delivers the event again',
+  },
+  raw: { schema: answer },
+});
+
 export function signatureOk(key: string, raw: Buffer, sign: string | undefined): boolean {
   if (!sign) return false;
   const expected = createHmac('sha256', key).update(raw).digest();
@@ -56,7 +83,7 @@ export function registerTrtcCallback(
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, next) =>
       next(null, body),
     );
-    scope.post('/api/v1/rtc/trtc/callback', async (request, reply) => {
+    scope.post('/api/v1/rtc/trtc/callback', callbackDoc, async (request, reply) => {
       const raw = request.body as Buffer;
       const sdkAppId = String(request.headers['sdkappid'] ?? '');
       const trtc = bySdkAppId.get(sdkAppId);

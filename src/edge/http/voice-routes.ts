@@ -13,6 +13,8 @@ import { declarationOf, rpcNames } from '../voice/commands.js';
 import type { Body, RestRoute } from '../voice/declaration.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
+import { documented } from './openapi.js';
+import { voiceRouteDoc } from './voice-route-docs.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from '../voice/voice-store.js';
@@ -39,6 +41,28 @@ function requestIdOf(request: FastifyRequest, body: Body): unknown {
 function roomIdOf(request: FastifyRequest): string {
   return (request.params as { room_id: string }).room_id;
 }
+
+const docs = {
+  lobby: documented({
+    tag: 'voice rooms',
+    summary: "The lobby: the app's open rooms",
+    access: 'user',
+    query: {
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', default: 20, description: 'Decimal digits, clamped to 1-50' },
+        offset: { type: 'integer', default: 0, description: 'Decimal digits, clamped to 0-10000' },
+      },
+    },
+    responses: { 200: 'A page of rooms' },
+  }),
+  wallet: documented({
+    tag: 'voice rooms',
+    summary: "The caller's wallet",
+    access: 'user',
+    responses: { 200: '`balance`' },
+  }),
+};
 
 export function registerVoiceRoutes(
   app: FastifyInstance,
@@ -101,6 +125,7 @@ export function registerVoiceRoutes(
       method: route.method,
       url: `/api/v1/voice${route.path}`,
       ...authed,
+      ...voiceRouteDoc(method, declared),
       handler: async (request, reply) => {
         const me = authOf(request);
         const body = route.method === 'GET' ? {} : bodyOf(request);
@@ -119,7 +144,7 @@ export function registerVoiceRoutes(
     });
   }
 
-  app.get('/api/v1/voice/rooms', authed, async (request, reply) => {
+  app.get('/api/v1/voice/rooms', { ...authed, ...docs.lobby }, async (request, reply) => {
     const me = authOf(request);
     const q = request.query as { limit?: string; offset?: string };
     const limit = clampInt(q.limit, 20, 1, 50);
@@ -127,7 +152,7 @@ export function registerVoiceRoutes(
     return sendOk(request, reply, await store.listLobby(me.appCode, limit, offset));
   });
 
-  app.get('/api/v1/voice/wallet', authed, async (request, reply) => {
+  app.get('/api/v1/voice/wallet', { ...authed, ...docs.wallet }, async (request, reply) => {
     const me = authOf(request);
     return sendOk(request, reply, { balance: await store.balanceOf(me.appCode, me.userId) });
   });

@@ -65,6 +65,7 @@ export async function startTestHttpApp(env: Record<string, string> = {}): Promis
       destinations: new DestinationPolicy(),
     },
     clock: systemClock,
+    docs: config.http.docsEnabled,
   });
   await host.start();
   return {

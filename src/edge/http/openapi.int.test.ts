@@ -1,0 +1,223 @@
+/**
+ * The OpenAPI document at /docs/json, as a client reads it: every route the node registers is
+ * in it (method and path) with a tag, a summary, a security scheme that matches what the route
+ * really demands, a description of every response and a body schema where it takes a body.
+ * The schemas document and do nothing else: input is still checked by the project's own
+ * rules only (no type coercion), and no route carries a schema Fastify would compile.
+ * ROOMS_DOCS_ENABLED=false serves no docs.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { RouteOptions } from 'fastify';
+import pkg from '../../../package.json' with { type: 'json' };
+import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
+
+const ADMIN = 'admin-token-for-openapi-tests';
+const TAGS = ['accounts', 'voice rooms', 'admin', 'outbox', 'ops', 'rtc callback'];
+/** Keys of a route's `schema` that Fastify compiles (ajv validation or fast-json-stringify). */
+const COMPILED = ['body', 'querystring', 'query', 'params', 'headers', 'response'];
+
+type Operation = {
+  tags?: string[];
+  summary?: string;
+  security?: Record<string, string[]>[];
+  requestBody?: { content?: Record<string, { schema?: Record<string, any> }> };
+  responses?: Record<string, { description?: string }>;
+};
+type Document = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, string>> };
+};
+
+describe('OpenAPI document at /docs/json', () => {
+  let app: TestHttpApp;
+  const routes: RouteOptions[] = [];
+  let doc: Document;
+  const operation = (method: string, url: string): Operation | undefined =>
+    doc.paths[url.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
+  /** The routes of the API: not HEAD (Fastify adds one per GET), /docs itself or catch-alls. */
+  const apiRoutes = () =>
+    routes.flatMap((r) =>
+      (Array.isArray(r.method) ? r.method : [r.method])
+        .filter((m) => m !== 'HEAD' && !r.url.startsWith('/docs') && !r.url.includes('*'))
+        .map((method) => ({ method, url: r.url, route: r })),
+    );
+
+  before(async () => {
+    app = await startTestHttpApp({ ROOMS_ADMIN_TOKEN: ADMIN });
+    // The app registers its routes when it starts (ready), so this hook sees all of them.
+    app.http.addHook('onRoute', (route) => {
+      routes.push(route);
+    });
+    const res = await app.http.inject({ url: '/docs/json' });
+    assert.equal(res.statusCode, 200);
+    doc = res.json();
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  it('is OpenAPI 3 titled EchoChat Rooms, with the version of package.json', () => {
+    assert.match(doc.openapi, /^3\./);
+    assert.equal(doc.info.title, 'EchoChat Rooms');
+    assert.equal(doc.info.version, pkg.version);
+  });
+
+  it('has every registered route, tagged, summarized, with described responses', () => {
+    const seen = apiRoutes();
+    for (const known of [
+      '/healthz',
+      '/api/v1/voice/rooms/:room_id/mic/up',
+      '/api/v1/admin/outbox',
+    ]) {
+      assert.ok(
+        seen.some((r) => r.url === known),
+        `onRoute saw ${known} (all: ${seen.length})`,
+      );
+    }
+    for (const { method, url } of seen) {
+      const op = operation(method, url);
+      assert.ok(op, `${method} ${url} is documented`);
+      assert.equal(op.tags?.length, 1, `${method} ${url}: one tag`);
+      assert.ok(TAGS.includes(op.tags[0]!), `${method} ${url}: tag ${op.tags[0]}`);
+      assert.ok(op.summary && op.summary.length > 3, `${method} ${url}: summary`);
+      const responses = Object.entries(op.responses ?? {});
+      assert.ok(responses.length > 0, `${method} ${url}: responses`);
+      for (const [status, response] of responses) {
+        assert.ok(response.description, `${method} ${url} ${status}: description`);
+        assert.notEqual(response.description, 'Default Response', `${method} ${url} ${status}`);
+      }
+      if (['POST', 'PUT', 'PATCH'].includes(method)) {
+        const schema = op.requestBody?.content?.['application/json']?.schema;
+        assert.equal(schema?.type, 'object', `${method} ${url}: a JSON object body schema`);
+      }
+    }
+  });
+
+  it('documents the security each route demands: bearer, X-Admin-Token, TRTC, or none', async () => {
+    assert.deepEqual(doc.components.securitySchemes.bearer, {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
+    assert.equal(doc.components.securitySchemes.adminToken!.name, 'X-Admin-Token');
+    assert.deepEqual(operation('GET', '/healthz')!.security, []);
+    for (const { method, url } of apiRoutes()) {
+      const schemes = (operation(method, url)!.security ?? []).flatMap((s) => Object.keys(s));
+      const expected = url.startsWith('/api/v1/admin/')
+        ? ['adminToken']
+        : url.startsWith('/api/v1/voice/') || url === '/api/v1/users/me'
+          ? ['bearer']
+          : url.startsWith('/api/v1/rtc/')
+            ? ['trtcSign']
+            : [];
+      assert.deepEqual(schemes, expected, `${method} ${url}`);
+      if (expected.length === 0) continue;
+      // What the document says is what the route does: no credentials, no entry.
+      const res = await app.http.inject({
+        method: method as 'GET',
+        url: url.replace(/:\w+/g, 'x1'),
+        ...(method === 'GET' || method === 'DELETE' ? {} : { payload: {} }),
+      });
+      assert.equal(res.statusCode, 401, `${method} ${url} without credentials`);
+    }
+  });
+
+  it('documents request bodies from the zod schemas: the body, not the internal request', () => {
+    const micUp = operation('POST', '/api/v1/voice/rooms/:room_id/mic/up')!;
+    const body = micUp.requestBody!.content!['application/json']!.schema!;
+    assert.deepEqual(Object.keys(body.properties).sort(), ['request_id', 'seat_index']);
+    assert.equal(body.properties.seat_index.type, 'integer');
+    assert.deepEqual(body.required, ['seat_index']);
+    const create = operation('POST', '/api/v1/voice/rooms')!.requestBody!.content![
+      'application/json'
+    ]!.schema!;
+    assert.deepEqual(create.required, ['title']); // seat_count has a default; the owner is you
+    assert.equal(create.properties.seat_count.default, 8);
+    assert.equal(create.properties.owner_user_id, undefined);
+    const topUp = operation('POST', '/api/v1/admin/wallets/topup')!.requestBody!.content![
+      'application/json'
+    ]!.schema!;
+    assert.deepEqual([...topUp.required].sort(), ['amount', 'request_id', 'user_id']);
+    const register = operation('POST', '/api/v1/auth/register')!.requestBody!.content![
+      'application/json'
+    ]!.schema!;
+    assert.deepEqual([...register.required].sort(), ['password', 'username']);
+  });
+
+  it('leaves Fastify nothing to validate, coerce or serialize with: no compiled schema keys', () => {
+    for (const { method, url, route } of apiRoutes()) {
+      const compiled = Object.keys(route.schema ?? {}).filter((k) => COMPILED.includes(k));
+      assert.deepEqual(compiled, [], `${method} ${url}`);
+    }
+  });
+
+  it('still refuses "seat_index": "1" with the project\'s message (no coercion)', async () => {
+    const login = async (username: string) => {
+      const creds = { username, password: 'secret123' };
+      await app.http.inject({ method: 'POST', url: '/api/v1/auth/register', payload: creds });
+      const res = await app.http.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: creds,
+      });
+      return { authorization: `Bearer ${res.json().data.access_token}` };
+    };
+    const headers = await login('openapi_alice');
+    const created = await app.http.inject({
+      method: 'POST',
+      url: '/api/v1/voice/rooms',
+      headers,
+      payload: { title: 'Docs' },
+    });
+    const roomId = created.json().data.room_id as string;
+    const join = { method: 'POST', url: `/api/v1/voice/rooms/${roomId}/join`, headers } as const;
+    assert.equal((await app.http.inject(join)).statusCode, 200); // so seat 1 would be hers
+    const before = (await app.http.inject({ url: `/api/v1/voice/rooms/${roomId}`, headers })).json()
+      .data;
+
+    const res = await app.http.inject({
+      method: 'POST',
+      url: `/api/v1/voice/rooms/${roomId}/mic/up`,
+      headers,
+      payload: { seat_index: '1' },
+    });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.json().code, 400);
+    assert.equal(res.json().message, 'seat_index: Invalid input: expected number, received string');
+    const after = (await app.http.inject({ url: `/api/v1/voice/rooms/${roomId}`, headers })).json()
+      .data;
+    assert.deepEqual(after, before);
+
+    // The query string too: the lobby's digits-only rule, not a schema's integer.
+    const lobby = await app.http.inject({ url: '/api/v1/voice/rooms?limit=1e1', headers });
+    assert.equal(lobby.statusCode, 400);
+    assert.equal(lobby.json().message, 'not a decimal integer: 1e1');
+  });
+
+  it('serves Swagger UI at /docs, only the UI files by its CSP', async () => {
+    const res = await app.http.inject({ url: '/docs' });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/html/);
+    assert.match(String(res.headers['content-security-policy']), /default-src 'self'/);
+  });
+});
+
+describe('ROOMS_DOCS_ENABLED=false', () => {
+  let app: TestHttpApp;
+  before(async () => {
+    app = await startTestHttpApp({ ROOMS_DOCS_ENABLED: 'false' });
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  it('serves neither the document nor the UI, and the API as before', async () => {
+    for (const url of ['/docs', '/docs/json', '/docs/static/index.html']) {
+      assert.equal((await app.http.inject({ url })).statusCode, 404, url);
+    }
+    assert.equal((await app.http.inject({ url: '/healthz' })).statusCode, 200);
+  });
+});
