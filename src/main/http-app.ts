@@ -52,7 +52,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     trustProxy: (deps.trustProxy ?? false) as boolean | string,
     genReqId: () => randomUUID(), // doubles as the envelope's trace_id
     // Above the longest id the API accepts (128), so a too-long one gets the envelope's 400.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
   });
   installEnvelopeErrors(http);
   acceptEmptyJsonBodies(http);
