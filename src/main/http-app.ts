@@ -10,6 +10,8 @@ import type { Registry } from 'prom-client';
 import type { AccountsService } from '../accounts/service.js';
 import { registerAdminRoutes } from '../edge/http/admin-routes.js';
 import { registerAuthRoutes } from '../edge/http/auth-routes.js';
+import { registerNotificationRoutes } from '../edge/http/notification-routes.js';
+import type { NotificationCentre } from '../notifications/notification-centre.js';
 import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
@@ -40,6 +42,8 @@ export interface HttpAppDeps {
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
   readonly clock: Clock;
+  /** The notification centre (`/api/v1/notifications`). */
+  readonly notifications: NotificationCentre;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -65,5 +69,6 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
   registerTrtcCallback(http, { api: voice.api, apps: voice.trtcApps });
   registerAdminRoutes(http, { store: voice.store, adminToken, clock });
   registerOutboxAdminRoutes(http, { ...deps.outbox, adminToken, clock });
+  registerNotificationRoutes(http, { centre: deps.notifications, auth: deps.accounts });
   return http;
 }
