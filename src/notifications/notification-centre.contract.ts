@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import WebSocket from 'ws';
 import { eventually } from '../cell/testing/harness.js';
 import { startTestNode } from '../edge/http/auth-routes.contract.js';
@@ -156,6 +157,25 @@ export function notificationCentreContract(
         ).n,
       );
 
+    /** Every socket a test opened; each test closes its own. */
+    const sockets: WebSocket[] = [];
+    const connect = async (node: RoomsNode, user: User) => {
+      const url = node.httpAddress.replace(/^http/, 'ws');
+      const socket = new WebSocket(`${url}/ws?token=${user.token}`);
+      sockets.push(socket);
+      const frames: Frame[] = [];
+      socket.on('message', (raw: Buffer) => frames.push(JSON.parse(raw.toString('utf8')) as Frame));
+      await once(socket, 'open');
+      // Readiness, not the subject: the node's subscription to the user's channel is
+      // asynchronous, so wait until a plain targeted frame gets through.
+      await eventually(() => {
+        node.delivery.publisher.toUser('default', user.id, 'probe', {});
+        return frames.some((f) => f.event === 'probe');
+      });
+      const news = () => frames.filter((f) => f.event === 'notification.new');
+      return { frames, news };
+    };
+
     it('pushBatch writes one row per recipient (duplicates once) with the exact extra, listed as sent', async () => {
       const [a, b, c] = [await newUser(), await newUser(), await newUser()];
       const pushed = await push([a, b, a, c]);
@@ -233,6 +253,41 @@ export function notificationCentreContract(
         });
       }
       assert.equal(await rowCount(), before, 'a refused batch writes no row');
+    });
+
+    it('pushBatch is all or none: a row failing in the database leaves no row and sends no frame', async () => {
+      const [kept, failing] = [await newUser(), await newUser()];
+      const socket = await connect(reader, kept);
+      const db = sender.sql.db;
+      // A real database failure on the second row of the batch (a trigger), not a stub.
+      await sql
+        .raw(
+          sender.sql.flavor === 'sqlite'
+            ? `CREATE TRIGGER notifications_fail BEFORE INSERT ON notifications
+               WHEN NEW.user_id = '${failing.id}' BEGIN SELECT RAISE(ABORT, 'injected'); END`
+            : `CREATE TRIGGER notifications_fail BEFORE INSERT ON notifications FOR EACH ROW
+               BEGIN IF NEW.user_id = '${failing.id}' THEN
+               SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected'; END IF; END`,
+        )
+        .execute(db);
+      try {
+        await assert.rejects(push([kept, failing]), /injected/);
+      } finally {
+        await sql.raw('DROP TRIGGER notifications_fail').execute(db);
+      }
+      assert.deepEqual(await rowsOf('default', kept.id), [], 'the first row was rolled back');
+      assert.deepEqual((await list(kept)).list, []);
+      // A marker after the failure: once it arrives, a frame of the failed batch would have.
+      try {
+        const [marker] = await push([kept], 2);
+        await eventually(() => socket.news().length > 0);
+        assert.deepEqual(
+          socket.news().map((f) => f.data.id),
+          [marker!.notification.id],
+        );
+      } finally {
+        for (const s of sockets.splice(0)) s.close();
+      }
     });
 
     it('pages newest first with before_id and limit: every notification once, no gaps', async () => {
@@ -347,25 +402,6 @@ export function notificationCentreContract(
 
     it('pushes notification.new live to every socket of the recipient, and to nobody else', async () => {
       const [alice, bob] = [await newUser(), await newUser()];
-      const sockets: WebSocket[] = [];
-      const connect = async (node: RoomsNode, user: User) => {
-        const url = node.httpAddress.replace(/^http/, 'ws');
-        const socket = new WebSocket(`${url}/ws?token=${user.token}`);
-        sockets.push(socket);
-        const frames: Frame[] = [];
-        socket.on('message', (raw: Buffer) =>
-          frames.push(JSON.parse(raw.toString('utf8')) as Frame),
-        );
-        await once(socket, 'open');
-        // Readiness, not the subject: the node's subscription to the user's channel is
-        // asynchronous, so wait until a plain targeted frame gets through.
-        await eventually(() => {
-          node.delivery.publisher.toUser('default', user.id, 'probe', {});
-          return frames.some((f) => f.event === 'probe');
-        });
-        const news = () => frames.filter((f) => f.event === 'notification.new');
-        return { frames, news };
-      };
       try {
         // One socket on each node for alice, bob on the reading node.
         const aliceHere = await connect(reader, alice);
@@ -392,7 +428,7 @@ export function notificationCentreContract(
         );
         assert.equal(aliceHere.news().length, 1, "alice does not get bob's");
       } finally {
-        for (const socket of sockets) socket.close();
+        for (const socket of sockets.splice(0)) socket.close();
       }
     });
 
