@@ -10,6 +10,8 @@ import type { Registry } from 'prom-client';
 import type { AccountsService } from '../accounts/service.js';
 import { registerAdminRoutes } from '../edge/http/admin-routes.js';
 import { registerAuthRoutes } from '../edge/http/auth-routes.js';
+import { registerNotificationRoutes } from '../edge/http/notification-routes.js';
+import type { NotificationCentre } from '../notifications/notification-centre.js';
 import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerApiDocs } from '../edge/http/openapi.js';
@@ -43,6 +45,8 @@ export interface HttpAppDeps {
   readonly clock: Clock;
   /** `ROOMS_DOCS_ENABLED`: the OpenAPI document at /docs/json and Swagger UI at /docs. */
   readonly docs: boolean;
+  /** The notification centre (`/api/v1/notifications`). */
+  readonly notifications: NotificationCentre;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -71,6 +75,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
     registerAdminRoutes(api, { store: voice.store, adminToken, clock });
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
+    registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
     done();
   });
   return http;

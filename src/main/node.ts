@@ -18,6 +18,8 @@ import { RedisNodeRegistry } from '../adapters/redis/redis-node-registry.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/database.js';
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
+import { SqlNotificationStore } from '../adapters/sql/notifications/sql-notification-store.js';
+import { NotificationCentre } from '../notifications/notification-centre.js';
 import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
@@ -47,6 +49,8 @@ export interface RoomsNode {
   readonly media: NodeMedia;
   /** Realtime bus, WebSocket hub (`/ws`) and outbox relay. */
   readonly delivery: Delivery;
+  /** The notification centre (the meeting invite's `pushBatch`). */
+  readonly notifications: NotificationCentre;
   /** The HTTP address actually bound (port 0 picks a free one). */
   readonly httpAddress: string;
   /** Drains the host, then closes HTTP, SQL and Redis. Idempotent. */
@@ -103,6 +107,13 @@ export async function startNode(
       webhooks: new SqlWebhookDirectory(sql),
       destinations: new DestinationPolicy(config.outbox.webhookAllowPrivate),
     };
+    const notifications = new NotificationCentre({
+      store: new SqlNotificationStore(sql),
+      // Delivery attaches to the HTTP app built below; until then no socket could be reached.
+      push: { toUser: (...args) => delivery?.publisher.toUser(...args) },
+      clock: systemClock,
+      logger,
+    });
     const http = buildHttpApp({
       // Its serializers keep tokens out of logged URLs (`/ws?token=…`).
       logger: logger.child({ module: 'http' }, { serializers: httpLogSerializers }),
@@ -120,6 +131,7 @@ export async function startNode(
       outbox,
       clock: systemClock,
       docs: config.http.docsEnabled,
+      notifications,
     });
     await voice.startGrpc();
     const wired = wireDelivery({
@@ -155,6 +167,7 @@ export async function startNode(
       accounts,
       voice,
       delivery: wired,
+      notifications,
       httpAddress,
       close: () => (closing ??= closeAll()),
     };

@@ -87,6 +87,9 @@ export const errors = defineErrors({
   // Outbox administration.
   WEBHOOK_NOT_FOUND: ['not_found', '该应用未配置 webhook'],
   NOT_PENDING: ['illegal_state', '事件不存在或不处于待投递/待重试状态'],
+  // The notification centre.
+  NOTIFICATION_NOT_FOUND: ['not_found', '通知不存在'],
+  TOO_MANY_RECIPIENTS: ['validation', '一次最多通知 %s 个用户'],
   // The media server, and the nodes' client of it (the seed's two kinds, with its messages).
   MEDIA_RESOURCE_NOT_FOUND: ['not_found', '会议资源不存在'],
   MEDIA_SERVER_ERROR: ['unavailable', '会议媒体服务暂不可用'],

@@ -145,6 +145,23 @@ export interface GiftCatalogTable {
   updated_at_ms: number;
 }
 
+/** `0008_notifications`: one row per recipient of a notification. */
+export interface NotificationsTable {
+  id: Generated<number>;
+  app_code: string;
+  /** The recipient. */
+  user_id: string;
+  type: string;
+  title: string;
+  content: string;
+  /** JSON object. */
+  extra: string;
+  /** 0 or 1. */
+  is_read: number;
+  read_at_ms: number | null;
+  created_at_ms: number;
+}
+
 export interface Database {
   room_cells: RoomCellsTable;
   room_command_log: RoomCommandLogTable;
@@ -156,4 +173,5 @@ export interface Database {
   wallet_ledger: WalletLedgerTable;
   gift_catalog: GiftCatalogTable;
   users: UsersTable;
+  notifications: NotificationsTable;
 }

@@ -12,6 +12,8 @@ import { MemoryNodeRegistry } from '../../adapters/memory/memory-node-registry.j
 import { MemoryRateLimiter } from '../../adapters/memory/memory-rate-limiter.js';
 import { openSqlBackend } from '../../adapters/sql/database.js';
 import { SqlCellStore } from '../../adapters/sql/sql-cell-store.js';
+import { SqlNotificationStore } from '../../adapters/sql/notifications/sql-notification-store.js';
+import { NotificationCentre } from '../../notifications/notification-centre.js';
 import { CellHost } from '../../cell/host.js';
 import { silentLogger } from '../../cell/testing/harness.js';
 import { DestinationPolicy } from '../../outbox/destinations.js';
@@ -66,6 +68,12 @@ export async function startTestHttpApp(env: Record<string, string> = {}): Promis
     },
     clock: systemClock,
     docs: config.http.docsEnabled,
+    notifications: new NotificationCentre({
+      store: new SqlNotificationStore(sql),
+      push: { toUser: () => undefined }, // no WebSocket hub here: stored only
+      clock: systemClock,
+      logger: silentLogger,
+    }),
   });
   await host.start();
   return {
