@@ -14,7 +14,9 @@ import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
+import { registerMeetingRoutes } from '../edge/http/meeting-routes.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
+import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { CreationQuota } from '../edge/quotas.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
@@ -36,6 +38,8 @@ export interface HttpAppDeps {
     readonly createQuota: CreationQuota | null;
     readonly trtcApps: readonly TrtcApp[];
   };
+  /** Meetings REST (/api/v1/meeting); absent: not served. */
+  readonly meetings?: { readonly api: MeetingApi };
   /** `ROOMS_ADMIN_TOKEN`; null refuses every admin call. */
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
@@ -62,6 +66,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     store: voice.store,
     ...(voice.createQuota ? { createQuota: voice.createQuota } : {}),
   });
+  if (deps.meetings) registerMeetingRoutes(http, { api: deps.meetings.api, auth: deps.accounts });
   registerTrtcCallback(http, { api: voice.api, apps: voice.trtcApps });
   registerAdminRoutes(http, { store: voice.store, adminToken, clock });
   registerOutboxAdminRoutes(http, { ...deps.outbox, adminToken, clock });
