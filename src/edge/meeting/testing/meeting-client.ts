@@ -10,25 +10,29 @@ export interface Envelope {
   reason?: string;
 }
 
+export interface CallOptions {
+  readonly as?: string;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** Another node's app (same users and tokens): the call goes there. */
+  readonly via?: FastifyInstance;
+}
+
 export interface MeetingClient {
   readonly ids: Record<string, number>;
   readonly users: (names: readonly string[]) => Promise<void>;
   readonly call: (
     method: 'GET' | 'POST',
     url: string,
-    opts?: { as?: string; body?: unknown; headers?: Record<string, string> },
+    opts?: CallOptions,
   ) => Promise<{ status: number; body: Envelope }>;
 }
 
 export function meetingClient(http: () => FastifyInstance): MeetingClient {
   const tokens: Record<string, string> = {};
   const ids: Record<string, number> = {};
-  const raw = async (
-    method: 'GET' | 'POST',
-    url: string,
-    opts: { as?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ) => {
-    const res = await http().inject({
+  const raw = async (method: 'GET' | 'POST', url: string, opts: CallOptions = {}) => {
+    const res = await (opts.via ?? http()).inject({
       method,
       url: `/api/v1${url}`,
       headers: {
