@@ -86,6 +86,9 @@ const schema = z.object({
   ROOMS_PRESENCE_TIMEOUT_MS: int(1000).default(60_000),
   ROOMS_PUBLISH_TIMEOUT_MS: int(1000).default(15_000),
   ROOMS_MAX_SEATS: int(1, 50).default(20),
+  ROOMS_MEETING_EMPTY_TTL_MS: int(1000).default(300_000),
+  ROOMS_MEETING_HOST_GRACE_MS: int(1000).default(30_000),
+  ROOMS_MEETING_STALE_MS: int(60_000).default(14_400_000),
   ROOMS_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ROOMS_TRTC_APPS: z
     .string()
@@ -264,6 +267,15 @@ export interface Config {
       readonly caFile: string;
     } | null;
   };
+  /** The meeting's lifecycle deadlines (meeting-api.md Task 8). */
+  readonly meeting: {
+    /** An emptied meeting ends (`empty_ttl`) after this long without a join. */
+    readonly emptyTtlMs: number;
+    /** The host without a live WebSocket for this long loses the host role. */
+    readonly hostGraceMs: number;
+    /** A meeting with no activity for this long ends (`system_error`). */
+    readonly staleMs: number;
+  };
   readonly voice: {
     readonly presenceTimeoutMs: number;
     readonly publishTimeoutMs: number;
@@ -370,6 +382,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
               caFile: e.ROOMS_GRPC_TLS_CA,
             }
           : null,
+    },
+    meeting: {
+      emptyTtlMs: e.ROOMS_MEETING_EMPTY_TTL_MS,
+      hostGraceMs: e.ROOMS_MEETING_HOST_GRACE_MS,
+      staleMs: e.ROOMS_MEETING_STALE_MS,
     },
     voice: {
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,

@@ -17,7 +17,9 @@ import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerApiDocs } from '../edge/http/openapi.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
+import { registerMeetingRoutes } from '../edge/http/meeting-routes.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
+import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { CreationQuota } from '../edge/quotas.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
@@ -39,6 +41,8 @@ export interface HttpAppDeps {
     readonly createQuota: CreationQuota | null;
     readonly trtcApps: readonly TrtcApp[];
   };
+  /** Meetings REST (/api/v1/meeting); absent: not served. */
+  readonly meetings?: { readonly api: MeetingApi };
   /** `ROOMS_ADMIN_TOKEN`; null refuses every admin call. */
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
@@ -76,6 +80,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     registerAdminRoutes(api, { store: voice.store, adminToken, clock });
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
     registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
+    if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
     done();
   });
   return http;

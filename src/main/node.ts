@@ -36,6 +36,10 @@ import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js
 import { buildHttpApp } from './http-app.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
+import { wireMeetings, type Meetings } from './meetings.js';
+import { MemoryKeyValue } from '../adapters/memory/memory-key-value.js';
+import { RedisKeyValue } from '../adapters/redis/redis-key-value.js';
+import type { KeyValue } from '../shared/key-value.js';
 
 export interface RoomsNode {
   readonly host: CellHost;
@@ -43,6 +47,8 @@ export interface RoomsNode {
   readonly sql: SqlBackend;
   /** The voice-room API (also served over gRPC on `voice.grpcPort`). */
   readonly voice: VoiceRooms;
+  /** The meeting API (REST /api/v1/meeting; forwarded between nodes by gRPC MeetingCall). */
+  readonly meetings: Meetings;
   /** Users and tokens: `authenticate(token)` for the WebSocket hub and REST guards. */
   readonly accounts: AccountsService;
   /** The media server (embedded, or the one at ROOMS_MEDIA_URL) and its client. */
@@ -80,7 +86,7 @@ export async function startNode(
     });
     const sql = await openSqlBackend(config.db.url, { poolSize: config.db.poolSize });
     closers.push(() => sql.close());
-    const { lease, registry, limiter } = coordination(config, logger, closers);
+    const { lease, registry, limiter, kv } = coordination(config, logger, closers);
     // Closed after the host drains (closers run in reverse): meetings may close routers then.
     const media = await wireMedia(config, logger, closers);
     const hostConfig = {
@@ -102,6 +108,7 @@ export async function startNode(
 
     const voice = wireVoiceRooms({ config, host, sql, limiter });
     closers.push(() => voice.close());
+    const meetings = wireMeetings({ config, host, sql, kv, forwarder: voice.forwarder });
     const outbox = {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),
@@ -127,13 +134,14 @@ export async function startNode(
       metrics: host.metrics.registry,
       accounts,
       voice,
+      meetings,
       adminToken: config.voice.adminToken,
       outbox,
       clock: systemClock,
       docs: config.http.docsEnabled,
       notifications,
     });
-    await voice.startGrpc();
+    await voice.startGrpc({ meetings: meetings.api });
     const wired = wireDelivery({
       config,
       http,
@@ -166,6 +174,7 @@ export async function startNode(
       sql,
       accounts,
       voice,
+      meetings,
       delivery: wired,
       notifications,
       httpAddress,
@@ -182,7 +191,7 @@ function coordination(
   config: Config,
   logger: Logger,
   closers: (() => Promise<unknown>)[],
-): { lease: LeaseManager; registry: NodeRegistry; limiter: RateLimiter } {
+): { lease: LeaseManager; registry: NodeRegistry; limiter: RateLimiter; kv: KeyValue } {
   if (!config.redisUrl) {
     if (sqlFlavorOf(config.db.url) === 'mysql') {
       logger.warn('ROOMS_REDIS_URL is unset: run a single node, or set it to run several');
@@ -191,6 +200,7 @@ function coordination(
       lease: new MemoryLeaseManager({ clock: systemClock }),
       registry: new MemoryNodeRegistry({ clock: systemClock }),
       limiter: new MemoryRateLimiter({ clock: systemClock }),
+      kv: new MemoryKeyValue({ clock: systemClock }),
     };
   }
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
@@ -199,6 +209,7 @@ function coordination(
     lease: new RedisLeaseManager({ redis, keyPrefix: config.keyPrefix }),
     registry: new RedisNodeRegistry({ redis, keyPrefix: config.keyPrefix }),
     limiter: new RedisRateLimiter({ redis, keyPrefix: config.keyPrefix }),
+    kv: new RedisKeyValue({ redis, keyPrefix: config.keyPrefix }),
   };
 }
 

@@ -13,6 +13,7 @@ import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service
 import type { GrpcSecurity, GrpcTls } from '../edge/grpc/security.js';
 import { parseTrtcApps, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { CreationQuota } from '../edge/quotas.js';
+import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
@@ -23,8 +24,10 @@ export interface VoiceRooms {
   readonly store: VoiceRoomStore;
   readonly createQuota: CreationQuota;
   readonly trtcApps: readonly TrtcApp[];
-  /** Binds the gRPC RoomService; call before `host.start()`. */
-  startGrpc(): Promise<{ readonly port: number }>;
+  /** The node's gRPC client of other nodes (voice rooms and meetings forward through it). */
+  readonly forwarder: GrpcForwarder;
+  /** Binds the gRPC RoomService (with `MeetingCall` when given meetings); before `host.start()`. */
+  startGrpc(services?: { meetings?: MeetingApi }): Promise<{ readonly port: number }>;
   /** The port the gRPC RoomService listens on (once started). */
   readonly grpcPort: number;
   close(): Promise<void>;
@@ -62,14 +65,16 @@ export function wireVoiceRooms(deps: {
     api,
     store,
     createQuota,
+    forwarder,
     trtcApps: parseTrtcApps(config.voice.trtcApps),
     get grpcPort() {
       if (!grpc) throw new Error('the gRPC RoomService is not started');
       return grpc.port;
     },
-    async startGrpc() {
+    async startGrpc(services = {}) {
       grpc ??= await startRoomServiceServer(api, {
         ...security,
+        ...(services.meetings ? { meetings: services.meetings } : {}),
         host: config.grpc.host,
         port: config.grpcPort,
       });

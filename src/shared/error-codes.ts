@@ -79,6 +79,8 @@ export const errors = defineErrors({
   TOO_MANY_OPEN_ROOMS: ['conflict', '未关闭的%s已达上限（%s 个），请先关闭不再使用的%s'],
   BUSY: ['unavailable', '服务繁忙，请稍后重试'],
   RATE_LIMIT_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
+  /** The shared key-value store (Redis) failed: the meeting's password lockout cannot be checked. */
+  KEY_VALUE_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
   // WebSocket.
   APP_MISMATCH: ['forbidden', '无权访问其他应用的房间'],
   NOT_IN_ROOM: ['forbidden', '你当前未在房间中'],

@@ -7,12 +7,17 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { meetingReasons } from '../domain/meeting/errors.js';
 import { voiceRoomReasons } from '../domain/voice-room/errors.js';
 import { errorCatalog, errors } from './error-codes.js';
 import { AppError, RateLimitedError } from './errors.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const documented = [...errorCatalog.map((e) => e.code), ...voiceRoomReasons.map((r) => r.code)];
+const documented = [
+  ...errorCatalog.map((e) => e.code),
+  ...voiceRoomReasons.map((r) => r.code),
+  ...meetingReasons.map((r) => r.code),
+];
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -51,6 +56,13 @@ void describe('error codes', () => {
       const same = errorCatalog.find((e) => e.code === reason.code);
       // Shared on purpose, with one meaning: bad input, and "not a present member".
       if (same) assert.ok(['INVALID_ARGUMENT', 'NOT_IN_ROOM'].includes(reason.code), reason.code);
+    }
+    for (const reason of meetingReasons) {
+      const same =
+        errorCatalog.find((e) => e.code === reason.code) ??
+        voiceRoomReasons.find((r) => r.code === reason.code);
+      // Only bad input is shared; every meeting refusal has a code of its own.
+      if (same) assert.equal(reason.code, 'INVALID_ARGUMENT');
     }
   });
 

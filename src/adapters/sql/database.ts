@@ -15,6 +15,7 @@ import { accountTables } from './migrations/0003_accounts.js';
 import { voiceRoomTables } from './migrations/0004_voice_rooms.js';
 import { requestOutcomeTables } from './migrations/0005_request_outcomes.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
+import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
 import type { Database } from './schema.js';
 
@@ -115,6 +116,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0004_voice_rooms': voiceRoomTables(flavor),
     '0005_request_outcomes': requestOutcomeTables(flavor),
     '0006_room_owner_index': roomOwnerIndex(),
+    '0007_meetings': meetingTables(flavor),
     '0008_notifications': notificationTables(flavor),
   };
   const migrator = new Migrator({

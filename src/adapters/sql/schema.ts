@@ -145,6 +145,74 @@ export interface GiftCatalogTable {
   updated_at_ms: number;
 }
 
+/** `0007_meetings`: a meeting's numeric id and room code, drawn once per create request. */
+export interface MeetingCodesTable {
+  id: Generated<number>;
+  app_code: string;
+  room_code: string;
+  /** The caller-scoped create request the code was drawn for. */
+  request_key: string;
+  created_at_ms: number;
+}
+
+/** `0007_meetings`: the participant row id of a (meeting, user), allocated before the join. */
+export interface MeetingParticipantIdsTable {
+  id: Generated<number>;
+  app_code: string;
+  room_code: string;
+  user_id: string;
+}
+
+/** `0007_meetings`: the meeting cell's room projection (status 0/1/2). */
+export interface MeetingRoomsTable {
+  id: number;
+  app_code: string;
+  room_code: string;
+  title: string;
+  host_id: string;
+  type: number;
+  has_password: number;
+  max_members: number;
+  status: number;
+  ended_reason: string | null;
+  started_at_ms: number | null;
+  ended_at_ms: number | null;
+  settings: string;
+  online_count: number;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
+/** `0007_meetings`: one row per (meeting, user), reused on re-join. role 1 主持人 / 0 参会者. */
+export interface MeetingParticipantsTable {
+  id: number;
+  app_code: string;
+  room_code: string;
+  user_id: string;
+  role: number;
+  joined_at_ms: number;
+  left_at_ms: number | null;
+  left_reason: string | null;
+  duration: number;
+}
+
+export interface MeetingChatsTable {
+  app_code: string;
+  room_code: string;
+  /** 1, 2, 3… within the meeting. */
+  message_id: number;
+  user_id: string;
+  content: string;
+  created_at_ms: number;
+}
+
+/** Invariant 6: the one meeting a user is active in; the primary key refuses a second. */
+export interface MeetingActiveMembersTable {
+  app_code: string;
+  user_id: string;
+  room_code: string;
+}
+
 /** `0008_notifications`: one row per recipient of a notification. */
 export interface NotificationsTable {
   id: Generated<number>;
@@ -173,5 +241,11 @@ export interface Database {
   wallet_ledger: WalletLedgerTable;
   gift_catalog: GiftCatalogTable;
   users: UsersTable;
+  meeting_codes: MeetingCodesTable;
+  meeting_participant_ids: MeetingParticipantIdsTable;
+  meeting_rooms: MeetingRoomsTable;
+  meeting_participants: MeetingParticipantsTable;
+  meeting_chats: MeetingChatsTable;
+  meeting_active_members: MeetingActiveMembersTable;
   notifications: NotificationsTable;
 }

@@ -18,6 +18,8 @@ import {
 import { loadSync } from '@grpc/proto-loader';
 import type { CallOptions, Forwarder, VoiceRoomApi } from '../voice/voice-api.js';
 import { declarationOf, rpcNames, type RpcName } from '../voice/commands.js';
+import { meetingCalls, type MeetingMethod } from '../meeting/commands.js';
+import type { MeetingApi, MeetingForwarder } from '../meeting/meeting-api.js';
 import {
   authorizedMetadata,
   channelCredentials,
@@ -54,6 +56,51 @@ export interface RoomServiceServerOptions extends GrpcSecurity {
   readonly host: string;
   /** 0 picks a free port. */
   readonly port: number;
+  /** Serves `MeetingCall`; absent: it answers UNAVAILABLE. */
+  readonly meetings?: Pick<MeetingApi, 'call'>;
+}
+
+/** The generic meeting RPC, beside the voice-room RPCs of ../voice/commands.ts. */
+export const MEETING_CALL = 'MeetingCall';
+
+interface MeetingCallMessage {
+  readonly method: string;
+  readonly request_id: string;
+  readonly app_code: string;
+  readonly caller_id: string;
+  readonly room_code: string;
+  readonly body: string;
+}
+
+/** A MeetingCall message → the endpoint and its request (as REST would have built it). */
+function meetingRequestOf(message: MeetingCallMessage): { method: MeetingMethod; req: unknown } {
+  const method = message.method as MeetingMethod;
+  if (!Object.hasOwn(meetingCalls, method)) {
+    throw errors.INVALID_ARGUMENT(`unknown meeting method ${message.method.slice(0, 64)}`);
+  }
+  // Without a request id a retried command would take effect twice.
+  if (meetingCalls[method].kind === 'command' && !message.request_id) {
+    throw errors.INVALID_ARGUMENT('request_id is required');
+  }
+  let body: unknown;
+  try {
+    body = message.body ? JSON.parse(message.body) : {};
+  } catch {
+    throw errors.INVALID_ARGUMENT('body is not JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw errors.INVALID_ARGUMENT('body must be a JSON object');
+  }
+  return {
+    method,
+    req: {
+      ...body,
+      app_code: message.app_code,
+      caller_id: message.caller_id,
+      ...(message.room_code ? { room_code: message.room_code } : {}),
+      ...(message.request_id ? { request_id: message.request_id } : {}),
+    },
+  };
 }
 
 /** Epoch milliseconds, or undefined when the caller set no deadline. */
@@ -105,6 +152,34 @@ export async function startRoomServiceServer(
       );
     };
   }
+  implementation[MEETING_CALL] = (
+    call: ServerUnaryCall<MeetingCallMessage, unknown>,
+    callback: sendUnaryData<unknown>,
+  ) => {
+    const deadlineMs = deadlineMsOf(call.getDeadline());
+    if (deadlineMs !== undefined && deadlineMs <= Date.now()) {
+      callback(toServiceError(deadlineExceeded('the deadline passed before the call ran')));
+      return;
+    }
+    const meetings = options.meetings;
+    if (!meetings) {
+      callback(toServiceError(errors.NOT_OWNER_NODE('a node without meetings')));
+      return;
+    }
+    const callOptions: CallOptions = {
+      forwarded: call.metadata.get(FORWARDED_KEY)[0] === '1',
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    };
+    Promise.resolve()
+      .then(() => {
+        const { method, req } = meetingRequestOf(call.request);
+        return meetings.call(method, req, callOptions);
+      })
+      .then(
+        (reply) => callback(null, { body: JSON.stringify(reply ?? null) }),
+        (error: unknown) => callback(toServiceError(error)),
+      );
+  };
   server.addService(roomServiceClient().service, implementation);
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, serverCredentials(options.tls), (err, p) =>
@@ -134,13 +209,45 @@ export interface GrpcClientOptions extends GrpcSecurity {
  * Forwards to owners over gRPC, one channel per owner address, with the cluster credential and
  * a deadline: the caller's own when it has one, else `timeoutMs` from now.
  */
-export class GrpcForwarder implements Forwarder {
+export class GrpcForwarder implements Forwarder, MeetingForwarder {
   private readonly clients = new Map<string, Client>();
   private readonly Ctor = roomServiceClient();
 
   constructor(private readonly options: GrpcClientOptions) {}
 
+  /** Forwards a meeting endpoint (its request as MeetingApi takes it) as one `MeetingCall`. */
+  async callMeeting(
+    addr: string,
+    method: MeetingMethod,
+    request: unknown,
+    deadlineMs?: number,
+  ): Promise<unknown> {
+    const { app_code, caller_id, room_code, request_id, ...body } = request as Record<
+      string,
+      unknown
+    >;
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const reply = (await this.#unary(
+      addr,
+      MEETING_CALL,
+      {
+        method,
+        request_id: text(request_id),
+        app_code: text(app_code),
+        caller_id: text(caller_id),
+        room_code: text(room_code),
+        body: JSON.stringify(body),
+      },
+      deadlineMs,
+    )) as { body: string };
+    return JSON.parse(reply.body) as unknown;
+  }
+
   call(addr: string, method: RpcName, request: unknown, deadlineMs?: number): Promise<unknown> {
+    return this.#unary(addr, method, request, deadlineMs);
+  }
+
+  #unary(addr: string, method: string, request: unknown, deadlineMs?: number): Promise<unknown> {
     const deadline = deadlineMs ?? Date.now() + (this.options.timeoutMs ?? 5_000);
     if (deadline <= Date.now()) {
       return Promise.reject(deadlineExceeded('the deadline passed before the call was forwarded'));

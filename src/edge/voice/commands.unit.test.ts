@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { z } from 'zod';
-import { roomServiceClient } from '../grpc/room-service.js';
+import { MEETING_CALL, roomServiceClient } from '../grpc/room-service.js';
+import { meetingCalls } from '../meeting/commands.js';
 import { declarationOf, rpcNames } from './commands.js';
 
 const service = roomServiceClient().service;
@@ -25,8 +26,24 @@ function schemaFieldsOf(schema: z.ZodType): string[] {
 }
 
 void describe('voice-room RPC declarations', () => {
-  void it('declares exactly the methods of room.v1.RoomService', () => {
-    assert.deepEqual([...rpcNames].sort(), Object.keys(service).sort());
+  void it("declares exactly the methods of room.v1.RoomService (plus the meetings' one)", () => {
+    assert.deepEqual([...rpcNames, MEETING_CALL].sort(), Object.keys(service).sort());
+  });
+
+  void it('MeetingCall carries the method, request id, caller, meeting and a JSON body', () => {
+    assert.deepEqual(protoFieldsOf(MEETING_CALL), [
+      'app_code',
+      'body',
+      'caller_id',
+      'method',
+      'request_id',
+      'room_code',
+    ]);
+    // Every meeting endpoint is a command (with a request id) or a query (without one).
+    for (const [name, d] of Object.entries(meetingCalls)) {
+      assert.ok(['command', 'query'].includes(d.kind), name);
+      assert.equal('request_id' in d.body.shape, d.kind === 'command', `${name} is a ${d.kind}`);
+    }
   });
 
   void it("validates each RPC's request with the fields of its proto message", () => {

@@ -24,14 +24,28 @@ import { wireAccounts } from '../accounts.js';
 import { loadConfig } from '../config.js';
 import { buildHttpApp } from '../http-app.js';
 import { wireVoiceRooms } from '../voice-rooms.js';
+import { MemoryKeyValue } from '../../adapters/memory/memory-key-value.js';
+import type { MeetingStore } from '../../edge/meeting/meeting-store.js';
+import type { KeyValue } from '../../shared/key-value.js';
+import { wireMeetings, type Meetings } from '../meetings.js';
+import { sqlMeetingStore } from '../../adapters/sql/meeting/store.js';
 
 export interface TestHttpApp {
   readonly http: FastifyInstance;
+  readonly meetings: Meetings;
+  /** The password lockout's counters (in memory). */
+  readonly kv: KeyValue;
   close(): Promise<void>;
 }
 
 /** `env` adds to (or overrides) a minimal embedded configuration. */
-export async function startTestHttpApp(env: Record<string, string> = {}): Promise<TestHttpApp> {
+export async function startTestHttpApp(
+  env: Record<string, string> = {},
+  options: {
+    /** Wraps the meetings' SQL store (e.g. a code allocator that always collides). */
+    wrapMeetingStore?: (store: MeetingStore) => MeetingStore;
+  } = {},
+): Promise<TestHttpApp> {
   const dir = await mkdtemp(join(tmpdir(), 'rooms-http-'));
   const config = loadConfig({
     ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
@@ -54,12 +68,23 @@ export async function startTestHttpApp(env: Record<string, string> = {}): Promis
   );
   const accounts = wireAccounts(config, sql, limiter, config.accounts.jwtSecret!);
   const voice = wireVoiceRooms({ config, host, sql, limiter });
+  const kv = new MemoryKeyValue({ clock: systemClock });
+  const meetingStore = sqlMeetingStore(sql.db);
+  const meetings = wireMeetings({
+    config,
+    host,
+    sql,
+    kv,
+    forwarder: voice.forwarder,
+    store: options.wrapMeetingStore ? options.wrapMeetingStore(meetingStore) : meetingStore,
+  });
   const http = buildHttpApp({
     logger: silentLogger,
     ops: { nodeId: 'http-test', draining: () => host.isDraining, cellsLoaded: () => 0 },
     metrics: host.metrics.registry,
     accounts,
     voice,
+    meetings,
     adminToken: config.voice.adminToken,
     outbox: {
       store: new SqlOutboxStore(sql),
@@ -78,6 +103,8 @@ export async function startTestHttpApp(env: Record<string, string> = {}): Promis
   await host.start();
   return {
     http,
+    meetings,
+    kv,
     async close() {
       await host.drain();
       await http.close();

@@ -1,0 +1,280 @@
+/**
+ * Every meeting endpoint of meeting-api.md, declared once (the two invite endpoints need
+ * the notification centre and are not here yet). The REST routes (../http/meeting-routes.ts),
+ * MeetingApi (./meeting-api.ts) and the gRPC `MeetingCall` that forwards to the owner are
+ * derived from this table. The media part (`router_id`, `rtp_capabilities`) comes later:
+ * both are null until then.
+ */
+import { refuse } from '../../domain/meeting/errors.js';
+import { isActive } from '../../domain/meeting/evolve.js';
+import { checkMeetingAccess } from '../../domain/meeting/guards.js';
+import type { MeetingState } from '../../domain/meeting/types.js';
+import {
+  meetingDetail,
+  type MeetingView,
+  type ParticipantView,
+} from '../../domain/meeting/view.js';
+import { AppError } from '../../shared/errors.js';
+import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
+import { hashPassword, judgePassword } from './password-lock.js';
+import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
+import * as b from './requests.js';
+
+/** Draws of a room code before 会议号冲突，请重试 (the seed: 5). */
+export const ROOM_CODE_TRIES = 5;
+const MINE_LIMIT = { fallback: 20, max: 50 };
+const CHATS_LIMIT = { fallback: 30, max: 100 };
+
+/** The cell's request id: the caller's own, scoped to the caller (another user's is not theirs). */
+export function cellRequestId(req: MeetingRequest): string | undefined {
+  return req.request_id === undefined ? undefined : `${req.caller_id}:${req.request_id}`;
+}
+
+type Reply = {
+  room: MeetingView;
+  participant: ParticipantView | null;
+};
+
+/** The media part comes with the media integration; until then both are null. */
+const noMedia = { router_id: null, rtp_capabilities: null };
+
+async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknown) {
+  const { room, participant } = reply as Reply;
+  const id = await ctx.meetingId(req.app_code, room.room_code);
+  return {
+    room: roomJson(room, id),
+    ...(participant ? { participant: participantJson(participant, id) } : {}),
+    ...noMedia,
+  };
+}
+
+function mustAccess(state: MeetingState | null, userId: string): MeetingState {
+  const denied = state ? checkMeetingAccess(state, userId) : refuse('MEETING_NOT_FOUND');
+  if (denied) throw AppError.from(denied);
+  return state!;
+}
+
+function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
+  return req as MeetingRequest & { room_code: string };
+}
+
+export const meetingCalls = {
+  CreateMeeting: declare({
+    kind: 'command',
+    scope: 'none',
+    rest: { method: 'POST', path: '/rooms', status: 201 },
+    body: b.CreateBody,
+    handle: async (ctx, req) => {
+      // Every command has a request id (REST makes one up, gRPC requires it): retries of
+      // one create request draw one code.
+      const requestKey = cellRequestId(req)!;
+      let claim: { id: number; room_code: string } | null = null;
+      for (let i = 0; i < ROOM_CODE_TRIES && !claim; i++) {
+        const got = await ctx.store.claimMeetingCode(
+          req.app_code,
+          requestKey,
+          ctx.newRoomCode(),
+          ctx.clock.nowMs(),
+        );
+        if (got.kind === 'claimed') claim = got;
+      }
+      if (!claim) throw AppError.from(refuse('ROOM_CODE_CONFLICT'));
+      const code = claim.room_code;
+      // A retry of a create that committed finds its caller active in that meeting: not "other".
+      const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
+      const inOther = active !== null && active !== code;
+      const hostRow = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
+      const hash =
+        req.password === undefined || inOther
+          ? null
+          : await hashPassword(ctx.passwords, req.password);
+      return ctx.execute(
+        { ...req, room_code: code },
+        {
+          type: 'CreateMeeting',
+          host_user_id: req.caller_id,
+          host_participant_id: String(hostRow),
+          room_code: code,
+          title: req.title,
+          password_hash: hash,
+          max_members: req.max_members,
+          in_other_meeting: inOther,
+        },
+        async (result) => {
+          const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);
+          return rest;
+        },
+      );
+    },
+  }),
+  ListMyMeetings: declare({
+    kind: 'query',
+    scope: 'none',
+    rest: { method: 'GET', path: '/rooms/mine' },
+    body: b.MineQuery,
+    handle: async (ctx, req) => {
+      const page = await ctx.store.listMine(req.app_code, req.caller_id, {
+        ...(req.status === undefined ? {} : { status: req.status }),
+        ...(req.before_id === undefined ? {} : { beforeId: req.before_id }),
+        limit: Math.min(req.limit ?? MINE_LIMIT.fallback, MINE_LIMIT.max),
+      });
+      return { list: page.list.map(rowJson), has_more: page.has_more };
+    },
+  }),
+  GetMeeting: declare({
+    kind: 'query',
+    scope: 'room',
+    rest: { method: 'GET', path: '/rooms/:code' },
+    body: b.EmptyBody.omit({ request_id: true }),
+    handle: async (ctx, req, state) => {
+      const s = mustAccess(state, req.caller_id);
+      const detail = meetingDetail(s);
+      const id = await ctx.meetingId(req.app_code, s.room_code);
+      return {
+        room: roomJson(detail.room, id),
+        participants: detail.participants.map((p) => participantJson(p, id)),
+        online_count: detail.online_count,
+      };
+    },
+  }),
+  JoinMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/join' },
+    body: b.JoinBody,
+    handle: async (ctx, req, state) => {
+      const code = inRoom(req).room_code;
+      // The seed's order: 房间存在 → 未结束 → 单点参会 → 密码锁定 → 密码校验 → 容量. The
+      // cell answers the first two and capacity; the edge judges the middle three, skipping
+      // the password when an earlier step refuses (a refused join never counts an attempt).
+      const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
+      const inOther = active !== null && active !== code;
+      const skip = !state || state.status !== 1 || inOther || isActive(state, req.caller_id);
+      const password = skip
+        ? 'not_required'
+        : await judgePassword(ctx.passwords, state, {
+            appCode: req.app_code,
+            roomCode: code,
+            userId: req.caller_id,
+            password: req.password,
+          });
+      const row = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
+      return ctx.execute(
+        inRoom(req),
+        {
+          type: 'JoinMeeting',
+          user_id: req.caller_id,
+          participant_id: String(row),
+          in_other_meeting: inOther,
+          password,
+        },
+        (result) => roomReply(ctx, req, result.reply),
+      );
+    },
+  }),
+  LeaveMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/leave' },
+    body: b.EmptyBody,
+    handle: (ctx, req) =>
+      ctx.execute(inRoom(req), { type: 'LeaveMeeting', user_id: req.caller_id }, (result) => ({
+        duration: (result.reply as { duration?: number }).duration ?? 0,
+      })),
+  }),
+  EndMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/end' },
+    body: b.EmptyBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        { type: 'EndMeeting', operator_user_id: req.caller_id },
+        async (result) => {
+          const { room } = result.reply as { room: MeetingView };
+          return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
+        },
+      ),
+  }),
+  TransferHost: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/transfer-host' },
+    body: b.TransferBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        {
+          type: 'TransferHost',
+          operator_user_id: req.caller_id,
+          target_user_id: req.target_user_id,
+        },
+        (result) => {
+          const r = result.reply as { old_host_id: string; new_host_id: string };
+          return { old_host_id: idJson(r.old_host_id), new_host_id: idJson(r.new_host_id) };
+        },
+      ),
+  }),
+  KickMember: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/kick' },
+    body: b.KickBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        { type: 'KickMember', operator_user_id: req.caller_id, target_user_id: req.user_id },
+        (result) => {
+          const r = result.reply as { user_id: string; duration: number };
+          return { user_id: idJson(r.user_id), duration: r.duration };
+        },
+      ),
+  }),
+  SendChat: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/chats', status: 201 },
+    body: b.ChatBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        { type: 'SendChat', user_id: req.caller_id, content: req.content },
+        async (result) => {
+          const { message } = result.reply as {
+            message: { id: number; user_id: string; content: string; created_at_ms: number };
+          };
+          const id = await ctx.meetingId(req.app_code, inRoom(req).room_code);
+          return {
+            message: chatJson(
+              {
+                message_id: message.id,
+                user_id: message.user_id,
+                content: message.content,
+                created_at_ms: message.created_at_ms,
+              },
+              id,
+            ),
+          };
+        },
+      ),
+  }),
+  ListChats: declare({
+    kind: 'query',
+    scope: 'room',
+    rest: { method: 'GET', path: '/rooms/:code/chats' },
+    body: b.ChatsQuery,
+    handle: async (ctx, req, state) => {
+      const s = mustAccess(state, req.caller_id);
+      const page = await ctx.store.listChats(req.app_code, s.room_code, {
+        ...(req.before_id === undefined ? {} : { beforeId: req.before_id }),
+        limit: Math.min(req.limit ?? CHATS_LIMIT.fallback, CHATS_LIMIT.max),
+      });
+      const id = await ctx.meetingId(req.app_code, s.room_code);
+      return { list: page.list.map((c) => chatJson(c, id)), has_more: page.has_more };
+    },
+  }),
+};
+
+export type MeetingMethod = keyof typeof meetingCalls;
+export const meetingMethods = Object.keys(meetingCalls) as MeetingMethod[];

@@ -1,0 +1,162 @@
+/**
+ * The meeting API, protocol-neutral: validates a request with its endpoint's schema, runs
+ * the endpoint as ./commands.ts declares it on the meeting's owner (here, or forwarded once
+ * to the owner's advertise address over gRPC `MeetingCall`) and shapes the reply. The REST
+ * routes and the gRPC server both call it.
+ */
+import { randomInt } from 'node:crypto';
+import { z } from 'zod';
+import type { StoreTypes } from '../../cell/cell-store.js';
+import type { CellDomain } from '../../cell/domain.js';
+import type { CellHost, Routed } from '../../cell/host.js';
+import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/meeting/types.js';
+import type { Clock } from '../../shared/clock.js';
+import { errors } from '../../shared/error-codes.js';
+import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
+import type { MeetingContext, MeetingRequest } from './declaration.js';
+import type { MeetingStore } from './meeting-store.js';
+import type { MeetingPasswords } from './password-lock.js';
+import { Caller, InRoom, RequestIdField } from './requests.js';
+
+/** Sends a meeting call to the owner node; the owner must not forward it again. */
+export interface MeetingForwarder {
+  callMeeting(
+    addr: string,
+    method: MeetingMethod,
+    request: unknown,
+    deadlineMs?: number,
+  ): Promise<unknown>;
+}
+
+export interface MeetingCallOptions {
+  /** The call came from another node: answer locally or refuse, never forward. */
+  readonly forwarded?: boolean;
+  /** Epoch ms after which the caller has given up; forwarded with the call. */
+  readonly deadlineMs?: number;
+}
+
+export interface MeetingApiDeps<T extends StoreTypes> {
+  readonly host: CellHost<T>;
+  readonly domain: CellDomain<MeetingState, MeetingCommand, MeetingEvent, T>;
+  readonly forwarder: MeetingForwarder;
+  readonly store: MeetingStore;
+  readonly passwords: MeetingPasswords;
+  readonly clock: Clock;
+  /** Draws a room code; default: 9 random digits `XXX-XXX-XXX` (node:crypto). */
+  readonly newRoomCode?: () => string;
+}
+
+/** `XXX-XXX-XXX` from 9 uniformly random digits. */
+export function randomRoomCode(): string {
+  const digits = String(randomInt(0, 1_000_000_000)).padStart(9, '0');
+  return `${digits.slice(0, 3)}-${digits.slice(3, 6)}-${digits.slice(6)}`;
+}
+
+/** The full request schema of each endpoint: who calls, the meeting, the request id, the body. */
+const schemas = Object.fromEntries(
+  Object.entries(meetingCalls).map(([method, d]) => [
+    method,
+    z.strictObject({
+      ...Caller,
+      ...(d.scope === 'room' ? InRoom : {}),
+      ...d.body.shape,
+      ...(d.kind === 'command' ? { request_id: RequestIdField } : {}),
+    }),
+  ]),
+) as unknown as Record<MeetingMethod, z.ZodType>;
+
+/** Meeting ids never change: a bounded cache saves a query per reply. */
+const ID_CACHE_MAX = 10_000;
+
+export class MeetingApi<T extends StoreTypes = StoreTypes> {
+  readonly #ids = new Map<string, number>();
+  readonly #newRoomCode: () => string;
+
+  constructor(private readonly deps: MeetingApiDeps<T>) {
+    this.#newRoomCode = deps.newRoomCode ?? randomRoomCode;
+  }
+
+  /** Runs `method` with an untrusted request object. */
+  async call(method: MeetingMethod, raw: unknown, options: MeetingCallOptions = {}) {
+    const declared = meetingCalls[method];
+    if (!declared) throw errors.INVALID_ARGUMENT(`unknown meeting method ${String(method)}`);
+    const req = parse(schemas[method], raw) as MeetingRequest;
+    const ctx = this.#context(method, raw, options);
+    let state: MeetingState | null = null;
+    if (declared.scope === 'room') {
+      const routed = await this.deps.host.query(
+        this.deps.domain,
+        keyOf(req as MeetingRequest & { room_code: string }),
+        (s: MeetingState) => s,
+        hostOptions(options),
+      );
+      if (routed.kind === 'remote') return this.#forward(routed, method, raw, options);
+      state = routed.value;
+    }
+    return (declared.handle as (c: MeetingContext, r: unknown, s: unknown) => Promise<unknown>)(
+      ctx,
+      req,
+      state,
+    );
+  }
+
+  #context(method: MeetingMethod, raw: unknown, options: MeetingCallOptions): MeetingContext {
+    const { store, passwords, clock, host, domain } = this.deps;
+    return {
+      store,
+      passwords,
+      clock,
+      newRoomCode: this.#newRoomCode,
+      meetingId: (appCode, roomCode) => this.#meetingId(appCode, roomCode),
+      execute: async (req, command, shape) => {
+        const requestId = cellRequestId(req);
+        const routed = await host.execute(domain, keyOf(req), command, {
+          ...hostOptions(options),
+          ...(requestId ? { requestId } : {}),
+        });
+        if (routed.kind === 'remote') return this.#forward(routed, method, raw, options);
+        return shape(routed.value);
+      },
+    };
+  }
+
+  async #meetingId(appCode: string, roomCode: string): Promise<number | null> {
+    const key = `${appCode}\n${roomCode}`;
+    const cached = this.#ids.get(key);
+    if (cached !== undefined) return cached;
+    const id = await this.deps.store.meetingIdOf(appCode, roomCode);
+    if (id !== null) {
+      if (this.#ids.size >= ID_CACHE_MAX) this.#ids.clear();
+      this.#ids.set(key, id);
+    }
+    return id;
+  }
+
+  #forward(
+    routed: Extract<Routed<unknown>, { kind: 'remote' }>,
+    method: MeetingMethod,
+    raw: unknown,
+    options: MeetingCallOptions,
+  ): Promise<unknown> {
+    if (options.forwarded) throw errors.NOT_OWNER_NODE('a node');
+    return this.deps.forwarder.callMeeting(routed.addr, method, raw, options.deadlineMs);
+  }
+}
+
+function hostOptions(options: MeetingCallOptions) {
+  return {
+    ...(options.forwarded ? { forwarded: true } : {}),
+    ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
+  };
+}
+
+function keyOf(req: MeetingRequest & { room_code: string }) {
+  return { appCode: req.app_code, roomId: req.room_code };
+}
+
+function parse(schema: z.ZodType, raw: unknown): unknown {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw errors.INVALID_ARGUMENT(`${issue.path.join('.') || 'request'}: ${issue.message}`);
+}

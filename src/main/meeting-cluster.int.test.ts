@@ -1,0 +1,127 @@
+/**
+ * Meetings on two nodes (MariaDB + Redis, in one process): any node serves any meeting, the
+ * call forwarded once to the owner over gRPC `MeetingCall` with the cluster token; the
+ * password lockout and the single-meeting index are shared by both nodes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
+import {
+  clusterSkipReason,
+  createTestDatabase,
+  deleteKeysWithPrefix,
+  testKeyPrefix,
+  testRedisUrl,
+} from '../testing/backends.js';
+import { loadConfig } from './config.js';
+import { startNode, type RoomsNode } from './node.js';
+
+const skip = await clusterSkipReason();
+
+describe('meetings on two nodes', { skip }, () => {
+  const nodes: RoomsNode[] = [];
+  let drop: () => Promise<void> = () => Promise.resolve();
+  const keyPrefix = testKeyPrefix();
+  let a: MeetingClient;
+
+  before(async () => {
+    const database = await createTestDatabase();
+    drop = () => database.drop();
+    for (const name of ['a', 'b']) {
+      nodes.push(
+        await startNode(
+          loadConfig({
+            ROOMS_NODE_ID: `meeting-${name}`,
+            ROOMS_DB_URL: database.url,
+            ROOMS_DB_POOL_SIZE: '4',
+            ROOMS_REDIS_URL: testRedisUrl(),
+            ROOMS_KEY_PREFIX: keyPrefix,
+            ROOMS_JWT_SECRET: 'meeting-cluster-secret-0123456789abcdef',
+            ROOMS_GRPC_TOKEN: 'meeting-cluster-grpc-token-0123456789abc',
+            ROOMS_HTTP_HOST: '127.0.0.1',
+            ROOMS_HTTP_PORT: '0',
+            ROOMS_GRPC_PORT: '0',
+            ROOMS_MEDIA_EMBEDDED: 'false',
+            ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
+            ROOMS_LOG_LEVEL: 'silent',
+            ROOMS_BCRYPT_COST: '4',
+          }),
+        ),
+      );
+    }
+    // Tokens are valid on every node (one JWT secret, one database): `via` picks the node.
+    a = meetingClient(() => nodes[0]!.http);
+    await a.users(['alice', 'bob', 'carol', 'dave']);
+  });
+  after(async () => {
+    for (const node of nodes) await node.close();
+    await deleteKeysWithPrefix(testRedisUrl(), keyPrefix).catch(() => 0);
+    await drop();
+  });
+
+  it('a meeting created on one node is joined, read and ended through the other', async () => {
+    const created = await a.call('POST', '/meeting/rooms', {
+      as: 'alice',
+      body: { title: '跨节点', password: 'pw-1234' },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const code = created.body.data.room.room_code as string;
+    const owner = nodes.find((n) => n.host.loaded({ appCode: 'default', roomId: code }));
+    assert.ok(owner, 'one node owns the meeting');
+    const other = nodes.find((n) => n !== owner)!;
+    const call = (m: 'GET' | 'POST', url: string, as: string, body?: unknown) =>
+      a.call(m, url, { as, ...(body === undefined ? {} : { body }), via: other.http });
+
+    const joined = await call('POST', `/meeting/rooms/${code}/join`, 'bob', {
+      password: 'pw-1234',
+    });
+    assert.equal(joined.status, 200, JSON.stringify(joined.body));
+    assert.equal(joined.body.data.participant.user_id, a.ids.bob);
+    assert.equal(other.host.loaded({ appCode: 'default', roomId: code }), undefined, 'forwarded');
+
+    // Refusals come back through the forward with their message and status.
+    for (let i = 0; i < 5; i++) {
+      const wrong = await call('POST', `/meeting/rooms/${code}/join`, 'carol', { password: 'no' });
+      assert.deepEqual([wrong.status, wrong.body.message], [400, '会议密码错误']);
+    }
+    const locked = await a.call('POST', `/meeting/rooms/${code}/join`, {
+      as: 'carol',
+      body: { password: 'pw-1234' },
+    });
+    assert.deepEqual([locked.status, locked.body.message], [400, '密码尝试过多，请稍后再试']);
+
+    const detail = await call('GET', `/meeting/rooms/${code}`, 'bob');
+    assert.equal(detail.status, 200);
+    assert.equal(detail.body.data.online_count, 2);
+    const retry = { request_id: 'cluster-chat-1', content: 'hi' };
+    const c1 = await call('POST', `/meeting/rooms/${code}/chats`, 'bob', retry);
+    const c2 = await a.call('POST', `/meeting/rooms/${code}/chats`, { as: 'bob', body: retry });
+    assert.equal(c1.status, 201);
+    assert.deepEqual(c2.body.data, c1.body.data, 'a retry on the other node: the first answer');
+    const notHost = await call('POST', `/meeting/rooms/${code}/end`, 'bob', {});
+    assert.deepEqual([notHost.status, notHost.body.message], [403, '仅主持人可操作']);
+    const ended = await call('POST', `/meeting/rooms/${code}/end`, 'alice', {});
+    assert.equal(ended.status, 200);
+    assert.equal(ended.body.data.room.status, 2);
+  });
+
+  it('one user joining two meetings owned by two nodes at once gets into exactly one', async () => {
+    const m1 = await a.call('POST', '/meeting/rooms', { as: 'alice', body: { title: 'm1' } });
+    const m2 = await a.call('POST', '/meeting/rooms', {
+      as: 'bob',
+      body: { title: 'm2' },
+      via: nodes[1]!.http,
+    });
+    const codes = [m1, m2].map((r) => r.body.data.room.room_code as string);
+    const [x, y] = await Promise.all([
+      a.call('POST', `/meeting/rooms/${codes[0]}/join`, { as: 'dave', body: {} }),
+      a.call('POST', `/meeting/rooms/${codes[1]}/join`, {
+        as: 'dave',
+        body: {},
+        via: nodes[1]!.http,
+      }),
+    ]);
+    assert.deepEqual([x.status, y.status].sort(), [200, 400], JSON.stringify([x.body, y.body]));
+    assert.equal((x.status === 400 ? x : y).body.message, '你当前已在其他会议中');
+  });
+});

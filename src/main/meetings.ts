@@ -1,0 +1,53 @@
+/**
+ * Wires meetings into a node: the meeting domain (with its SQL hooks) on the host, its
+ * store, the password lockout's KeyValue store, bcrypt, and the API the REST routes and the
+ * gRPC `MeetingCall` serve.
+ */
+import { BcryptPasswordHasher } from '../accounts/password.js';
+import { meetingWithSql } from '../adapters/sql/meeting/index.js';
+import { sqlMeetingStore } from '../adapters/sql/meeting/store.js';
+import type { SqlBackend } from '../adapters/sql/database.js';
+import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
+import type { CellHost } from '../cell/host.js';
+import { defaultMeetingSettings } from '../domain/meeting/domain.js';
+import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
+import type { MeetingStore } from '../edge/meeting/meeting-store.js';
+import { systemClock } from '../shared/clock.js';
+import type { KeyValue } from '../shared/key-value.js';
+import { WorkGate } from '../shared/work-gate.js';
+import type { Config } from './config.js';
+
+export interface Meetings {
+  readonly api: MeetingApi;
+  readonly store: MeetingStore;
+}
+
+export function wireMeetings(deps: {
+  config: Config;
+  host: CellHost<SqlStoreTypes>;
+  sql: SqlBackend;
+  /** The password lockout's counters (Redis in a cluster). */
+  kv: KeyValue;
+  forwarder: MeetingForwarder;
+  /** Tests: another store (e.g. one whose codes always collide). */
+  store?: MeetingStore;
+}): Meetings {
+  const { config, host, sql } = deps;
+  const domain = meetingWithSql(sql.flavor, { ...defaultMeetingSettings, ...config.meeting });
+  host.register(domain);
+  const store = deps.store ?? sqlMeetingStore(sql.db);
+  const { accounts } = config;
+  const api = new MeetingApi({
+    host,
+    domain,
+    forwarder: deps.forwarder,
+    store,
+    passwords: {
+      hasher: new BcryptPasswordHasher(accounts.bcryptCost),
+      gate: new WorkGate(accounts.hashConcurrency, accounts.hashMaxQueue),
+      kv: deps.kv,
+    },
+    clock: systemClock,
+  });
+  return { api, store };
+}
