@@ -328,4 +328,23 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       'a released producer is listed',
     );
   });
+  void it('while a socket follows the meeting, the meeting keeps hearing socketLive; after the leave it does not', async () => {
+    const quick = await startStack(server, { liveRefreshMs: 50 });
+    try {
+      quick.membership.add(code, '16');
+      const client = await quick.connect('16');
+      assert.equal((await client.request('meeting.room.join', { room_code: code })).code, 0);
+      await waitFor(
+        () => (quick.membership.ops('socketLive').length >= 3 ? true : undefined),
+        'refreshed socketLive',
+      );
+      assert.equal((await client.request('meeting.room.leave', { room_code: code })).code, 0);
+      await settle();
+      const after = quick.membership.ops('socketLive').length;
+      await settle();
+      assert.equal(quick.membership.ops('socketLive').length, after);
+    } finally {
+      await quick.close();
+    }
+  });
 });

@@ -83,7 +83,7 @@ const tokens = testTokens();
 
 export async function startStack(
   mediaServer: MediaServer,
-  options: { internalToken?: string } = {},
+  options: { internalToken?: string; liveRefreshMs?: number } = {},
 ): Promise<Stack> {
   const bus = new MemoryRealtimeBus();
   const publisher = new RealtimePublisher({ bus, logger: silentLogger });
@@ -111,6 +111,7 @@ export async function startStack(
     state,
     broadcaster: publisher,
     logger: silentLogger,
+    ...(options.liveRefreshMs === undefined ? {} : { liveRefreshMs: options.liveRefreshMs }),
   });
   const server: Server = createServer();
   hub.attach(server);
