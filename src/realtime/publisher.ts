@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { CommittedBatch } from '../cell/cell.js';
-import { routeKey } from '../cell/lease.js';
+import { routeKey, type CellKey } from '../cell/lease.js';
 import { roomChannel, userChannel, type RealtimeBus } from './bus.js';
 import {
   END_FOLLOWS,
@@ -96,6 +96,18 @@ export class RealtimePublisher {
     this.chain.delete(route);
     if (this.chain.size >= CHAIN_LIMIT) this.chain.delete(this.chain.keys().next().value!);
     this.chain.set(route, { committed: batch.version, framed: prev });
+  }
+
+  /**
+   * A frame to every socket following the room, from any node, that is NOT a committed cell
+   * event (e.g. the meeting's media signalling): its `data` is sent as given, without
+   * `room_version`, `event_id` or their `prev_*` links, and it does not move the room's
+   * frame chain, so clients apply it outside their gap check. Frames one node publishes to
+   * a room arrive in publish order; no order holds against the owner's cell frames.
+   */
+  toRoom(key: CellKey, event: string, data: Record<string, unknown>): void {
+    const frame: WsFrame = { event, data, code: 0, time: isoTime(Date.now()) };
+    this.send('room', roomChannel(key), JSON.stringify(frame));
   }
 
   /** A targeted message to every socket of a user, from any module (e.g. notifications). */

@@ -152,4 +152,20 @@ void describe('realtime publisher', () => {
       ['Good'],
     );
   });
+  void it('toRoom sends a frame outside the chain: no room_version, and the next event still links to the last', () => {
+    const bus = new RecordingBus();
+    const publisher = new RealtimePublisher({ bus, logger: silent });
+    publisher.onCommitted(batch(1, [['Joined']]));
+    publisher.toRoom(key, 'meeting.member.producer.new', { producer_id: 'p1', closed: false });
+    publisher.onCommitted(batch(2, [['Left']]));
+    const frames = roomFrames(bus);
+    assert.deepEqual(
+      frames.map((f) => f.event),
+      ['Joined', 'meeting.member.producer.new', 'Left'],
+    );
+    assert.deepEqual(frames[1]!.data, { producer_id: 'p1', closed: false });
+    assert.equal(frames[1]!.code, 0);
+    assert.equal(frames[2]!.data.prev_event_id, frames[0]!.data.event_id);
+    assert.equal(bus.sent[1]![0], 'rt:room:app:r1');
+  });
 });

@@ -111,6 +111,13 @@ export const errors = defineErrors({
   TRANSPORT_NOT_FOUND: ['not_found', 'transport %s not found'],
   PRODUCER_NOT_FOUND: ['not_found', 'producer %s not found'],
   CONSUMER_NOT_FOUND: ['not_found', 'consumer %s not found'],
+  // The meeting's WebSocket signalling (src/edge/meeting-ws).
+  /** The media server refused a call for another reason than the two above (the seed's text). */
+  MEDIA_ORCHESTRATOR_ERROR: ['validation', 'mediaOrchestrator error: %s'],
+  MEETING_MEDIA_NOT_OWNED: ['forbidden', '只能使用自己的 %s'],
+  MEDIA_WRONG_DIRECTION: ['illegal_state', '%s 需要 %s 方向的 transport'],
+  MEETING_NOT_JOINED: ['illegal_state', '请先发送 meeting.room.join'],
+  MEDIA_STATE_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
 });
 
 export type ErrorCodeName = keyof typeof errors;

@@ -12,6 +12,8 @@ interface Entry {
   readonly subscribed: Promise<Unsubscribe>;
 }
 
+const NO_MEMBERS: ReadonlySet<WsConnection> = new Set();
+
 export class ChannelMembers {
   private readonly channels = new Map<string, Entry>();
 
@@ -49,6 +51,11 @@ export class ChannelMembers {
       this.remove(channel, connection);
       throw error;
     }
+  }
+
+  /** The local sockets on a channel (empty when none). */
+  members(channel: string): ReadonlySet<WsConnection> {
+    return this.channels.get(channel)?.members ?? NO_MEMBERS;
   }
 
   remove(channel: string, connection: WsConnection): void {

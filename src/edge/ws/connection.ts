@@ -4,6 +4,7 @@
  * is closed (4008), so it costs neither memory nor time to the cells and the others.
  */
 import { WebSocket } from 'ws';
+import type { CellKey } from '../../cell/lease.js';
 import { FrameBudget, type FrameLimits } from './frame-budget.js';
 import { CLOSE } from './protocol.js';
 
@@ -23,8 +24,8 @@ let nextId = 0;
 
 export class WsConnection {
   readonly id = ++nextId;
-  /** Room channels this socket follows. */
-  readonly rooms = new Set<string>();
+  /** Room channels this socket follows, with their room. */
+  readonly rooms = new Map<string, CellKey>();
   /** Cleared by each ping, set by the pong (or any message). */
   alive = true;
   /** Set once the server decided to close or cut this socket. */

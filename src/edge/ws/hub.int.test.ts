@@ -305,4 +305,55 @@ void describe('WebSocket hub', () => {
     await hub.close();
     assert.equal((await client.waitClosed()).code, 1001);
   });
+  void it('sends a handler’s after-ACK frames right after its ACK, and none when it fails', async () => {
+    const { hub, connect } = await startHub();
+    hub.handle('test.after', (context, data) => {
+      context.sendAfterAck('test.one', { n: 1 });
+      context.sendAfterAck('test.two', { n: 2 });
+      return data.fail ? Promise.reject(new Error('refused')) : Promise.resolve({ ok: true });
+    });
+    const client = await connect(await tokens.sign('41'));
+    const ack = await client.request('test.after', {});
+    assert.equal(ack.code, 0);
+    await client.until(() => client.frames.length >= 3);
+    assert.deepEqual(
+      client.frames.map((f) => [f.event, f.data]),
+      [
+        ['test.after.ack', { ok: true }],
+        ['test.one', { n: 1 }],
+        ['test.two', { n: 2 }],
+      ],
+    );
+    const failed = await client.request('test.after', { fail: true });
+    assert.equal(failed.code, -1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(client.events('test.one').length, 1, 'a failed handler sent its after frames');
+  });
+
+  void it('tells listeners a socket closed, with the rooms it followed; followers() counts the user’s sockets', async () => {
+    const { hub, connect } = await startHub();
+    const closedSockets: { userId: string; rooms: string[] }[] = [];
+    hub.onSocketClosed((user, rooms) =>
+      closedSockets.push({ userId: user.userId, rooms: rooms.map((k) => k.roomId) }),
+    );
+    const key = freshRoom();
+    const user = { appCode: 'default', userId: '42' };
+    const first = await connect(await tokens.sign('42'));
+    const second = await connect(await tokens.sign('42'));
+    const other = await connect(await tokens.sign('43'));
+    for (const c of [first, second, other]) {
+      assert.equal((await c.request('room.subscribe', { room_id: key.roomId })).code, 0);
+    }
+    assert.equal(hub.followers(user, key), 2);
+    assert.equal(hub.followers({ appCode: 'other', userId: '42' }, key), 0);
+    first.close();
+    await first.until(() => closedSockets.length === 1);
+    assert.deepEqual(closedSockets, [{ userId: '42', rooms: [key.roomId] }]);
+    assert.equal(hub.followers(user, key), 1);
+    await second.request('room.unsubscribe', { room_id: key.roomId });
+    assert.equal(hub.followers(user, key), 0);
+    second.close();
+    await second.until(() => closedSockets.length === 2);
+    assert.deepEqual(closedSockets[1], { userId: '42', rooms: [] });
+  });
 });

@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CellKey } from '../../cell/lease.js';
 import { roomChannel, userChannel, type RealtimeBus } from '../../realtime/bus.js';
-import { END_FOLLOWS, type UserMessage } from '../../realtime/frames.js';
+import { END_FOLLOWS, type UserMessage, type WsFrame } from '../../realtime/frames.js';
 import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metrics.js';
 import { ChannelMembers } from './channel-members.js';
 import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
@@ -30,7 +30,26 @@ export interface WsContext {
   readonly user: WsUser;
   follow(key: CellKey): Promise<void>;
   unfollow(key: CellKey): void;
+  /** Whether this socket follows the room. */
+  follows(key: CellKey): boolean;
+  /**
+   * Queues a frame for this socket only, sent right after the ACK (before any later frame
+   * of a room), in call order. Dropped if the handler throws: a refused request sends only
+   * its ACK.
+   */
+  sendAfterAck(event: string, data: Record<string, unknown>): void;
 }
+
+/**
+ * Called once per closed socket, after it left every channel, with the rooms it still
+ * followed (room kinds release what the socket held, e.g. a meeting's media).
+ * `shuttingDown` is true when the hub itself is closing. Must not throw.
+ */
+export type SocketClosedListener = (
+  user: WsUser,
+  rooms: readonly CellKey[],
+  shuttingDown: boolean,
+) => void;
 export type WsHandler = (
   context: WsContext,
   data: Readonly<Record<string, unknown>>,
@@ -67,6 +86,7 @@ export class WsHub {
   private readonly rooms: ChannelMembers;
   private readonly users: ChannelMembers;
   private readonly handlers = new Map<string, WsHandler>();
+  private readonly closedListeners: SocketClosedListener[] = [];
   /** Room frames waiting for the end of this turn, per room's member set, in order. */
   private readonly pendingFrames = new Map<ReadonlySet<WsConnection>, Buffer[]>();
   private readonly ping: NodeJS.Timeout;
@@ -113,6 +133,21 @@ export class WsHub {
   handle(event: string, handler: WsHandler): void {
     if (this.handlers.has(event)) throw new Error(`ws event ${event} handled twice`);
     this.handlers.set(event, handler);
+  }
+
+  /** Adds a listener of closed sockets (see {@link SocketClosedListener}). */
+  onSocketClosed(listener: SocketClosedListener): void {
+    this.closedListeners.push(listener);
+  }
+
+  /** How many of this user's open sockets on this node follow the room. */
+  followers(user: WsUser, key: CellKey): number {
+    const channel = roomChannel(key);
+    let count = 0;
+    for (const c of this.users.members(userChannel(user.appCode, user.userId))) {
+      if (c.rooms.has(channel) && this.connections.has(c)) count += 1;
+    }
+    return count;
   }
 
   get connectionCount(): number {
@@ -215,11 +250,19 @@ export class WsHub {
     if (!this.connections.delete(connection)) return;
     if (!connection.closedByServer) this.metrics.closed.inc({ reason: 'client' });
     connection.budget.clear();
-    for (const channel of connection.rooms) this.rooms.remove(channel, connection);
+    const followed = [...connection.rooms.values()];
+    for (const channel of connection.rooms.keys()) this.rooms.remove(channel, connection);
     connection.rooms.clear();
     this.users.remove(userChannel(connection.user.appCode, connection.user.userId), connection);
     this.metrics.connections.set(this.connections.size);
     this.metrics.followedRooms.set(this.rooms.size);
+    for (const listener of this.closedListeners) {
+      try {
+        listener(connection.user, followed, this.closing !== null);
+      } catch (err) {
+        this.logger.error({ err }, 'socket-closed listener failed');
+      }
+    }
   }
 
   private async onMessage(connection: WsConnection, text: string): Promise<void> {
@@ -227,19 +270,31 @@ export class WsHub {
     if (!request) return;
     const handler = this.handlers.get(request.event);
     if (!handler) return; // the seed: events outside the whitelist are dropped
+    const after: string[] = [];
     const context: WsContext = {
       user: connection.user,
       follow: (key) => this.follow(connection, key),
       unfollow: (key) => this.unfollow(connection, roomChannel(key)),
+      follows: (key) => connection.rooms.has(roomChannel(key)),
+      sendAfterAck: (event, data) => {
+        const frame: WsFrame = { event, data, code: 0, time: new Date().toISOString() };
+        after.push(JSON.stringify(frame));
+      },
     };
     let reply: string;
+    let ok = true;
     try {
       reply = ackFrame(request, { ok: true, data: await handler(context, request.data) });
     } catch (error) {
+      ok = false;
       this.logFailure(request, error);
       reply = ackFrame(request, { ok: false, error });
     }
-    connection.send(reply);
+    if (!connection.send(reply) || !ok) return;
+    for (const frame of after) {
+      if (!connection.send(frame)) break;
+      this.metrics.framesSent.inc();
+    }
   }
 
   private async subscribe(context: WsContext, data: Readonly<Record<string, unknown>>) {
@@ -255,7 +310,7 @@ export class WsHub {
     if (connection.rooms.has(channel) || !connection.open) return;
     const limit = this.options.maxRoomsPerSocket ?? 50;
     if (connection.rooms.size >= limit) throw wsErrors.tooManyRooms(limit);
-    connection.rooms.add(channel);
+    connection.rooms.set(channel, key);
     try {
       await this.rooms.add(channel, connection);
     } catch (err) {

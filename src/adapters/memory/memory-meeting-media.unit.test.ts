@@ -1,0 +1,12 @@
+import { manualTime } from '../lease.contract.js';
+import { meetingMediaContract } from '../meeting-media.contract.js';
+import { MemoryMeetingMediaState } from './memory-meeting-media.js';
+
+meetingMediaContract('memory', () => {
+  const { clock, control } = manualTime();
+  return Promise.resolve({
+    state: new MemoryMeetingMediaState({ clock, ttlMs: control.shortTtlMs }),
+    clock: control,
+    cleanup: async () => {},
+  });
+});

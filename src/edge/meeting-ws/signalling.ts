@@ -1,0 +1,231 @@
+/**
+ * The meeting's WebSocket signalling (meeting-api.md, "WebSocket 信令协议") on the `/ws`
+ * hub: the seed's 9 C→S events, each ACKed by the hub (`<event>.ack`, code 0 / -1 with the
+ * seed's Chinese message). Only these are registered: any other `meeting.*` event a client
+ * sends (`meeting.member.joined`, `meeting.chat`, …) is dropped by the hub unanswered, so
+ * no client can forge a broadcast.
+ *
+ * A user's media resources in a meeting live while one of the user's sockets on this node
+ * follows the meeting: `meeting.room.leave`, or the close of the user's last such socket,
+ * releases them on the media server. While a socket follows, the meeting hears
+ * `socketLive` every `liveRefreshMs` and the resource records' TTL restarts.
+ */
+import type { Logger } from 'pino';
+import { routeKey, type CellKey } from '../../cell/lease.js';
+import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
+import {
+  MEMBER_LEFT,
+  PRODUCER_NEW,
+  producerFrame,
+  userIdJson,
+  WS_LEAVE_REASON,
+  type RoomBroadcaster,
+} from './frames.js';
+import { MediaHandlers } from './media-handlers.js';
+import type { MeetingMediaState, MeetingMembership } from './ports.js';
+import { MemberStatePayload, parsePayload, RoomPayload } from './schemas.js';
+
+/** 30 min: under the records' 1 h TTL and the meeting's stale half-period (2 h). */
+export const DEFAULT_LIVE_REFRESH_MS = 30 * 60 * 1000;
+
+/** What the signalling uses of the hub. */
+export type SignallingHub = Pick<WsHub, 'handle' | 'onSocketClosed' | 'followers'>;
+
+export interface MeetingSignallingDeps {
+  readonly hub: SignallingHub;
+  readonly membership: MeetingMembership;
+  readonly media: MediaOrchestrator;
+  readonly state: MeetingMediaState;
+  readonly broadcaster: RoomBroadcaster;
+  readonly logger: Logger;
+  /** How often a followed meeting hears `socketLive` and its records' TTL restarts. */
+  readonly liveRefreshMs?: number;
+}
+
+type Data = Readonly<Record<string, unknown>>;
+
+export class MeetingSignalling {
+  private readonly logger: Logger;
+  private readonly handlers: MediaHandlers;
+  /** Per user (app + id) on this node: the meetings one of its sockets joined. */
+  private readonly joined = new Map<string, { user: WsUser; meetings: Map<string, CellKey> }>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly refresh: NodeJS.Timeout;
+
+  constructor(private readonly deps: MeetingSignallingDeps) {
+    this.logger = deps.logger.child({ module: 'meeting-ws' });
+    this.handlers = new MediaHandlers({ ...deps, logger: this.logger });
+    const h = this.handlers;
+    const events: Record<string, WsHandler> = {
+      'meeting.room.join': (c, d) => this.join(c, d),
+      'meeting.room.leave': (c, d) => this.leave(c, d),
+      'meeting.member.state.changed': (c, d) => this.changeState(c, d),
+      'meeting.transport.create': (c, d) => h.createTransport(c, d),
+      'meeting.transport.connect': (c, d) => h.connectTransport(c, d),
+      'meeting.produce.start': (c, d) => h.produce(c, d),
+      'meeting.consume.start': (c, d) => h.consume(c, d),
+      'meeting.producer.close': (c, d) => h.closeProducer(c, d),
+      'meeting.consume.resume': (c, d) => h.resume(c, d),
+    };
+    for (const [event, handler] of Object.entries(events)) deps.hub.handle(event, handler);
+    deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
+    this.refresh = setInterval(
+      () => this.keepLive(),
+      deps.liveRefreshMs ?? DEFAULT_LIVE_REFRESH_MS,
+    );
+    this.refresh.unref();
+  }
+
+  /**
+   * Releases a user's media in a meeting (for REST leave / kick / end, which the REST edge
+   * calls): closes them on the media server, forgets them, announces closed producers.
+   */
+  releaseUserMedia(key: CellKey, userId: string): Promise<void> {
+    return this.handlers.release(key, userId);
+  }
+
+  /** Stops the refresh and waits for the clean-ups of closed sockets. Idempotent. */
+  async close(): Promise<void> {
+    clearInterval(this.refresh);
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  /**
+   * `meeting.room.join {room_code}`: follow the meeting's channel (the participant row is
+   * not touched), tell the meeting a socket is live, and right after the ACK send this
+   * socket one `meeting.member.producer.new` per live producer of the other members. The
+   * list is read after the follow, so a producer is announced at least once (possibly
+   * twice: clients key producers by producer_id).
+   */
+  private async join(context: WsContext, data: Data) {
+    const { room_code } = parsePayload(RoomPayload, data);
+    const { user } = context;
+    const key: CellKey = { appCode: user.appCode, roomId: room_code };
+    await this.deps.membership.member(user.appCode, room_code, user.userId);
+    const wasFollowing = context.follows(key);
+    await context.follow(key);
+    try {
+      await this.deps.membership.socketLive(user.appCode, room_code, user.userId);
+    } catch (error) {
+      if (!wasFollowing) context.unfollow(key);
+      throw error;
+    }
+    this.remember(user, key);
+    // The socket closed while joining: its close found nothing to release yet.
+    if (this.deps.hub.followers(user, key) === 0) this.onSocketClosed(user);
+    await this.deps.state.touch(key, user.userId);
+    for (const p of await this.deps.state.liveProducers(key)) {
+      if (p.userId === user.userId) continue;
+      context.sendAfterAck(
+        PRODUCER_NEW,
+        producerFrame(room_code, p.userId, p.producerId, p.kind, false),
+      );
+    }
+    return {};
+  }
+
+  /**
+   * `meeting.room.leave {room_code}`: release the user's media, stop following, and
+   * announce `meeting.member.left {room_code, user_id, reason: ws_leave}`. The participant
+   * stays active (REST /leave leaves the meeting). Safe to repeat after a failure.
+   */
+  private async leave(context: WsContext, data: Data) {
+    const { room_code } = parsePayload(RoomPayload, data);
+    const { user } = context;
+    const key: CellKey = { appCode: user.appCode, roomId: room_code };
+    await this.deps.membership.member(user.appCode, room_code, user.userId);
+    await this.handlers.release(key, user.userId);
+    context.unfollow(key);
+    if (this.deps.hub.followers(user, key) === 0) {
+      this.forgetJoin(user, key);
+      await this.deps.membership.socketsGone(user.appCode, room_code, user.userId);
+    }
+    this.deps.broadcaster.toRoom(key, MEMBER_LEFT, {
+      room_code,
+      user_id: userIdJson(user.userId),
+      reason: WS_LEAVE_REASON,
+    });
+    return {};
+  }
+
+  /** `meeting.member.state.changed`: the meeting decides and broadcasts; this only ACKs. */
+  private async changeState(context: WsContext, data: Data) {
+    const { room_code, ...change } = parsePayload(MemberStatePayload, data);
+    const { appCode, userId } = context.user;
+    await this.deps.membership.member(appCode, room_code, userId);
+    await this.deps.membership.changeState(appCode, room_code, userId, change);
+    return {};
+  }
+
+  /**
+   * A socket closed: for each meeting the user joined here that no socket of the user on
+   * this node follows any more, release the user's media and tell the meeting (the host's
+   * grace starts). "Last" is per node: a user with sockets on two nodes is released when
+   * either node loses its last one.
+   */
+  private onSocketClosed(user: WsUser): void {
+    const entry = this.joined.get(userKey(user));
+    if (!entry) return;
+    for (const key of [...entry.meetings.values()]) {
+      if (this.deps.hub.followers(user, key) > 0) continue;
+      this.forgetJoin(user, key);
+      this.track(this.gone(user, key));
+    }
+  }
+
+  private async gone(user: WsUser, key: CellKey): Promise<void> {
+    const log = this.logger.child({ room: key, user_id: user.userId });
+    await this.handlers
+      .release(key, user.userId)
+      .catch((err: unknown) => log.warn({ err }, 'media release after disconnect failed'));
+    await this.deps.membership
+      .socketsGone(key.appCode, key.roomId, user.userId)
+      .catch((err: unknown) => log.warn({ err }, 'socketsGone after disconnect failed'));
+  }
+
+  /** Meetings still followed hear socketLive; records' TTLs restart. */
+  private keepLive(): void {
+    for (const { user, meetings } of [...this.joined.values()]) {
+      for (const key of [...meetings.values()]) {
+        // Unfollowed without a leave (the meeting ended, the user was kicked): done.
+        if (this.deps.hub.followers(user, key) === 0) {
+          this.forgetJoin(user, key);
+          continue;
+        }
+        this.track(
+          Promise.all([
+            this.deps.membership.socketLive(key.appCode, key.roomId, user.userId),
+            this.deps.state.touch(key, user.userId),
+          ]).then(
+            () => undefined,
+            (err: unknown) => this.logger.warn({ err, room: key }, 'meeting live refresh failed'),
+          ),
+        );
+      }
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  private remember(user: WsUser, key: CellKey): void {
+    let entry = this.joined.get(userKey(user));
+    if (!entry) {
+      entry = { user, meetings: new Map() };
+      this.joined.set(userKey(user), entry);
+    }
+    entry.meetings.set(routeKey(key), key);
+  }
+
+  private forgetJoin(user: WsUser, key: CellKey): void {
+    const entry = this.joined.get(userKey(user));
+    if (!entry) return;
+    entry.meetings.delete(routeKey(key));
+    if (entry.meetings.size === 0) this.joined.delete(userKey(user));
+  }
+}
+
+const userKey = (user: WsUser) => `${user.appCode}\u0000${user.userId}`;

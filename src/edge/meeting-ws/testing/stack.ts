@@ -1,0 +1,154 @@
+/**
+ * Test-only: the meeting signalling on the real `/ws` hub of a real HTTP server, a real
+ * media server (mediasoup), the in-process bus and publisher, in-memory media records, and
+ * a FAKE meeting membership the test controls (the meeting cell is not this layer's).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpMediaOrchestrator } from '../../../adapters/media/http-media-orchestrator.js';
+import { MemoryRealtimeBus } from '../../../adapters/memory/memory-bus.js';
+import { MemoryMeetingMediaState } from '../../../adapters/memory/memory-meeting-media.js';
+import { silentLogger } from '../../../cell/testing/harness.js';
+import { refuse } from '../../../domain/meeting/errors.js';
+import type { MediaServer } from '../../../media-server/server.js';
+import { TEST_TOKEN } from '../../../media-server/testing/harness.js';
+import { RealtimePublisher } from '../../../realtime/publisher.js';
+import { AppError } from '../../../shared/errors.js';
+import { WsHub } from '../../ws/hub.js';
+import { TestClient, testTokens } from '../../ws/testing/ws-client.js';
+import type { MeetingMember, MeetingMembership, MemberStateChange } from '../ports.js';
+import { MeetingSignalling } from '../signalling.js';
+
+/** Meetings by room code: the host and the active participants. */
+export class FakeMembership implements MeetingMembership {
+  readonly meetings = new Map<string, { host: string; active: Set<string> }>();
+  readonly calls: { op: string; roomCode: string; userId: string; change?: MemberStateChange }[] =
+    [];
+
+  add(roomCode: string, host: string, ...others: string[]): void {
+    this.meetings.set(roomCode, { host, active: new Set([host, ...others]) });
+  }
+
+  member(appCode: string, roomCode: string, userId: string): Promise<MeetingMember> {
+    const meeting = appCode === 'default' ? this.meetings.get(roomCode) : undefined;
+    if (!meeting) return Promise.reject(AppError.from(refuse('MEETING_NOT_FOUND')));
+    if (!meeting.active.has(userId)) return Promise.reject(AppError.from(refuse('NOT_IN_MEETING')));
+    return Promise.resolve({ isHost: meeting.host === userId });
+  }
+
+  socketLive(_appCode: string, roomCode: string, userId: string): Promise<void> {
+    this.calls.push({ op: 'socketLive', roomCode, userId });
+    return Promise.resolve();
+  }
+
+  socketsGone(_appCode: string, roomCode: string, userId: string): Promise<void> {
+    this.calls.push({ op: 'socketsGone', roomCode, userId });
+    return Promise.resolve();
+  }
+
+  /** Decides like the meeting cell: another member's state needs the host. */
+  changeState(
+    _appCode: string,
+    roomCode: string,
+    actorId: string,
+    change: MemberStateChange,
+  ): Promise<void> {
+    const meeting = this.meetings.get(roomCode);
+    const target = change.target_user_id ?? actorId;
+    if (target !== actorId && meeting?.host !== actorId) {
+      return Promise.reject(AppError.from(refuse('HOST_ONLY_WS')));
+    }
+    this.calls.push({ op: 'changeState', roomCode, userId: actorId, change });
+    return Promise.resolve();
+  }
+
+  ops(op: string, userId?: string): string[] {
+    return this.calls
+      .filter((c) => c.op === op && (userId === undefined || c.userId === userId))
+      .map((c) => c.roomCode);
+  }
+}
+
+export interface Stack {
+  readonly membership: FakeMembership;
+  readonly state: MemoryMeetingMediaState;
+  readonly media: HttpMediaOrchestrator;
+  readonly signalling: MeetingSignalling;
+  readonly hub: WsHub;
+  connect(userId: string): Promise<TestClient>;
+  close(): Promise<void>;
+}
+
+const tokens = testTokens();
+
+export async function startStack(
+  mediaServer: MediaServer,
+  options: { internalToken?: string; liveRefreshMs?: number } = {},
+): Promise<Stack> {
+  const bus = new MemoryRealtimeBus();
+  const publisher = new RealtimePublisher({ bus, logger: silentLogger });
+  const hub = new WsHub(
+    { maxBufferedBytes: 1024 * 1024, pingIntervalMs: 60_000 },
+    {
+      bus,
+      authenticate: tokens.authenticate,
+      canFollow: () => Promise.resolve(false),
+      logger: silentLogger,
+    },
+  );
+  const membership = new FakeMembership();
+  const state = new MemoryMeetingMediaState();
+  const media = new HttpMediaOrchestrator({
+    baseUrl: mediaServer.url,
+    internalToken: options.internalToken ?? TEST_TOKEN,
+    timeoutMs: 5_000,
+    closeRetry: 0,
+  });
+  const signalling = new MeetingSignalling({
+    hub,
+    membership,
+    media,
+    state,
+    broadcaster: publisher,
+    logger: silentLogger,
+    ...(options.liveRefreshMs === undefined ? {} : { liveRefreshMs: options.liveRefreshMs }),
+  });
+  const server: Server = createServer();
+  hub.attach(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const clients: TestClient[] = [];
+  return {
+    membership,
+    state,
+    media,
+    signalling,
+    hub,
+    connect: async (userId) => {
+      const client = await TestClient.connect(
+        `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(await tokens.sign(userId))}`,
+      );
+      clients.push(client);
+      return client;
+    },
+    close: async () => {
+      for (const c of clients) c.close();
+      await hub.close();
+      await signalling.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      media.close();
+      await bus.close();
+    },
+  };
+}
+
+/** How many transports the meeting's router has on the media server. */
+export async function routerTransports(server: MediaServer, roomCode: string): Promise<number> {
+  return (await server.registry.routerOfRoom(roomCode).router.dump()).transportIds.length;
+}
+
+/** A fresh 9-digit meeting code (distinct per call and process). */
+let seq = 0;
+export const meetingCode = () =>
+  `${String(100 + (process.pid % 900))}-${String(++seq).padStart(3, '0')}-000`;
