@@ -13,18 +13,27 @@ import {
   testKeyPrefix,
   testRedisUrl,
 } from '../testing/backends.js';
+import type { MediaServer } from '../media-server/server.js';
+import {
+  TEST_TOKEN,
+  mediaSkipReason,
+  startTestMediaServer,
+} from '../media-server/testing/harness.js';
 import { loadConfig } from './config.js';
 import { startNode, type RoomsNode } from './node.js';
 
-const skip = await clusterSkipReason();
+const skip = (await clusterSkipReason()) || mediaSkipReason();
 
 describe('meetings on two nodes', { skip }, () => {
   const nodes: RoomsNode[] = [];
   let drop: () => Promise<void> = () => Promise.resolve();
   const keyPrefix = testKeyPrefix();
   let a: MeetingClient;
+  let media: MediaServer | undefined;
 
   before(async () => {
+    // One media server shared by the cluster: every node's router calls reach it.
+    media = await startTestMediaServer({ workers: 1 });
     const database = await createTestDatabase();
     drop = () => database.drop();
     for (const name of ['a', 'b']) {
@@ -42,7 +51,8 @@ describe('meetings on two nodes', { skip }, () => {
             ROOMS_HTTP_PORT: '0',
             ROOMS_GRPC_PORT: '0',
             ROOMS_MEDIA_EMBEDDED: 'false',
-            ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
+            ROOMS_MEDIA_URL: media.url,
+            ROOMS_MEDIA_INTERNAL_TOKEN: TEST_TOKEN,
             ROOMS_LOG_LEVEL: 'silent',
             ROOMS_BCRYPT_COST: '4',
           }),
@@ -55,6 +65,7 @@ describe('meetings on two nodes', { skip }, () => {
   });
   after(async () => {
     for (const node of nodes) await node.close();
+    await media?.close();
     await deleteKeysWithPrefix(testRedisUrl(), keyPrefix).catch(() => 0);
     await drop();
   });
@@ -78,6 +89,11 @@ describe('meetings on two nodes', { skip }, () => {
     assert.equal(joined.status, 200, JSON.stringify(joined.body));
     assert.equal(joined.body.data.participant.user_id, a.ids.bob);
     assert.equal(other.host.loaded({ appCode: 'default', roomId: code }), undefined, 'forwarded');
+    // One router per meeting on the shared media server, made at create and reused (S5).
+    assert.equal(typeof created.body.data.router_id, 'string');
+    assert.equal(joined.body.data.router_id, created.body.data.router_id);
+    assert.ok(Array.isArray(joined.body.data.rtp_capabilities.codecs));
+    assert.equal(media!.registry.stats.routers, 1);
 
     // Refusals come back through the forward with their message and status.
     for (let i = 0; i < 5; i++) {
@@ -103,6 +119,12 @@ describe('meetings on two nodes', { skip }, () => {
     const ended = await call('POST', `/meeting/rooms/${code}/end`, 'alice', {});
     assert.equal(ended.status, 200);
     assert.equal(ended.body.data.room.status, 2);
+    // The end closes the meeting's router on the media server (after the commit, on the owner).
+    const routers = (): number => media!.registry.stats.routers;
+    for (let i = 0; routers() !== 0 && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.equal(routers(), 0, 'the ended meeting has no router');
   });
 
   it('one user joining two meetings owned by two nodes at once gets into exactly one', async () => {

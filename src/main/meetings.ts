@@ -12,6 +12,7 @@ import type { CellHost } from '../cell/host.js';
 import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
+import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
 import { systemClock } from '../shared/clock.js';
 import type { KeyValue } from '../shared/key-value.js';
 import { WorkGate } from '../shared/work-gate.js';
@@ -29,6 +30,8 @@ export function wireMeetings(deps: {
   /** The password lockout's counters (Redis in a cluster). */
   kv: KeyValue;
   forwarder: MeetingForwarder;
+  /** The media server's client; null on a node without media (router fields are then null). */
+  media?: MediaOrchestrator | null;
   /** Tests: another store (e.g. one whose codes always collide). */
   store?: MeetingStore;
 }): Meetings {
@@ -48,6 +51,7 @@ export function wireMeetings(deps: {
       kv: deps.kv,
     },
     clock: systemClock,
+    media: deps.media ?? null,
   });
   return { api, store };
 }

@@ -36,7 +36,11 @@ import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js
 import { buildHttpApp } from './http-app.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
+import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
 import { wireMeetings, type Meetings } from './meetings.js';
+import { meetingFrames } from '../edge/meeting/meeting-frames.js';
+import { meetingMembership } from '../edge/meeting/membership.js';
+import type { CanFollow } from '../edge/ws/hub.js';
 import { MemoryKeyValue } from '../adapters/memory/memory-key-value.js';
 import { RedisKeyValue } from '../adapters/redis/redis-key-value.js';
 import type { KeyValue } from '../shared/key-value.js';
@@ -86,7 +90,7 @@ export async function startNode(
     });
     const sql = await openSqlBackend(config.db.url, { poolSize: config.db.poolSize });
     closers.push(() => sql.close());
-    const { lease, registry, limiter, kv } = coordination(config, logger, closers);
+    const { lease, registry, limiter, kv, redis } = coordination(config, logger, closers);
     // Closed after the host drains (closers run in reverse): meetings may close routers then.
     const media = await wireMedia(config, logger, closers);
     const hostConfig = {
@@ -95,20 +99,31 @@ export async function startNode(
       ...config.cell,
     };
     let delivery: Delivery | null = null;
+    let meetingMedia: MeetingMedia | null = null;
     const host = new CellHost(hostConfig, {
       store: new SqlCellStore(sql),
       lease,
       registry,
       clock: systemClock,
       logger,
-      onCommitted: (batch) => delivery?.onCommitted(batch),
+      onCommitted: (batch) => {
+        delivery?.onCommitted(batch);
+        meetingMedia?.onCommitted(batch);
+      },
     });
     collectDefaultMetrics({ register: host.metrics.registry });
     const accounts = wireAccounts(config, sql, limiter, jwtSecret);
 
     const voice = wireVoiceRooms({ config, host, sql, limiter });
     closers.push(() => voice.close());
-    const meetings = wireMeetings({ config, host, sql, kv, forwarder: voice.forwarder });
+    const meetings = wireMeetings({
+      config,
+      host,
+      sql,
+      kv,
+      forwarder: voice.forwarder,
+      media: media.orchestrator,
+    });
     const outbox = {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),
@@ -142,6 +157,12 @@ export async function startNode(
       notifications,
     });
     await voice.startGrpc({ meetings: meetings.api });
+    const membership = meetingMembership(meetings.api);
+    const meetingFollowers: CanFollow = (user, key) =>
+      membership.member(user.appCode, key.roomId, user.userId).then(
+        () => user.appCode === key.appCode,
+        () => false,
+      );
     const wired = wireDelivery({
       config,
       http,
@@ -151,12 +172,28 @@ export async function startNode(
       clock: systemClock,
       logger,
       plugins: {
-        // Voice-room members follow their room live; callers may add or override kinds.
-        canFollow: plugins.canFollow ?? voiceRoomFollowers(voice.api),
-        frameMappers: { voice_room: voiceRoomFrames, ...plugins.frameMappers },
+        // Present voice-room members and active meeting participants follow their room.
+        canFollow: plugins.canFollow ?? anyOf(voiceRoomFollowers(voice.api), meetingFollowers),
+        frameMappers: {
+          voice_room: voiceRoomFrames,
+          meeting: meetingFrames,
+          ...plugins.frameMappers,
+        },
       },
     });
     delivery = wired;
+    meetingMedia = wireMeetingMedia({
+      hub: wired.hub,
+      publisher: wired.publisher,
+      meetings,
+      orchestrator: media.orchestrator,
+      redis,
+      keyPrefix: config.keyPrefix,
+      logger,
+    });
+    const signalling = meetingMedia;
+    // Closed after the sockets (closers run in reverse): their disconnects release media first.
+    closers.push(() => signalling.close());
     hostConfig.advertiseAddr = advertiseAddrFor(config, voice.grpcPort);
     // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
     closers.push(() => http.close());
@@ -186,12 +223,26 @@ export async function startNode(
   }
 }
 
+/** A follow allowed by any room kind's check (each refuses rooms of other kinds). */
+function anyOf(...checks: CanFollow[]): CanFollow {
+  return async (user, key) => {
+    for (const check of checks) if (await check(user, key)) return true;
+    return false;
+  };
+}
+
 /** Redis when configured (cluster: leases and rate counters shared), else in-process. */
 function coordination(
   config: Config,
   logger: Logger,
   closers: (() => Promise<unknown>)[],
-): { lease: LeaseManager; registry: NodeRegistry; limiter: RateLimiter; kv: KeyValue } {
+): {
+  lease: LeaseManager;
+  registry: NodeRegistry;
+  limiter: RateLimiter;
+  kv: KeyValue;
+  redis: Redis | null;
+} {
   if (!config.redisUrl) {
     if (sqlFlavorOf(config.db.url) === 'mysql') {
       logger.warn('ROOMS_REDIS_URL is unset: run a single node, or set it to run several');
@@ -201,6 +252,7 @@ function coordination(
       registry: new MemoryNodeRegistry({ clock: systemClock }),
       limiter: new MemoryRateLimiter({ clock: systemClock }),
       kv: new MemoryKeyValue({ clock: systemClock }),
+      redis: null,
     };
   }
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
@@ -210,6 +262,7 @@ function coordination(
     registry: new RedisNodeRegistry({ redis, keyPrefix: config.keyPrefix }),
     limiter: new RedisRateLimiter({ redis, keyPrefix: config.keyPrefix }),
     kv: new RedisKeyValue({ redis, keyPrefix: config.keyPrefix }),
+    redis,
   };
 }
 

@@ -31,7 +31,8 @@ export type MappedFrame =
   | {
       readonly to: 'user';
       readonly userId: string;
-      readonly event: string;
+      /** null: no frame, only the unfollow (a member who left stops hearing the room). */
+      readonly event: string | null;
       readonly data: Record<string, unknown>;
       /** Also stop pushing this room to that user's sockets (e.g. kicked). */
       readonly unfollowRoom?: boolean;
@@ -118,7 +119,8 @@ export const END_FOLLOWS = 'end-follows';
 
 /** Payload of a user channel message. */
 export interface UserMessage {
-  readonly frame: WsFrame;
+  /** Absent: the message only ends a follow. */
+  readonly frame?: WsFrame;
   /** The room the user's sockets stop following. */
   readonly unfollow?: { readonly app_code: string; readonly room_id: string };
 }

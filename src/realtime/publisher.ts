@@ -76,12 +76,16 @@ export class RealtimePublisher {
             if (out.endsFollows) this.send('room', roomChannel(batch.key), END_FOLLOWS);
           } else {
             const message: UserMessage = {
-              frame: {
-                event: out.event,
-                data: out.data,
-                code: 0,
-                time: isoTime(envelope.occurred_at_ms),
-              },
+              ...(out.event === null
+                ? {}
+                : {
+                    frame: {
+                      event: out.event,
+                      data: out.data,
+                      code: 0,
+                      time: isoTime(envelope.occurred_at_ms),
+                    },
+                  }),
               ...(out.unfollowRoom
                 ? { unfollow: { app_code: envelope.app_code, room_id: envelope.room_id } }
                 : {}),

@@ -131,7 +131,7 @@ void describe('realtime publisher', () => {
     );
     const user = JSON.parse(bus.sent[1]![1]) as UserMessage;
     assert.deepEqual(
-      [user.frame.event, user.frame.data, user.unfollow],
+      [user.frame!.event, user.frame!.data, user.unfollow],
       ['voice.kicked', { room_id: 'r1' }, { app_code: 'app', room_id: 'r1' }],
     );
     assert.equal(roomFrames(bus)[1]!.event, 'Other');

@@ -55,6 +55,7 @@ export function registerMeetingRoutes(
   for (const method of meetingMethods) {
     const declared = meetingCalls[method];
     const route = declared.rest;
+    if (!route) continue; // the WebSocket signalling's own calls have no route
     app.route({
       method: route.method,
       url: `/api/v1/meeting${route.path}`,

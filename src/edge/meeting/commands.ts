@@ -2,8 +2,8 @@
  * Every meeting endpoint of meeting-api.md, declared once (the two invite endpoints need
  * the notification centre and are not here yet). The REST routes (../http/meeting-routes.ts),
  * MeetingApi (./meeting-api.ts) and the gRPC `MeetingCall` that forwards to the owner are
- * derived from this table. The media part (`router_id`, `rtp_capabilities`) comes later:
- * both are null until then.
+ * derived from this table. Create and join answer the meeting's router (`router_id`,
+ * `rtp_capabilities`), null on a node without media.
  */
 import { refuse } from '../../domain/meeting/errors.js';
 import { isActive } from '../../domain/meeting/evolve.js';
@@ -19,6 +19,7 @@ import { declare, type MeetingContext, type MeetingRequest } from './declaration
 import { hashPassword, judgePassword } from './password-lock.js';
 import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
 import * as b from './requests.js';
+import { signalCalls } from './signal-calls.js';
 
 /** Draws of a room code before 会议号冲突，请重试 (the seed: 5). */
 export const ROOM_CODE_TRIES = 5;
@@ -35,8 +36,15 @@ type Reply = {
   participant: ParticipantView | null;
 };
 
-/** The media part comes with the media integration; until then both are null. */
-const noMedia = { router_id: null, rtp_capabilities: null };
+/**
+ * The meeting's router for `Device.load()`: created once per meeting on the media server
+ * (idempotent, cached), so a join reuses it (S5). A node without media answers null.
+ */
+async function mediaOf(ctx: MeetingContext, roomCode: string) {
+  if (!ctx.media) return { router_id: null, rtp_capabilities: null };
+  const router = await ctx.media.createRouter(roomCode);
+  return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
+}
 
 async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknown) {
   const { room, participant } = reply as Reply;
@@ -44,7 +52,7 @@ async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknow
   return {
     room: roomJson(room, id),
     ...(participant ? { participant: participantJson(participant, id) } : {}),
-    ...noMedia,
+    ...(await mediaOf(ctx, room.room_code)),
   };
 }
 
@@ -58,7 +66,7 @@ function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
   return req as MeetingRequest & { room_code: string };
 }
 
-export const meetingCalls = {
+const restCalls = {
   CreateMeeting: declare({
     kind: 'command',
     scope: 'none',
@@ -275,6 +283,9 @@ export const meetingCalls = {
     },
   }),
 };
+
+/** Every meeting call: the REST endpoints and the WebSocket signalling's own. */
+export const meetingCalls = { ...restCalls, ...signalCalls };
 
 export type MeetingMethod = keyof typeof meetingCalls;
 export const meetingMethods = Object.keys(meetingCalls) as MeetingMethod[];

@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { CommandResult } from '../../cell/cell.js';
 import type { MeetingCommand, MeetingState } from '../../domain/meeting/types.js';
+import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
 import type { Clock } from '../../shared/clock.js';
 import type { MeetingStore } from './meeting-store.js';
 import type { MeetingPasswords } from './password-lock.js';
@@ -25,6 +26,8 @@ export interface MeetingContext {
   readonly store: MeetingStore;
   readonly passwords: MeetingPasswords;
   readonly clock: Clock;
+  /** The media server; null on a node without media. */
+  readonly media: MediaOrchestrator | null;
   /** Draws a fresh `XXX-XXX-XXX` code. */
   readonly newRoomCode: () => string;
   /** The meeting's numeric id (`meeting_rooms.id`), cached: it never changes. */
@@ -50,7 +53,8 @@ export interface RestRoute {
 export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
   /** A command carries a request id (REST: body, else Idempotency-Key, else a new one). */
   readonly kind: 'command' | 'query';
-  readonly rest: RestRoute;
+  /** Absent: an internal call (the WebSocket signalling's), served only by MeetingApi. */
+  readonly rest?: RestRoute;
   /** What REST takes from the body (POST) or the query string (GET). */
   readonly body: B;
   /**

@@ -10,6 +10,7 @@ import type { StoreTypes } from '../../cell/cell-store.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/meeting/types.js';
+import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
 import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
 import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
@@ -42,6 +43,8 @@ export interface MeetingApiDeps<T extends StoreTypes> {
   readonly store: MeetingStore;
   readonly passwords: MeetingPasswords;
   readonly clock: Clock;
+  /** The meeting's router (one per meeting, on the media server); null: no media here. */
+  readonly media?: MediaOrchestrator | null;
   /** Draws a room code; default: 9 random digits `XXX-XXX-XXX` (node:crypto). */
   readonly newRoomCode?: () => string;
 }
@@ -107,6 +110,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
       passwords,
       clock,
       newRoomCode: this.#newRoomCode,
+      media: this.deps.media ?? null,
       meetingId: (appCode, roomCode) => this.#meetingId(appCode, roomCode),
       execute: async (req, command, shape) => {
         const requestId = cellRequestId(req);

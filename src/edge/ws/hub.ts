@@ -364,9 +364,9 @@ export class WsHub {
     } catch {
       return;
     }
-    const frame = JSON.stringify(message.frame);
+    const frame = message.frame ? JSON.stringify(message.frame) : null;
     for (const connection of [...members]) {
-      if (connection.send(frame)) this.metrics.framesSent.inc();
+      if (frame !== null && connection.send(frame)) this.metrics.framesSent.inc();
       if (message.unfollow) {
         const { app_code, room_id } = message.unfollow;
         this.unfollow(connection, roomChannel({ appCode: app_code, roomId: room_id }));

@@ -20,6 +20,8 @@ export interface CallOptions {
 
 export interface MeetingClient {
   readonly ids: Record<string, number>;
+  /** Access tokens by name (e.g. for `/ws?token=`). */
+  readonly tokens: Record<string, string>;
   readonly users: (names: readonly string[]) => Promise<void>;
   readonly call: (
     method: 'GET' | 'POST',
@@ -48,6 +50,7 @@ export function meetingClient(http: () => FastifyInstance): MeetingClient {
   };
   return {
     ids,
+    tokens,
     call: raw,
     users: async (names) => {
       for (const name of names) {

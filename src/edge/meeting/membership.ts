@@ -1,0 +1,47 @@
+/**
+ * The WebSocket signalling's {@link MeetingMembership} over the meeting API: each question
+ * and notice is a call of ./signal-calls.ts, run on the meeting's owner (or forwarded there
+ * once), so the answer is the cell's, on any node.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MeetingMembership, MemberStateChange } from '../meeting-ws/ports.js';
+import type { MeetingApi } from './meeting-api.js';
+
+function caller(appCode: string, roomCode: string, userId: string) {
+  return { app_code: appCode, room_code: roomCode, caller_id: userId };
+}
+
+/** A notice from the signalling is new each time (it retries nothing it was told failed). */
+const fresh = () => ({ request_id: `ws:${randomUUID()}` });
+
+/** The JSON integer form the call's schema takes (user ids are decimal strings). */
+function userIdNumber(userId: string): number {
+  const n = Number(userId);
+  return Number.isSafeInteger(n) ? n : NaN;
+}
+
+export function meetingMembership(api: MeetingApi): MeetingMembership {
+  return {
+    async member(appCode, roomCode, userId) {
+      const reply = (await api.call('MeetingMember', caller(appCode, roomCode, userId))) as {
+        is_host: boolean;
+      };
+      return { isHost: reply.is_host };
+    },
+    async socketLive(appCode, roomCode, userId) {
+      await api.call('MarkSocketLive', { ...caller(appCode, roomCode, userId), ...fresh() });
+    },
+    async socketsGone(appCode, roomCode, userId) {
+      await api.call('MarkSocketsGone', { ...caller(appCode, roomCode, userId), ...fresh() });
+    },
+    async changeState(appCode, roomCode, actorId, change: MemberStateChange) {
+      const { target_user_id, ...fields } = change;
+      await api.call('ChangeMemberState', {
+        ...caller(appCode, roomCode, actorId),
+        ...fresh(),
+        ...fields,
+        ...(target_user_id === undefined ? {} : { target_user_id: userIdNumber(target_user_id) }),
+      });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The meeting calls the WebSocket signalling makes (no REST route): who is an active member
+ * (and the host), a live socket on the meeting's channel, the last socket gone, and a
+ * member's media state. Declared like the REST calls, so they run on the meeting's owner or
+ * are forwarded there once by gRPC `MeetingCall`.
+ */
+import { z } from 'zod';
+import { refuse } from '../../domain/meeting/errors.js';
+import { checkMeetingAccess } from '../../domain/meeting/guards.js';
+import { AppError } from '../../shared/errors.js';
+import { declare } from './declaration.js';
+import { RequestIdField } from './requests.js';
+
+const withRequestId = { request_id: RequestIdField.optional() };
+const flag = z.boolean().optional();
+const userId = z.int().min(1).transform(String);
+
+const done = () => ({});
+
+export const signalCalls = {
+  /** Throws 会议不存在 / 你当前未在会议中 (also for an ended meeting); else who the host is. */
+  MeetingMember: declare({
+    kind: 'query',
+    scope: 'room',
+    body: z.strictObject({}),
+    handle: (_ctx, req, state) => {
+      const denied = state ? checkMeetingAccess(state, req.caller_id) : refuse('MEETING_NOT_FOUND');
+      if (denied) throw AppError.from(denied);
+      return Promise.resolve({ is_host: state!.host_id === req.caller_id });
+    },
+  }),
+  MarkSocketLive: declare({
+    kind: 'command',
+    scope: 'room',
+    body: z.strictObject({ ...withRequestId }),
+    handle: (ctx, req) =>
+      ctx.execute(
+        { ...req, room_code: req.room_code! },
+        { type: 'MarkSocketLive', user_id: req.caller_id },
+        done,
+      ),
+  }),
+  MarkSocketsGone: declare({
+    kind: 'command',
+    scope: 'room',
+    body: z.strictObject({ ...withRequestId }),
+    handle: (ctx, req) =>
+      ctx.execute(
+        { ...req, room_code: req.room_code! },
+        { type: 'MarkSocketsGone', user_id: req.caller_id },
+        done,
+      ),
+  }),
+  ChangeMemberState: declare({
+    kind: 'command',
+    scope: 'room',
+    body: z.strictObject({
+      ...withRequestId,
+      target_user_id: userId.optional(),
+      audio_enabled: flag,
+      video_enabled: flag,
+      hand_raised: flag,
+    }),
+    handle: (ctx, req) =>
+      ctx.execute(
+        { ...req, room_code: req.room_code! },
+        {
+          type: 'ChangeMemberState',
+          user_id: req.caller_id,
+          target_user_id: req.target_user_id,
+          audio_enabled: req.audio_enabled,
+          video_enabled: req.video_enabled,
+          hand_raised: req.hand_raised,
+        },
+        done,
+      ),
+  }),
+};

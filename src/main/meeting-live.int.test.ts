@@ -1,0 +1,142 @@
+/**
+ * A meeting live, on one real node (embedded SQLite and media server), through the public
+ * API only: REST for the meeting, `/ws` for its frames and signalling. What the seed's
+ * clients see: the router in create and join (one per meeting), `meeting.member.joined`,
+ * `meeting.chat`, `meeting.member.state.changed`, a kick (`meeting.member.kicked` to the
+ * kicked user alone, `meeting.member.left` to the room, and no more frames for the kicked),
+ * and the end (`meeting.room.ended`, the router closed on the media server).
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger } from '../cell/testing/harness.js';
+import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
+import { TestClient } from '../edge/ws/testing/ws-client.js';
+import { mediaSkipReason } from '../media-server/testing/harness.js';
+import { loadConfig } from './config.js';
+import { startNode, type RoomsNode } from './node.js';
+
+describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason() }, () => {
+  let dir: string;
+  let node: RoomsNode;
+  let api: MeetingClient;
+  const sockets: TestClient[] = [];
+  const socket = async (who: string) => {
+    const url = `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`;
+    const client = await TestClient.connect(url);
+    sockets.push(client);
+    return client;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rooms-meeting-live-'));
+    node = await startNode(
+      loadConfig({
+        ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
+        ROOMS_HTTP_HOST: '127.0.0.1',
+        ROOMS_HTTP_PORT: '0',
+        ROOMS_GRPC_PORT: '0',
+        ROOMS_MEDIA_PORT: '0',
+        ROOMS_MEDIA_WORKERS: '1',
+        ROOMS_BCRYPT_COST: '4',
+        ROOMS_LOG_LEVEL: 'silent',
+      }),
+      silentLogger,
+    );
+    api = meetingClient(() => node.http);
+    await api.users(['host', 'guest', 'third']);
+  });
+  after(async () => {
+    for (const s of sockets) s.close();
+    await node?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('carries the seed broadcasts, ends follows with the presence and closes the router', async () => {
+    const routers = () => node.media.server!.registry.stats.routers;
+    const before = routers();
+    const created = await api.call('POST', '/meeting/rooms', {
+      as: 'host',
+      body: { title: '直播' },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const code = created.body.data.room.room_code as string;
+    assert.equal(typeof created.body.data.router_id, 'string');
+    assert.ok(Array.isArray(created.body.data.rtp_capabilities.codecs));
+    assert.equal(routers(), before + 1, 'create made the meeting’s router');
+
+    const host = await socket('host');
+    assert.equal((await host.request('meeting.room.join', { room_code: code })).code, 0);
+    // A user who is not a participant is refused and follows nothing.
+    const third = await socket('third');
+    const refused = await third.request('meeting.room.join', { room_code: code });
+    assert.deepEqual([refused.code, refused.message], [-1, '你当前未在会议中']);
+
+    const joined = await api.call('POST', `/meeting/rooms/${code}/join`, { as: 'guest', body: {} });
+    assert.equal(joined.status, 200, JSON.stringify(joined.body));
+    assert.equal(joined.body.data.router_id, created.body.data.router_id, 'S5: one router');
+    assert.equal(routers(), before + 1);
+    const seen = await host
+      .waitFor((f) => f.event === 'meeting.member.joined')
+      .catch(() => assert.fail(`no member.joined: ${JSON.stringify(host.frames)}`));
+    assert.equal((seen.data.participant as { user_id: number }).user_id, api.ids.guest);
+
+    const guest = await socket('guest');
+    assert.equal((await guest.request('meeting.room.join', { room_code: code })).code, 0);
+    const chat = await api.call('POST', `/meeting/rooms/${code}/chats`, {
+      as: 'host',
+      body: { content: '大家好' },
+    });
+    assert.equal(chat.status, 201);
+    const heard = await guest.waitFor((f) => f.event === 'meeting.chat');
+    assert.deepEqual([heard.data.content, heard.data.user_id], ['大家好', api.ids.host]);
+
+    const muted = await host.request('meeting.member.state.changed', {
+      room_code: code,
+      target_user_id: api.ids.guest,
+      audio_enabled: false,
+    });
+    assert.equal(muted.code, 0, JSON.stringify(muted));
+    const state = await guest.waitFor((f) => f.event === 'meeting.member.state.changed');
+    assert.deepEqual(
+      [state.data.user_id, state.data.audio_enabled, state.data.actor_id],
+      [api.ids.guest, false, api.ids.host],
+    );
+    const notHost = await guest.request('meeting.member.state.changed', {
+      room_code: code,
+      target_user_id: api.ids.host,
+      audio_enabled: false,
+    });
+    assert.deepEqual([notHost.code, notHost.message], [-1, '仅主持人可执行此操作']);
+
+    const kicked = await api.call('POST', `/meeting/rooms/${code}/kick`, {
+      as: 'host',
+      body: { user_id: api.ids.guest },
+    });
+    assert.equal(kicked.status, 200, JSON.stringify(kicked.body));
+    const told = await guest.waitFor((f) => f.event === 'meeting.member.kicked');
+    assert.equal(told.data.room_code, code);
+    const left = await host.waitFor((f) => f.event === 'meeting.member.left');
+    assert.equal(left.data.user_id, api.ids.guest);
+    assert.equal(host.events('meeting.member.kicked').length, 0, 'the kick is told to the kicked');
+
+    await api.call('POST', `/meeting/rooms/${code}/chats`, {
+      as: 'host',
+      body: { content: '再见' },
+    });
+    await host.waitFor((f) => f.event === 'meeting.chat' && f.data.content === '再见');
+    const ended = await api.call('POST', `/meeting/rooms/${code}/end`, { as: 'host', body: {} });
+    assert.equal(ended.status, 200);
+    const over = await host.waitFor((f) => f.event === 'meeting.room.ended');
+    assert.equal(over.data.reason, 'host_ended');
+    await host.until(() => routers() === before, 5_000);
+    // The kicked guest heard nothing of the meeting after the kick.
+    const after = guest.frames.slice(guest.frames.indexOf(told) + 1);
+    assert.deepEqual(
+      after.filter((f) => f.event.startsWith('meeting.') && !f.event.endsWith('.ack')),
+      [],
+    );
+  });
+});
