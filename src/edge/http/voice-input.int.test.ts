@@ -145,6 +145,37 @@ describe('voice-room REST refuses input that is not what it says', () => {
     assert.ok(!lobby.list.some((x: { title: string }) => x.title === 'Typed'));
   });
 
+  it("a request id is the caller's own: another user sending the same id gets an answer of its own", async () => {
+    const shared = { request_id: 'same-id-for-everyone' };
+    const alice = await call('POST', `/voice/rooms/${roomId}/mic/up`, {
+      as: 'alice',
+      body: { ...shared, seat_index: 2 },
+    });
+    assert.equal(alice.status, 200, JSON.stringify(alice.body));
+    const bob = await call('POST', `/voice/rooms/${roomId}/mic/up`, {
+      as: 'bob',
+      body: { ...shared, seat_index: 3 },
+    });
+    assert.equal(bob.status, 200, JSON.stringify(bob.body));
+    assert.equal(bob.body.data.duplicate, false, "bob's MicUp is decided for bob");
+    const seats = (await room()).seats as { seat_index: number; user_id: string }[];
+    assert.deepEqual([seats[2]!.user_id, seats[3]!.user_id], [ids.alice, ids.bob]);
+    // The caller's own retry is still answered from the first outcome.
+    const again = await call('POST', `/voice/rooms/${roomId}/mic/up`, {
+      as: 'bob',
+      body: { ...shared, seat_index: 3 },
+    });
+    assert.equal(again.body.data.duplicate, true);
+    for (const who of ['alice', 'bob']) {
+      await call('POST', `/voice/rooms/${roomId}/mic/down`, { as: who, body: {} });
+    }
+    const tooLong = await call('POST', `/voice/rooms/${roomId}/join`, {
+      as: 'alice',
+      body: { request_id: 'x'.repeat(101) },
+    });
+    assertRefused(tooLong, 'request_id');
+  });
+
   it('lobby paging takes decimal integers only', async () => {
     for (const q of ['limit=0x10', 'limit=1e1', 'offset=', 'limit=%205', 'offset=-1']) {
       const r = await call('GET', `/voice/rooms?${q}`, { as: 'alice' });

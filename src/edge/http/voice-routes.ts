@@ -28,14 +28,22 @@ function bodyOf(request: FastifyRequest): Body {
   return body as Body;
 }
 
+/** What a REST caller may name a request (the cell's id adds the caller in front). */
+const CALLER_REQUEST_ID = /^[\x21-\x7e]{1,100}$/;
+
 /**
- * The body's `request_id`, else the `Idempotency-Key` header, else a new id: a command sent
- * without one is a new command each time (and still has an id the owner records).
+ * The body's `request_id`, else the `Idempotency-Key` header, else a new id (a command sent
+ * without one is a new command each time), scoped to the caller: another user who sends
+ * the same id makes a request of their own, never gets this caller's recorded answer.
  */
-function requestIdOf(request: FastifyRequest, body: Body): unknown {
-  if (body.request_id !== undefined) return body.request_id;
+function requestIdOf(request: FastifyRequest, body: Body, callerId: string): string {
   const header = request.headers['idempotency-key'];
-  return typeof header === 'string' ? header : `rest:${randomUUID()}`;
+  const given = body.request_id !== undefined ? body.request_id : header;
+  if (given === undefined) return `rest:${randomUUID()}`;
+  if (typeof given !== 'string' || !CALLER_REQUEST_ID.test(given)) {
+    throw errors.INVALID_ARGUMENT('request_id: 1-100 printable ASCII characters');
+  }
+  return `${callerId}:${given}`;
 }
 
 function roomIdOf(request: FastifyRequest): string {
@@ -132,7 +140,9 @@ export function registerVoiceRoutes(
         const req: Body = {
           app_code: me.appCode,
           ...(route.path.includes(':room_id') ? { room_id: roomIdOf(request) } : {}),
-          ...(declared.kind === 'command' ? { request_id: requestIdOf(request, body) } : {}),
+          ...(declared.kind === 'command'
+            ? { request_id: requestIdOf(request, body, me.userId) }
+            : {}),
           ...fieldsOf(route, me.userId, body),
         };
         const run = () => api.call(method, req);
