@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RoomsNode } from '../../main/node.js';
 import { assertFailure, client } from './auth-routes.contract.js';
-import { createdRoomIdOf } from '../voice/commands.js';
 
 /** Both backends run with these limits: 4 creations a minute, 3 open rooms per owner. */
 export const QUOTA_ENV = {
