@@ -16,6 +16,7 @@ import { sendOk } from '../../shared/http-envelope.js';
 import { meetingCalls, meetingMethods } from '../meeting/commands.js';
 import type { MeetingApi } from '../meeting/meeting-api.js';
 import { authOf, requireAuth } from './auth-routes.js';
+import { meetingRouteDoc } from './meeting-route-docs.js';
 
 type Body = Record<string, unknown>;
 
@@ -60,6 +61,7 @@ export function registerMeetingRoutes(
       method: route.method,
       url: `/api/v1/meeting${route.path}`,
       ...authed,
+      ...meetingRouteDoc(method, declared),
       handler: async (request, reply) => {
         const me = authOf(request);
         const body = route.method === 'GET' ? queryOf(request) : bodyOf(request);

@@ -13,6 +13,7 @@ import {
 import { errors } from '../../shared/error-codes.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { authOf, requireAuth } from './auth-routes.js';
+import { documented } from './openapi.js';
 
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
@@ -32,6 +33,66 @@ function limitOf(raw: unknown): number {
   return n;
 }
 
+const idParam = (description: string) => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: `${description} (decimal digits only)`,
+});
+/** These POSTs read no body: an empty object, or none. */
+const noBody = { type: 'object', description: 'Nothing: the route reads no body' };
+
+/** The documentation (./openapi.ts): never used to validate (the checks above do). */
+const docs = {
+  list: documented({
+    tag: 'notifications',
+    access: 'user',
+    summary: "The caller's notifications, newest first",
+    query: {
+      type: 'object',
+      properties: {
+        before_id: idParam('Only notifications older than this id: the last id of a page'),
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_PAGE,
+          default: DEFAULT_PAGE,
+          description: 'Page size (decimal digits only)',
+        },
+      },
+    },
+    responses: { 200: '`{list, has_more}`' },
+  }),
+  unreadCount: documented({
+    tag: 'notifications',
+    access: 'user',
+    summary: "How many of the caller's notifications are unread",
+    responses: { 200: '`{count}`' },
+  }),
+  readAll: documented({
+    tag: 'notifications',
+    access: 'user',
+    summary: "Mark all the caller's notifications read",
+    body: noBody,
+    responses: { 200: '`{updated}`: how many were unread' },
+  }),
+  read: documented({
+    tag: 'notifications',
+    access: 'user',
+    summary: 'Mark one notification read (again: the same answer, first read time kept)',
+    params: {
+      type: 'object',
+      required: ['id'],
+      properties: { id: idParam('The notification id') },
+    },
+    body: noBody,
+    responses: {
+      200: 'The notification, read',
+      404: "No such notification of the caller's (NOTIFICATION_NOT_FOUND), nothing changed",
+    },
+  }),
+};
+
 export function registerNotificationRoutes(
   app: FastifyInstance,
   deps: { centre: NotificationCentre; auth: Authenticator },
@@ -40,7 +101,7 @@ export function registerNotificationRoutes(
   const authed = { preHandler: requireAuth(deps.auth) };
   const query = (request: FastifyRequest) => request.query as Record<string, unknown>;
 
-  app.get('/api/v1/notifications', authed, async (request, reply) => {
+  app.get('/api/v1/notifications', { ...authed, ...docs.list }, async (request, reply) => {
     const me = authOf(request);
     const q = query(request);
     const limit = limitOf(q.limit);
@@ -48,19 +109,31 @@ export function registerNotificationRoutes(
     return sendOk(request, reply, await centre.list(me.appCode, me.userId, { beforeId, limit }));
   });
 
-  app.get('/api/v1/notifications/unread-count', authed, async (request, reply) => {
-    const me = authOf(request);
-    return sendOk(request, reply, { count: await centre.unreadCount(me.appCode, me.userId) });
-  });
+  app.get(
+    '/api/v1/notifications/unread-count',
+    { ...authed, ...docs.unreadCount },
+    async (request, reply) => {
+      const me = authOf(request);
+      return sendOk(request, reply, { count: await centre.unreadCount(me.appCode, me.userId) });
+    },
+  );
 
-  app.post('/api/v1/notifications/read-all', authed, async (request, reply) => {
-    const me = authOf(request);
-    return sendOk(request, reply, { updated: await centre.markAllRead(me.appCode, me.userId) });
-  });
+  app.post(
+    '/api/v1/notifications/read-all',
+    { ...authed, ...docs.readAll },
+    async (request, reply) => {
+      const me = authOf(request);
+      return sendOk(request, reply, { updated: await centre.markAllRead(me.appCode, me.userId) });
+    },
+  );
 
-  app.post('/api/v1/notifications/:id/read', authed, async (request, reply) => {
-    const me = authOf(request);
-    const id = idOf((request.params as { id: string }).id, 'id');
-    return sendOk(request, reply, await centre.markRead(me.appCode, me.userId, id));
-  });
+  app.post(
+    '/api/v1/notifications/:id/read',
+    { ...authed, ...docs.read },
+    async (request, reply) => {
+      const me = authOf(request);
+      const id = idOf((request.params as { id: string }).id, 'id');
+      return sendOk(request, reply, await centre.markRead(me.appCode, me.userId, id));
+    },
+  );
 }

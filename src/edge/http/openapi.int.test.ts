@@ -13,7 +13,16 @@ import pkg from '../../../package.json' with { type: 'json' };
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
 
 const ADMIN = 'admin-token-for-openapi-tests';
-const TAGS = ['accounts', 'voice rooms', 'admin', 'outbox', 'ops', 'rtc callback'];
+const TAGS = [
+  'accounts',
+  'voice rooms',
+  'meetings',
+  'notifications',
+  'admin',
+  'outbox',
+  'ops',
+  'rtc callback',
+];
 /** Keys of a route's `schema` that Fastify compiles (ajv validation or fast-json-stringify). */
 const COMPILED = ['body', 'querystring', 'query', 'params', 'headers', 'response'];
 
@@ -22,6 +31,7 @@ type Operation = {
   summary?: string;
   security?: Record<string, string[]>[];
   requestBody?: { content?: Record<string, { schema?: Record<string, any> }> };
+  parameters?: { in: string; name: string; required?: boolean; schema: Record<string, any> }[];
   responses?: Record<string, { description?: string }>;
 };
 type Document = {
@@ -108,7 +118,10 @@ describe('OpenAPI document at /docs/json', () => {
       const schemes = (operation(method, url)!.security ?? []).flatMap((s) => Object.keys(s));
       const expected = url.startsWith('/api/v1/admin/')
         ? ['adminToken']
-        : url.startsWith('/api/v1/voice/') || url === '/api/v1/users/me'
+        : url.startsWith('/api/v1/voice/') ||
+            url.startsWith('/api/v1/meeting/') ||
+            url.startsWith('/api/v1/notifications') ||
+            url === '/api/v1/users/me'
           ? ['bearer']
           : url.startsWith('/api/v1/rtc/')
             ? ['trtcSign']
@@ -145,6 +158,70 @@ describe('OpenAPI document at /docs/json', () => {
       'application/json'
     ]!.schema!;
     assert.deepEqual([...register.required].sort(), ['password', 'username']);
+  });
+
+  it('documents the meeting routes from their declarations: body, query, path, refusals', () => {
+    const bodyOf = (method: string, url: string) =>
+      operation(method, url)!.requestBody!.content!['application/json']!.schema!;
+    const paramsOf = (method: string, url: string, where: string) =>
+      (operation(method, url)!.parameters ?? []).filter((p) => p.in === where);
+    const create = bodyOf('POST', '/api/v1/meeting/rooms');
+    // What the client sends: never the caller, the app or the room code.
+    assert.deepEqual(Object.keys(create.properties).sort(), [
+      'max_members',
+      'password',
+      'request_id',
+      'title',
+    ]);
+    assert.deepEqual(create.required, ['title']);
+    assert.equal(create.properties.max_members.type, 'integer');
+    assert.equal(create.properties.max_members.minimum, 2);
+    assert.equal(create.additionalProperties, false, 'unknown fields are refused');
+    const kick = bodyOf('POST', '/api/v1/meeting/rooms/:code/kick');
+    assert.deepEqual(kick.required, ['user_id']);
+    assert.equal(kick.properties.user_id.type, 'integer');
+    assert.deepEqual(
+      paramsOf('GET', '/api/v1/meeting/rooms/mine', 'query')
+        .map((p) => p.name)
+        .sort(),
+      ['before_id', 'limit', 'status'],
+    );
+    const code = paramsOf('GET', '/api/v1/meeting/rooms/:code', 'path');
+    assert.deepEqual(
+      code.map((p) => [p.name, p.required]),
+      [['code', true]],
+    );
+    assert.match('835-000-036', new RegExp(code[0]!.schema.pattern));
+    assert.doesNotMatch('835000036', new RegExp(code[0]!.schema.pattern));
+    const hostOnly = ['end', 'transfer-host', 'kick'];
+    const meetingRoutes = apiRoutes().filter((r) => r.url.startsWith('/api/v1/meeting/'));
+    assert.ok(meetingRoutes.length >= 10, `meeting routes: ${meetingRoutes.length}`);
+    for (const { method, url } of meetingRoutes) {
+      const statuses = Object.keys(operation(method, url)!.responses ?? {});
+      assert.ok(statuses.includes('400'), `${method} ${url}: 400`);
+      assert.equal(statuses.includes('404'), url.includes('/:code'), `${method} ${url}: 404`);
+      const host = hostOnly.some((action) => url.endsWith(`/:code/${action}`));
+      assert.equal(statuses.includes('403'), host, `${method} ${url}: 403`);
+    }
+  });
+
+  it('documents the notification routes: before_id and limit (1-50, default 20), the id', () => {
+    const list = operation('GET', '/api/v1/notifications')!.parameters ?? [];
+    const byName = Object.fromEntries(list.map((p) => [p.name, p]));
+    assert.deepEqual(Object.keys(byName).sort(), ['before_id', 'limit']);
+    assert.ok(list.every((p) => p.in === 'query' && !p.required));
+    assert.equal(byName.before_id!.schema.type, 'integer');
+    assert.equal(byName.before_id!.schema.minimum, 1);
+    assert.deepEqual(
+      [byName.limit!.schema.minimum, byName.limit!.schema.maximum, byName.limit!.schema.default],
+      [1, 50, 20],
+    );
+    const read = operation('POST', '/api/v1/notifications/:id/read')!;
+    assert.deepEqual(
+      (read.parameters ?? []).map((p) => [p.in, p.name, p.required]),
+      [['path', 'id', true]],
+    );
+    assert.ok(read.responses?.['404']?.description, 'an unknown id: 404');
   });
 
   it('leaves Fastify nothing to validate, coerce or serialize with: no compiled schema keys', () => {

@@ -16,7 +16,15 @@ import { z } from 'zod';
 import pkg from '../../../package.json' with { type: 'json' };
 
 export type JsonSchema = Record<string, unknown>;
-export type ApiTag = 'accounts' | 'voice rooms' | 'admin' | 'outbox' | 'ops' | 'rtc callback';
+export type ApiTag =
+  | 'accounts'
+  | 'voice rooms'
+  | 'meetings'
+  | 'notifications'
+  | 'admin'
+  | 'outbox'
+  | 'ops'
+  | 'rtc callback';
 /** Who may call: anyone, a user (bearer JWT), the operator (X-Admin-Token), TRTC (signed). */
 export type Access = 'public' | 'user' | 'admin' | 'trtc';
 
