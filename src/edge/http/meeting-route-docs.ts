@@ -64,14 +64,15 @@ const idempotencyKey = {
 
 /** The documentation of a declared call's REST route (throws when CALLS has no line for it). */
 export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Documented {
+  const route = declared.rest;
+  if (!route) throw new Error(`meeting call ${name} has no REST route to document`);
   const call = (CALLS as Partial<Record<string, CallDoc>>)[name];
   if (!call) {
     throw new Error(
-      `meeting route ${name} (${declared.rest.method} ${declared.rest.path}) is not documented: ` +
+      `meeting route ${name} (${route.method} ${route.path}) is not documented: ` +
         'add its summary to CALLS in src/edge/http/meeting-route-docs.ts',
     );
   }
-  const route = declared.rest;
   const input = jsonSchemaOf(declared.body);
   if (declared.kind === 'command') addRequestIdNote(input);
   const params = route.path.match(/:\w+/g)?.map((p) => p.slice(1)) ?? [];
