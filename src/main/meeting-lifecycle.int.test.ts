@@ -1,0 +1,135 @@
+/**
+ * The seed's Task 8 lifecycle scenarios on one real node, through REST and `/ws` only, with
+ * short timers (ROOMS_MEETING_HOST_GRACE_MS / ROOMS_MEETING_EMPTY_TTL_MS = 1 s):
+ * S1 the host's socket drops and the grace runs out: the host moves to the earliest-joined
+ * member (`auto_reason: host_grace_expired`); S2 the host reconnects within the grace and
+ * stays host; S3 a join within the empty TTL revives the meeting; S4 the TTL runs out: the
+ * meeting ends (`empty_ttl`), its router is closed, and a join is refused 会议已结束.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it } from 'node:test';
+import { silentLogger } from '../cell/testing/harness.js';
+import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
+import { TestClient } from '../edge/ws/testing/ws-client.js';
+import { mediaSkipReason } from '../media-server/testing/harness.js';
+import { loadConfig } from './config.js';
+import { startNode, type RoomsNode } from './node.js';
+
+describe('meeting lifecycle timers (seed Task 8: S1-S4)', { skip: mediaSkipReason() }, () => {
+  let dir: string;
+  let node: RoomsNode;
+  let api: MeetingClient;
+  const sockets: TestClient[] = [];
+  const socket = async (who: string) => {
+    const url = `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`;
+    const client = await TestClient.connect(url);
+    sockets.push(client);
+    return client;
+  };
+  const create = async (host: string) => {
+    const res = await api.call('POST', '/meeting/rooms', { as: host, body: { title: '生命周期' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data.room.room_code as string;
+  };
+  const joinRest = (who: string, code: string) =>
+    api.call('POST', `/meeting/rooms/${code}/join`, { as: who, body: {} });
+  const detail = async (who: string, code: string) =>
+    (await api.call('GET', `/meeting/rooms/${code}`, { as: who })).body;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'rooms-meeting-timers-'));
+    node = await startNode(
+      loadConfig({
+        ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
+        ROOMS_HTTP_HOST: '127.0.0.1',
+        ROOMS_HTTP_PORT: '0',
+        ROOMS_GRPC_PORT: '0',
+        ROOMS_MEDIA_PORT: '0',
+        ROOMS_MEDIA_WORKERS: '1',
+        ROOMS_BCRYPT_COST: '4',
+        ROOMS_LOG_LEVEL: 'silent',
+        ROOMS_TIMER_TICK_MS: '50',
+        ROOMS_MEETING_HOST_GRACE_MS: '1000',
+        ROOMS_MEETING_EMPTY_TTL_MS: '1000',
+      }),
+      silentLogger,
+    );
+    api = meetingClient(() => node.http);
+    await api.users(['h1', 'm1', 'n1', 'h2', 'm2', 'h3', 'm3', 'h4']);
+  });
+  after(async () => {
+    for (const s of sockets) s.close();
+    await node?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('S1: the host’s socket drops and the grace runs out: the earliest-joined member hosts', async () => {
+    const code = await create('h1');
+    for (const who of ['m1', 'n1']) assert.equal((await joinRest(who, code)).status, 200);
+    const host = await socket('h1');
+    assert.equal((await host.request('meeting.room.join', { room_code: code })).code, 0);
+    const member = await socket('m1');
+    assert.equal((await member.request('meeting.room.join', { room_code: code })).code, 0);
+    host.close(); // the host's last socket to the meeting
+    const changed = await member.waitFor((f) => f.event === 'meeting.host.changed', 10_000);
+    assert.deepEqual(
+      [changed.data.old_host_id, changed.data.new_host_id, changed.data.auto_reason],
+      [api.ids.h1, api.ids.m1, 'host_grace_expired'],
+    );
+    assert.equal((await detail('m1', code)).data.room.host_id, api.ids.m1);
+  });
+
+  it('S2: the host reconnects within the grace and stays host', async () => {
+    const code = await create('h2');
+    assert.equal((await joinRest('m2', code)).status, 200);
+    const first = await socket('h2');
+    assert.equal((await first.request('meeting.room.join', { room_code: code })).code, 0);
+    const member = await socket('m2');
+    assert.equal((await member.request('meeting.room.join', { room_code: code })).code, 0);
+    first.close();
+    await sleep(300);
+    const again = await socket('h2');
+    assert.equal((await again.request('meeting.room.join', { room_code: code })).code, 0);
+    await sleep(1_500); // past the grace the first socket started
+    assert.equal(member.events('meeting.host.changed').length, 0);
+    assert.equal((await detail('h2', code)).data.room.host_id, api.ids.h2);
+  });
+
+  it('S3 and S4: a join within the empty TTL revives the meeting; after it, the meeting ends', async () => {
+    const routers = () => node.media.server!.registry.stats.routers;
+    const code = await create('h3');
+    assert.equal((await joinRest('m3', code)).status, 200);
+    for (const who of ['h3', 'm3']) {
+      assert.equal(
+        (await api.call('POST', `/meeting/rooms/${code}/leave`, { as: who })).status,
+        200,
+      );
+    }
+    await sleep(300); // within the 1 s TTL
+    const revived = await joinRest('m3', code);
+    assert.equal(revived.status, 200, JSON.stringify(revived.body));
+    await sleep(1_500);
+    assert.equal((await detail('m3', code)).data.room.status, 1, 'S3: still in progress');
+
+    const withRouter = routers();
+    assert.equal(
+      (await api.call('POST', `/meeting/rooms/${code}/leave`, { as: 'm3' })).status,
+      200,
+    );
+    const deadline = Date.now() + 10_000;
+    let refused = await joinRest('h4', code);
+    while (refused.status === 200 && Date.now() < deadline) {
+      // Joined before the TTL ran out: leave again and wait for it.
+      await api.call('POST', `/meeting/rooms/${code}/leave`, { as: 'h4' });
+      await sleep(1_500);
+      refused = await joinRest('h4', code);
+    }
+    assert.deepEqual([refused.status, refused.body.message], [400, '会议已结束'], 'S4');
+    for (let i = 0; routers() >= withRouter && i < 100; i++) await sleep(50);
+    assert.equal(routers(), withRouter - 1, 'the expired meeting’s router is closed');
+  });
+});
