@@ -49,6 +49,13 @@ export interface NotificationInput {
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
+/** One recipient's own notification, for {@link NotificationCentre.pushEach}. */
+export interface PersonalNotification {
+  /** A user id (decimal string). */
+  readonly recipient: string;
+  readonly notification: NotificationInput;
+}
+
 /** A notification as the REST list and the `notification.new` frame show it. */
 export interface NotificationJson {
   readonly id: number;
@@ -135,13 +142,13 @@ export class NotificationCentre {
    */
   async pushEach(
     appCode: string,
-    items: readonly { readonly recipient: string; readonly notification: NotificationInput }[],
+    items: readonly PersonalNotification[],
   ): Promise<PushedNotification[]> {
     checkAppCode(appCode);
     if (!Array.isArray(items)) throw errors.INVALID_ARGUMENT('items must be an array');
     if (items.length > MAX_RECIPIENTS) throw errors.TOO_MANY_RECIPIENTS(MAX_RECIPIENTS);
     const seen = new Set<string>();
-    const rows = items.map((item) => {
+    const rows = items.map((item: PersonalNotification) => {
       if (typeof item !== 'object' || item === null) {
         throw errors.INVALID_ARGUMENT('each item must be an object');
       }
