@@ -1,9 +1,11 @@
 /**
  * Wires meetings into a node: the meeting domain (with its SQL hooks) on the host, its
- * store, the password lockout's KeyValue store, bcrypt, and the API the REST routes and the
- * gRPC `MeetingCall` serve.
+ * store, the password lockout's KeyValue store, bcrypt, the invites (tokens in the KeyValue
+ * store, notifications through the centre, inviters' profiles from the users table), and the
+ * API the REST routes and the gRPC `MeetingCall` serve.
  */
 import { BcryptPasswordHasher } from '../accounts/password.js';
+import { SqlUserRepository } from '../accounts/user-repository.js';
 import { meetingWithSql } from '../adapters/sql/meeting/index.js';
 import { sqlMeetingStore } from '../adapters/sql/meeting/store.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
@@ -11,6 +13,7 @@ import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import type { CellHost } from '../cell/host.js';
 import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
+import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
 import { systemClock } from '../shared/clock.js';
 import type { KeyValue } from '../shared/key-value.js';
@@ -26,8 +29,10 @@ export function wireMeetings(deps: {
   config: Config;
   host: CellHost<SqlStoreTypes>;
   sql: SqlBackend;
-  /** The password lockout's counters (Redis in a cluster). */
+  /** The password lockout's counters and the invite tokens (Redis in a cluster). */
   kv: KeyValue;
+  /** The notification centre: the invites' `meeting_invite` notifications. */
+  notifier: InviteNotifier;
   forwarder: MeetingForwarder;
   /** Tests: another store (e.g. one whose codes always collide). */
   store?: MeetingStore;
@@ -48,6 +53,20 @@ export function wireMeetings(deps: {
       kv: deps.kv,
     },
     clock: systemClock,
+    invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql) },
   });
   return { api, store };
+}
+
+/** The invite card's inviter: nickname and avatar from the accounts' users table. */
+function inviteUsers(sql: SqlBackend): InviteUsers {
+  const users = new SqlUserRepository(sql.db);
+  return {
+    async profileOf(appCode, userId) {
+      const id = Number(userId);
+      if (!Number.isSafeInteger(id)) return null;
+      const user = await users.findById(appCode, id);
+      return user && { nickname: user.nickname, avatar: user.avatar };
+    },
+  };
 }

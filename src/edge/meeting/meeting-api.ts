@@ -14,6 +14,7 @@ import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
 import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
 import type { MeetingContext, MeetingRequest } from './declaration.js';
+import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
 import type { MeetingPasswords } from './password-lock.js';
 import { Caller, InRoom, RequestIdField } from './requests.js';
@@ -42,6 +43,7 @@ export interface MeetingApiDeps<T extends StoreTypes> {
   readonly store: MeetingStore;
   readonly passwords: MeetingPasswords;
   readonly clock: Clock;
+  readonly invites: MeetingInviteDeps;
   /** Draws a room code; default: 9 random digits `XXX-XXX-XXX` (node:crypto). */
   readonly newRoomCode?: () => string;
 }
@@ -59,6 +61,7 @@ const schemas = Object.fromEntries(
     z.strictObject({
       ...Caller,
       ...(d.scope === 'room' ? InRoom : {}),
+      ...d.params,
       ...d.body.shape,
       ...(d.kind === 'command' ? { request_id: RequestIdField } : {}),
     }),
@@ -101,11 +104,12 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
   }
 
   #context(method: MeetingMethod, raw: unknown, options: MeetingCallOptions): MeetingContext {
-    const { store, passwords, clock, host, domain } = this.deps;
+    const { store, passwords, clock, invites, host, domain } = this.deps;
     return {
       store,
       passwords,
       clock,
+      invites,
       newRoomCode: this.#newRoomCode,
       meetingId: (appCode, roomCode) => this.#meetingId(appCode, roomCode),
       execute: async (req, command, shape) => {
