@@ -8,6 +8,7 @@ import { BcryptPasswordHasher } from '../accounts/password.js';
 import { SqlUserRepository } from '../accounts/user-repository.js';
 import { meetingWithSql } from '../adapters/sql/meeting/index.js';
 import { sqlMeetingStore } from '../adapters/sql/meeting/store.js';
+import { sqlChatRetentionStore } from '../adapters/sql/meeting/chat-retention.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
 import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import type { CellHost } from '../cell/host.js';
@@ -16,6 +17,8 @@ import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.j
 import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
 import { systemClock } from '../shared/clock.js';
+import type { Logger } from 'pino';
+import { MeetingChatRetention } from '../meeting/chat-retention.js';
 import type { KeyValue } from '../shared/key-value.js';
 import { WorkGate } from '../shared/work-gate.js';
 import type { Config } from './config.js';
@@ -23,6 +26,8 @@ import type { Config } from './config.js';
 export interface Meetings {
   readonly api: MeetingApi;
   readonly store: MeetingStore;
+  /** Deletes the chats of long-ended meetings (`ROOMS_MEETING_CHAT_RETENTION_MS`): start it. */
+  readonly chatRetention: MeetingChatRetention;
 }
 
 export function wireMeetings(deps: {
@@ -34,11 +39,13 @@ export function wireMeetings(deps: {
   /** The notification centre: the invites' `meeting_invite` notifications. */
   notifier: InviteNotifier;
   forwarder: MeetingForwarder;
+  logger: Logger;
   /** Tests: another store (e.g. one whose codes always collide). */
   store?: MeetingStore;
 }): Meetings {
   const { config, host, sql } = deps;
-  const domain = meetingWithSql(sql.flavor, { ...defaultMeetingSettings, ...config.meeting });
+  const { chatRetentionMs, ...deadlines } = config.meeting;
+  const domain = meetingWithSql(sql.flavor, { ...defaultMeetingSettings, ...deadlines });
   host.register(domain);
   const store = deps.store ?? sqlMeetingStore(sql.db);
   const { accounts } = config;
@@ -55,7 +62,11 @@ export function wireMeetings(deps: {
     clock: systemClock,
     invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql) },
   });
-  return { api, store };
+  const chatRetention = new MeetingChatRetention(
+    { retentionMs: chatRetentionMs },
+    { store: sqlChatRetentionStore(sql.db), clock: systemClock, logger: deps.logger },
+  );
+  return { api, store, chatRetention };
 }
 
 /** The invite card's inviter: nickname and avatar from the accounts' users table. */

@@ -122,7 +122,10 @@ export async function startNode(
       kv,
       forwarder: voice.forwarder,
       notifier: notifications,
+      logger,
     });
+    meetings.chatRetention.start();
+    closers.push(() => meetings.chatRetention.stop());
     const outbox = {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),

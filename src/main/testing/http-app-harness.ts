@@ -87,6 +87,7 @@ export async function startTestHttpApp(
     kv,
     forwarder: voice.forwarder,
     notifier: notifications,
+    logger: silentLogger,
     store: options.wrapMeetingStore ? options.wrapMeetingStore(meetingStore) : meetingStore,
   });
   const http = buildHttpApp({
