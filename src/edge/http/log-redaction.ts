@@ -20,14 +20,32 @@ export function redactUrl(url: string): string {
   return redactQuery(redactPath(url));
 }
 
-/** Path segments that are secrets: the segment after `invite-tokens` (in any spelling). */
+/**
+ * Path segments that are secrets: the one after `invite-tokens`, however it is spelled
+ * (`invite%2Dtokens` routes too, and a URL is logged as received).
+ */
 function redactPath(url: string): string {
   const q = url.search(/[?#]/);
   const path = q < 0 ? url : url.slice(0, q);
-  const redacted = path.replace(
-    /(\/invite-tokens\/+)[^/]+/gi,
-    (_match, head: string) => `${head}${REDACTED}`,
-  );
+  const segments = path.split('/');
+  let secretNext = false;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!;
+    if (segment === '') continue;
+    if (secretNext) {
+      segments[i] = REDACTED;
+      secretNext = false;
+      continue;
+    }
+    let name = segment;
+    try {
+      name = decodeURIComponent(segment);
+    } catch {
+      // a malformed escape: judge the raw segment
+    }
+    secretNext = name.toLowerCase() === 'invite-tokens';
+  }
+  const redacted = segments.join('/');
   return q < 0 ? redacted : redacted + url.slice(q);
 }
 

@@ -31,6 +31,11 @@ describe('redactUrl', () => {
         '/api/v1/meeting//Invite-Tokens//[redacted]/redeem?x=1',
       ],
       [`/api/v1/meeting/invite-tokens/${token}`, '/api/v1/meeting/invite-tokens/[redacted]'],
+      [
+        `/api/v1/meeting/invite%2Dtokens/${token}/redeem`,
+        '/api/v1/meeting/invite%2Dtokens/[redacted]/redeem',
+      ],
+      [`/api/v1/meeting/%69nvite-tokens/${token}`, '/api/v1/meeting/%69nvite-tokens/[redacted]'],
     ]) {
       assert.equal(redactUrl(url!), want);
       assert.ok(!redactUrl(url!).includes(token));
