@@ -89,6 +89,37 @@ export function keyValueContract(
     );
 
     void it(
+      'setIfAbsent: of racing calls exactly one sets the key; an expired key is absent',
+      withEnv(async ({ stores: [a, b], clock }) => {
+        const won = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).setIfAbsent('once', `v${i}`, LONG)),
+        );
+        assert.equal(won.filter(Boolean).length, 1);
+        assert.equal(await a.get('once'), `v${won.indexOf(true)}`);
+        await a.set('brief', 'old', clock.shortTtlMs);
+        await clock.advance(clock.shortTtlMs);
+        assert.equal(await b.setIfAbsent('brief', 'new', LONG), true);
+        assert.equal(await a.get('brief'), 'new');
+      }),
+    );
+
+    void it(
+      'getCappingTtl reads the value and lowers its TTL to the cap, never raising it',
+      withEnv(async ({ stores: [a, b], clock }) => {
+        const ttl = clock.shortTtlMs;
+        assert.equal(await a.getCappingTtl('none', ttl), null);
+        await a.set('long', 'L', LONG);
+        await a.set('short', 'S', ttl);
+        assert.equal(await b.getCappingTtl('long', ttl), 'L');
+        assert.equal(await b.getCappingTtl('short', LONG), 'S');
+        assert.equal(await a.getCappingTtl('long', ttl), 'L', 'a second read: still there');
+        await clock.advance(ttl);
+        assert.equal(await a.get('long'), null, 'the TTL was lowered to the cap');
+        assert.equal(await a.get('short'), null, 'the shorter TTL was kept');
+      }),
+    );
+
+    void it(
       'keys are independent',
       withEnv(async ({ stores: [a] }) => {
         await a.incr('x', LONG);

@@ -89,6 +89,11 @@ const schema = z.object({
   ROOMS_MEETING_EMPTY_TTL_MS: int(1000).default(300_000),
   ROOMS_MEETING_HOST_GRACE_MS: int(1000).default(30_000),
   ROOMS_MEETING_STALE_MS: int(60_000).default(14_400_000),
+  // A sweep skips meetings it has already covered, so the line must lie well behind any
+  // end still being committed: 0 (off) or at least a minute.
+  ROOMS_MEETING_CHAT_RETENTION_MS: int(0)
+    .refine((v) => v === 0 || v >= 60_000, '0 or at least 60000')
+    .default(86_400_000),
   ROOMS_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ROOMS_TRTC_APPS: z
     .string()
@@ -275,6 +280,8 @@ export interface Config {
     readonly hostGraceMs: number;
     /** A meeting with no activity for this long ends (`system_error`). */
     readonly staleMs: number;
+    /** The chats of a meeting ended this long ago are deleted; 0 keeps them. */
+    readonly chatRetentionMs: number;
   };
   readonly voice: {
     readonly presenceTimeoutMs: number;
@@ -387,6 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       emptyTtlMs: e.ROOMS_MEETING_EMPTY_TTL_MS,
       hostGraceMs: e.ROOMS_MEETING_HOST_GRACE_MS,
       staleMs: e.ROOMS_MEETING_STALE_MS,
+      chatRetentionMs: e.ROOMS_MEETING_CHAT_RETENTION_MS,
     },
     voice: {
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,

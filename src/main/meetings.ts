@@ -1,19 +1,25 @@
 /**
  * Wires meetings into a node: the meeting domain (with its SQL hooks) on the host, its
- * store, the password lockout's KeyValue store, bcrypt, and the API the REST routes and the
- * gRPC `MeetingCall` serve.
+ * store, the password lockout's KeyValue store, bcrypt, the invites (tokens in the KeyValue
+ * store, notifications through the centre, inviters' profiles from the users table), and the
+ * API the REST routes and the gRPC `MeetingCall` serve.
  */
 import { BcryptPasswordHasher } from '../accounts/password.js';
+import { SqlUserRepository } from '../accounts/user-repository.js';
 import { meetingWithSql } from '../adapters/sql/meeting/index.js';
 import { sqlMeetingStore } from '../adapters/sql/meeting/store.js';
+import { sqlChatRetentionStore } from '../adapters/sql/meeting/chat-retention.js';
 import type { SqlBackend } from '../adapters/sql/database.js';
 import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import type { CellHost } from '../cell/host.js';
 import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
+import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
 import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
 import { systemClock } from '../shared/clock.js';
+import type { Logger } from 'pino';
+import { MeetingChatRetention } from '../meeting/chat-retention.js';
 import type { KeyValue } from '../shared/key-value.js';
 import { WorkGate } from '../shared/work-gate.js';
 import type { Config } from './config.js';
@@ -21,22 +27,28 @@ import type { Config } from './config.js';
 export interface Meetings {
   readonly api: MeetingApi;
   readonly store: MeetingStore;
+  /** Deletes the chats of long-ended meetings (`ROOMS_MEETING_CHAT_RETENTION_MS`): start it. */
+  readonly chatRetention: MeetingChatRetention;
 }
 
 export function wireMeetings(deps: {
   config: Config;
   host: CellHost<SqlStoreTypes>;
   sql: SqlBackend;
-  /** The password lockout's counters (Redis in a cluster). */
+  /** The password lockout's counters and the invite tokens (Redis in a cluster). */
   kv: KeyValue;
+  /** The notification centre: the invites' `meeting_invite` notifications. */
+  notifier: InviteNotifier;
   forwarder: MeetingForwarder;
   /** The media server's client; null on a node without media (router fields are then null). */
   media?: MediaOrchestrator | null;
+  logger: Logger;
   /** Tests: another store (e.g. one whose codes always collide). */
   store?: MeetingStore;
 }): Meetings {
   const { config, host, sql } = deps;
-  const domain = meetingWithSql(sql.flavor, { ...defaultMeetingSettings, ...config.meeting });
+  const { chatRetentionMs, ...deadlines } = config.meeting;
+  const domain = meetingWithSql(sql.flavor, { ...defaultMeetingSettings, ...deadlines });
   host.register(domain);
   const store = deps.store ?? sqlMeetingStore(sql.db);
   const { accounts } = config;
@@ -52,6 +64,24 @@ export function wireMeetings(deps: {
     },
     clock: systemClock,
     media: deps.media ?? null,
+    invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql) },
   });
-  return { api, store };
+  const chatRetention = new MeetingChatRetention(
+    { retentionMs: chatRetentionMs },
+    { store: sqlChatRetentionStore(sql.db), clock: systemClock, logger: deps.logger },
+  );
+  return { api, store, chatRetention };
+}
+
+/** The invite card's inviter: nickname and avatar from the accounts' users table. */
+function inviteUsers(sql: SqlBackend): InviteUsers {
+  const users = new SqlUserRepository(sql.db);
+  return {
+    async profileOf(appCode, userId) {
+      const id = Number(userId);
+      if (!Number.isSafeInteger(id)) return null;
+      const user = await users.findById(appCode, id);
+      return user && { nickname: user.nickname, avatar: user.avatar };
+    },
+  };
 }

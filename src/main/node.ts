@@ -116,19 +116,6 @@ export async function startNode(
 
     const voice = wireVoiceRooms({ config, host, sql, limiter });
     closers.push(() => voice.close());
-    const meetings = wireMeetings({
-      config,
-      host,
-      sql,
-      kv,
-      forwarder: voice.forwarder,
-      media: media.orchestrator,
-    });
-    const outbox = {
-      store: new SqlOutboxStore(sql),
-      webhooks: new SqlWebhookDirectory(sql),
-      destinations: new DestinationPolicy(config.outbox.webhookAllowPrivate),
-    };
     const notifications = new NotificationCentre({
       store: new SqlNotificationStore(sql),
       // Delivery attaches to the HTTP app built below; until then no socket could be reached.
@@ -136,6 +123,23 @@ export async function startNode(
       clock: systemClock,
       logger,
     });
+    const meetings = wireMeetings({
+      config,
+      host,
+      sql,
+      kv,
+      forwarder: voice.forwarder,
+      notifier: notifications,
+      logger,
+      media: media.orchestrator,
+    });
+    meetings.chatRetention.start();
+    closers.push(() => meetings.chatRetention.stop());
+    const outbox = {
+      store: new SqlOutboxStore(sql),
+      webhooks: new SqlWebhookDirectory(sql),
+      destinations: new DestinationPolicy(config.outbox.webhookAllowPrivate),
+    };
     const http = buildHttpApp({
       // Its serializers keep tokens out of logged URLs (`/ws?token=…`).
       logger: logger.child({ module: 'http' }, { serializers: httpLogSerializers }),

@@ -290,6 +290,57 @@ export function notificationCentreContract(
       }
     });
 
+    it('pushEach gives each recipient its own notification, in one transaction, refusing repeats', async () => {
+      const [a, b] = [await newUser(), await newUser()];
+      const pushed = await sender.notifications.pushEach('default', [
+        { recipient: a.id, notification: invite(1) },
+        { recipient: b.id, notification: invite(2) },
+      ]);
+      assert.deepEqual(
+        pushed.map((p) => p.userId),
+        [a.id, b.id],
+      );
+      assert.deepEqual(
+        (await list(a)).list.map((n) => [n.title, n.extra]),
+        [['会议邀请 1', invite(1).extra]],
+      );
+      assert.deepEqual(
+        (await list(b)).list.map((n) => [n.title, n.extra]),
+        [['会议邀请 2', invite(2).extra]],
+      );
+      const before = await rowCount();
+      const bad: [string, Promise<unknown>][] = [
+        [
+          'INVALID_ARGUMENT',
+          sender.notifications.pushEach('default', [
+            { recipient: a.id, notification: invite(3) },
+            { recipient: a.id, notification: invite(4) },
+          ]),
+        ],
+        [
+          'INVALID_ARGUMENT',
+          sender.notifications.pushEach('default', [
+            { recipient: a.id, notification: invite(3) },
+            { recipient: b.id, notification: { ...invite(4), title: '' } },
+          ]),
+        ],
+        [
+          'TOO_MANY_RECIPIENTS',
+          sender.notifications.pushEach(
+            'default',
+            Array.from({ length: 51 }, (_, i) => ({
+              recipient: String(9_100_000 + i),
+              notification: invite(i),
+            })),
+          ),
+        ],
+      ];
+      for (const [code, attempt] of bad) {
+        await assert.rejects(attempt, (e: { code?: string }) => e.code === code);
+      }
+      assert.equal(await rowCount(), before, 'a refused batch writes no row');
+    });
+
     it('pages newest first with before_id and limit: every notification once, no gaps', async () => {
       const user = await newUser();
       const other = await newUser();

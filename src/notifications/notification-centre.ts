@@ -11,7 +11,11 @@ import { hasControlCharacters, hasLoneSurrogate } from '../domain/text.js';
 import type { Clock } from '../shared/clock.js';
 import { errors } from '../shared/error-codes.js';
 import { envelopeTime } from '../shared/http-envelope.js';
-import type { NotificationStore, StoredNotification } from './notification-store.js';
+import type {
+  NewNotification,
+  NotificationStore,
+  StoredNotification,
+} from './notification-store.js';
 
 /** The seed's invite takes 1-50 invitees; a batch is bounded the same way. */
 export const MAX_RECIPIENTS = 50;
@@ -43,6 +47,13 @@ export interface NotificationInput {
   readonly content: string;
   /** A JSON object (default `{}`), at most 4096 characters as JSON. */
   readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/** One recipient's own notification, for {@link NotificationCentre.pushEach}. */
+export interface PersonalNotification {
+  /** A user id (decimal string). */
+  readonly recipient: string;
+  readonly notification: NotificationInput;
 }
 
 /** A notification as the REST list and the `notification.new` frame show it. */
@@ -113,18 +124,46 @@ export class NotificationCentre {
     recipients: readonly string[],
     input: NotificationInput,
   ): Promise<PushedNotification[]> {
-    if (typeof appCode !== 'string' || !APP_CODE_PATTERN.test(appCode)) {
-      throw errors.INVALID_ARGUMENT('app_code must be 1-64 of a-z, 0-9, _ or -');
-    }
+    checkAppCode(appCode);
     if (!Array.isArray(recipients)) throw errors.INVALID_ARGUMENT('recipients must be an array');
     if (recipients.length > MAX_RECIPIENTS) throw errors.TOO_MANY_RECIPIENTS(MAX_RECIPIENTS);
-    for (const id of recipients) {
-      if (typeof id !== 'string' || !USER_ID_PATTERN.test(id)) {
-        throw errors.INVALID_ARGUMENT('each recipient must be a user id (decimal string)');
-      }
-    }
+    recipients.forEach(checkRecipient);
     const fields = checkInput(input);
     const rows = [...new Set<string>(recipients)].map((userId) => ({ userId, ...fields }));
+    return this.#insertAndPush(appCode, rows);
+  }
+
+  /**
+   * Like {@link pushBatch}, but each recipient gets its own notification (a meeting invite
+   * carries each invitee's own token): one row each, all in ONE transaction (all or none),
+   * then the live frames. A recipient named twice is refused (which one would it get?).
+   * @throws AppError `TOO_MANY_RECIPIENTS` past 50, `INVALID_ARGUMENT` for a bad app code,
+   *   user id, repeated recipient or notification; nothing is written then
+   */
+  async pushEach(
+    appCode: string,
+    items: readonly PersonalNotification[],
+  ): Promise<PushedNotification[]> {
+    checkAppCode(appCode);
+    if (!Array.isArray(items)) throw errors.INVALID_ARGUMENT('items must be an array');
+    if (items.length > MAX_RECIPIENTS) throw errors.TOO_MANY_RECIPIENTS(MAX_RECIPIENTS);
+    const seen = new Set<string>();
+    const rows = items.map((item: PersonalNotification) => {
+      if (typeof item !== 'object' || item === null) {
+        throw errors.INVALID_ARGUMENT('each item must be an object');
+      }
+      checkRecipient(item.recipient);
+      if (seen.has(item.recipient)) throw errors.INVALID_ARGUMENT('a recipient is named twice');
+      seen.add(item.recipient);
+      return { userId: item.recipient, ...checkInput(item.notification) };
+    });
+    return this.#insertAndPush(appCode, rows);
+  }
+
+  async #insertAndPush(
+    appCode: string,
+    rows: readonly NewNotification[],
+  ): Promise<PushedNotification[]> {
     const stored = await this.deps.store.insertBatch(appCode, rows, this.deps.clock.nowMs());
     const pushed = stored.map((row) => ({
       userId: row.userId,
@@ -171,6 +210,18 @@ export class NotificationCentre {
   /** Marks all of the caller's notifications read; returns how many were unread. */
   markAllRead(appCode: string, userId: string): Promise<number> {
     return this.deps.store.markAllRead(appCode, userId, this.deps.clock.nowMs());
+  }
+}
+
+function checkAppCode(appCode: unknown): void {
+  if (typeof appCode !== 'string' || !APP_CODE_PATTERN.test(appCode)) {
+    throw errors.INVALID_ARGUMENT('app_code must be 1-64 of a-z, 0-9, _ or -');
+  }
+}
+
+function checkRecipient(id: unknown): void {
+  if (typeof id !== 'string' || !USER_ID_PATTERN.test(id)) {
+    throw errors.INVALID_ARGUMENT('each recipient must be a user id (decimal string)');
   }
 }
 

@@ -48,6 +48,20 @@ export class MemoryKeyValue implements KeyValue {
     return Promise.resolve(parsed + 1);
   }
 
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    if (this.#live(key)) return Promise.resolve(false);
+    this.#write(key, value, ttlMs);
+    return Promise.resolve(true);
+  }
+
+  getCappingTtl(key: string, maxTtlMs: number): Promise<string | null> {
+    const entry = this.#live(key);
+    if (!entry) return Promise.resolve(null);
+    const cap = this.#clock.nowMs() + Math.max(1, Math.ceil(maxTtlMs));
+    if (entry.expiresAtMs > cap) entry.expiresAtMs = cap;
+    return Promise.resolve(entry.value);
+  }
+
   #live(key: string): Entry | undefined {
     const entry = this.#entries.get(key);
     if (entry && entry.expiresAtMs <= this.#clock.nowMs()) {

@@ -15,8 +15,18 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return n
 `;
 
+// KEYS[1] key; ARGV max ttl ms. GET, and lower the TTL to the cap (never raise it).
+const GET_CAPPING_TTL = `
+local v = redis.call('GET', KEYS[1])
+if not v then return false end
+local t = redis.call('PTTL', KEYS[1])
+if t < 0 or t > tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return v
+`;
+
 interface KvCommands {
   roomsKvIncr(key: string, ttlMs: number): Promise<number>;
+  roomsKvGetCappingTtl(key: string, maxTtlMs: number): Promise<string | null>;
 }
 
 export class RedisKeyValue implements KeyValue {
@@ -26,6 +36,7 @@ export class RedisKeyValue implements KeyValue {
   /** @param keyPrefix the deployment's prefix (`ROOMS_KEY_PREFIX`), e.g. `rooms:`. */
   constructor(deps: { redis: Redis; keyPrefix: string }) {
     deps.redis.defineCommand('roomsKvIncr', { numberOfKeys: 1, lua: INCR });
+    deps.redis.defineCommand('roomsKvGetCappingTtl', { numberOfKeys: 1, lua: GET_CAPPING_TTL });
     this.#redis = deps.redis as Redis & KvCommands;
     this.#prefix = `${deps.keyPrefix}kv:`;
   }
@@ -44,6 +55,17 @@ export class RedisKeyValue implements KeyValue {
 
   incr(key: string, ttlMs: number): Promise<number> {
     return this.#call(() => this.#redis.roomsKvIncr(this.#prefix + key, ttl(ttlMs)));
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const set = await this.#call(() =>
+      this.#redis.set(this.#prefix + key, value, 'PX', ttl(ttlMs), 'NX'),
+    );
+    return set === 'OK';
+  }
+
+  getCappingTtl(key: string, maxTtlMs: number): Promise<string | null> {
+    return this.#call(() => this.#redis.roomsKvGetCappingTtl(this.#prefix + key, ttl(maxTtlMs)));
   }
 
   async #call<T>(run: () => Promise<T>): Promise<T> {

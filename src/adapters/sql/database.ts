@@ -17,6 +17,7 @@ import { requestOutcomeTables } from './migrations/0005_request_outcomes.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
+import { meetingEndedIndex } from './migrations/0009_meeting_ended_index.js';
 import type { Database } from './schema.js';
 
 export interface SqlBackend {
@@ -118,6 +119,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0006_room_owner_index': roomOwnerIndex(),
     '0007_meetings': meetingTables(flavor),
     '0008_notifications': notificationTables(flavor),
+    '0009_meeting_ended_index': meetingEndedIndex(),
   };
   const migrator = new Migrator({
     db,

@@ -19,6 +19,29 @@ describe('redactUrl', () => {
     assert.equal(redactUrl('/ws?token=a#frag'), '/ws?token=[redacted]');
   });
 
+  it('replaces a meeting invite token in the path, however the path is spelled', () => {
+    const token = '0123456789abcdef0123456789abcdef';
+    for (const [url, want] of [
+      [
+        `/api/v1/meeting/invite-tokens/${token}/redeem`,
+        '/api/v1/meeting/invite-tokens/[redacted]/redeem',
+      ],
+      [
+        `/api/v1/meeting//Invite-Tokens//${token}/redeem?x=1`,
+        '/api/v1/meeting//Invite-Tokens//[redacted]/redeem?x=1',
+      ],
+      [`/api/v1/meeting/invite-tokens/${token}`, '/api/v1/meeting/invite-tokens/[redacted]'],
+      [
+        `/api/v1/meeting/invite%2Dtokens/${token}/redeem`,
+        '/api/v1/meeting/invite%2Dtokens/[redacted]/redeem',
+      ],
+      [`/api/v1/meeting/%69nvite-tokens/${token}`, '/api/v1/meeting/%69nvite-tokens/[redacted]'],
+    ]) {
+      assert.equal(redactUrl(url!), want);
+      assert.ok(!redactUrl(url!).includes(token));
+    }
+  });
+
   it('leaves URLs without secrets alone', () => {
     for (const url of ['/healthz', '/api/v1/voice/rooms?limit=5&offset=10', '/ws?', '/a?b']) {
       assert.equal(redactUrl(url), url);

@@ -78,6 +78,9 @@ export function registerMeetingRoutes(
           if (!ROOM_CODE_PATTERN.test(code)) throw AppError.from(refuse('MEETING_NOT_FOUND'));
           req.room_code = code;
         }
+        for (const name of Object.keys(declared.params ?? {})) {
+          req[name] = (request.params as Record<string, string>)[name];
+        }
         if (declared.kind === 'command') req.request_id = requestIdOf(request, body);
         const data = await deps.api.call(method, req);
         return sendOk(request, reply, data, route.status ?? 200);

@@ -1,6 +1,5 @@
 /**
- * Every meeting endpoint of meeting-api.md, declared once (the two invite endpoints need
- * the notification centre and are not here yet). The REST routes (../http/meeting-routes.ts),
+ * Every meeting endpoint of meeting-api.md, declared once. The REST routes (../http/meeting-routes.ts),
  * MeetingApi (./meeting-api.ts) and the gRPC `MeetingCall` that forwards to the owner are
  * derived from this table. Create and join answer the meeting's router (`router_id`,
  * `rtp_capabilities`), null on a node without media.
@@ -16,6 +15,7 @@ import {
 } from '../../domain/meeting/view.js';
 import { AppError } from '../../shared/errors.js';
 import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
+import { inviteMembers, redeemInvite } from './invites.js';
 import { hashPassword, judgePassword } from './password-lock.js';
 import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
 import * as b from './requests.js';
@@ -238,6 +238,28 @@ const restCalls = {
           return { user_id: idJson(r.user_id), duration: r.duration };
         },
       ),
+  }),
+  InviteMembers: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/invite' },
+    body: b.InviteBody,
+    // Outside the cell: tokens and notifications are not meeting state. The request id makes
+    // it idempotent all the same (see ./invites.ts).
+    handle: (ctx, req, state) =>
+      inviteMembers(
+        { ...ctx.invites, clock: ctx.clock },
+        { ...inRoom(req), request_key: cellRequestId(req)!, invitee_ids: req.invitee_ids },
+        state,
+      ),
+  }),
+  RedeemInvite: declare({
+    kind: 'query',
+    scope: 'none',
+    rest: { method: 'POST', path: '/invite-tokens/:token/redeem' },
+    body: b.EmptyBody.omit({ request_id: true }),
+    params: b.TokenParam,
+    handle: (ctx, req) => redeemInvite(ctx.invites.kv, req as typeof req & { token: string }),
   }),
   SendChat: declare({
     kind: 'command',

@@ -9,6 +9,7 @@ import type { CommandResult } from '../../cell/cell.js';
 import type { MeetingCommand, MeetingState } from '../../domain/meeting/types.js';
 import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
 import type { Clock } from '../../shared/clock.js';
+import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
 import type { MeetingPasswords } from './password-lock.js';
 
@@ -28,6 +29,8 @@ export interface MeetingContext {
   readonly clock: Clock;
   /** The media server; null on a node without media. */
   readonly media: MediaOrchestrator | null;
+  /** The invite tokens' store, the notification centre and the inviters' profiles. */
+  readonly invites: MeetingInviteDeps;
   /** Draws a fresh `XXX-XXX-XXX` code. */
   readonly newRoomCode: () => string;
   /** The meeting's numeric id (`meeting_rooms.id`), cached: it never changes. */
@@ -57,6 +60,11 @@ export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
   readonly rest?: RestRoute;
   /** What REST takes from the body (POST) or the query string (GET). */
   readonly body: B;
+  /**
+   * Fields REST takes from the path besides `:code` (e.g. `:token`), each named as in the
+   * path; the full request carries them beside the body's fields.
+   */
+  readonly params?: Readonly<Record<string, z.ZodType>>;
   /**
    * `room`: the endpoint names a meeting (`:code`); the API reads its state on the owner
    * first (forwarding the whole call when the owner is away) and passes it to `handle`.

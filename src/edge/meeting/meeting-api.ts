@@ -15,6 +15,7 @@ import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
 import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
 import type { MeetingContext, MeetingRequest } from './declaration.js';
+import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
 import type { MeetingPasswords } from './password-lock.js';
 import { Caller, InRoom, RequestIdField } from './requests.js';
@@ -45,6 +46,7 @@ export interface MeetingApiDeps<T extends StoreTypes> {
   readonly clock: Clock;
   /** The meeting's router (one per meeting, on the media server); null: no media here. */
   readonly media?: MediaOrchestrator | null;
+  readonly invites: MeetingInviteDeps;
   /** Draws a room code; default: 9 random digits `XXX-XXX-XXX` (node:crypto). */
   readonly newRoomCode?: () => string;
 }
@@ -62,6 +64,7 @@ const schemas = Object.fromEntries(
     z.strictObject({
       ...Caller,
       ...(d.scope === 'room' ? InRoom : {}),
+      ...d.params,
       ...d.body.shape,
       ...(d.kind === 'command' ? { request_id: RequestIdField } : {}),
     }),
@@ -104,11 +107,12 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
   }
 
   #context(method: MeetingMethod, raw: unknown, options: MeetingCallOptions): MeetingContext {
-    const { store, passwords, clock, host, domain } = this.deps;
+    const { store, passwords, clock, invites, host, domain } = this.deps;
     return {
       store,
       passwords,
       clock,
+      invites,
       newRoomCode: this.#newRoomCode,
       media: this.deps.media ?? null,
       meetingId: (appCode, roomCode) => this.#meetingId(appCode, roomCode),

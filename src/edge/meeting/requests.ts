@@ -37,6 +37,16 @@ export const JoinBody = z.strictObject({
 export const EmptyBody = z.strictObject({ ...withRequestId });
 export const TransferBody = z.strictObject({ ...withRequestId, target_user_id: userId });
 export const KickBody = z.strictObject({ ...withRequestId, user_id: userId });
+/** The seed: 1~50 invitees, de-duplicated (by the endpoint: a repeat counts once). */
+export const InviteBody = z.strictObject({
+  ...withRequestId,
+  invitee_ids: z
+    .array(userId)
+    .min(1, 'invitee_ids must name 1-50 users')
+    .max(50, 'invitee_ids must name 1-50 users'),
+});
+/** The token is judged by the endpoint: any malformed one is 邀请链接已失效, not 400 参数错误. */
+export const TokenParam = { token: z.string() };
 export const ChatBody = z.strictObject({ ...withRequestId, content: chars(1, 500, 'content') });
 /** Query strings arrive as text: REST turns decimal digits into integers before this. */
 export const MineQuery = z.strictObject({

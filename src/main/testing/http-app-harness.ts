@@ -19,7 +19,7 @@ import { silentLogger } from '../../cell/testing/harness.js';
 import { DestinationPolicy } from '../../outbox/destinations.js';
 import { SqlOutboxStore } from '../../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../../outbox/webhooks.js';
-import { systemClock } from '../../shared/clock.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { wireAccounts } from '../accounts.js';
 import { loadConfig } from '../config.js';
 import { buildHttpApp } from '../http-app.js';
@@ -33,7 +33,7 @@ import { sqlMeetingStore } from '../../adapters/sql/meeting/store.js';
 export interface TestHttpApp {
   readonly http: FastifyInstance;
   readonly meetings: Meetings;
-  /** The password lockout's counters (in memory). */
+  /** The password lockout's counters and the invite tokens (in memory). */
   readonly kv: KeyValue;
   close(): Promise<void>;
 }
@@ -44,6 +44,10 @@ export async function startTestHttpApp(
   options: {
     /** Wraps the meetings' SQL store (e.g. a code allocator that always collides). */
     wrapMeetingStore?: (store: MeetingStore) => MeetingStore;
+    /** The KeyValue store's clock (e.g. one a test moves ahead to expire invite tokens). */
+    kvClock?: Clock;
+    /** Another KeyValue store (e.g. Redis, whose calls really interleave); `kvClock` is unused then. */
+    kv?: KeyValue;
   } = {},
 ): Promise<TestHttpApp> {
   const dir = await mkdtemp(join(tmpdir(), 'rooms-http-'));
@@ -68,7 +72,13 @@ export async function startTestHttpApp(
   );
   const accounts = wireAccounts(config, sql, limiter, config.accounts.jwtSecret!);
   const voice = wireVoiceRooms({ config, host, sql, limiter });
-  const kv = new MemoryKeyValue({ clock: systemClock });
+  const kv = options.kv ?? new MemoryKeyValue({ clock: options.kvClock ?? systemClock });
+  const notifications = new NotificationCentre({
+    store: new SqlNotificationStore(sql),
+    push: { toUser: () => undefined }, // no WebSocket hub here: stored only
+    clock: systemClock,
+    logger: silentLogger,
+  });
   const meetingStore = sqlMeetingStore(sql.db);
   const meetings = wireMeetings({
     config,
@@ -76,6 +86,8 @@ export async function startTestHttpApp(
     sql,
     kv,
     forwarder: voice.forwarder,
+    notifier: notifications,
+    logger: silentLogger,
     store: options.wrapMeetingStore ? options.wrapMeetingStore(meetingStore) : meetingStore,
   });
   const http = buildHttpApp({
@@ -93,12 +105,7 @@ export async function startTestHttpApp(
     },
     clock: systemClock,
     docs: config.http.docsEnabled,
-    notifications: new NotificationCentre({
-      store: new SqlNotificationStore(sql),
-      push: { toUser: () => undefined }, // no WebSocket hub here: stored only
-      clock: systemClock,
-      logger: silentLogger,
-    }),
+    notifications,
   });
   await host.start();
   return {

@@ -10,6 +10,7 @@ import type { CellHost } from '../../../cell/host.js';
 import {
   mariadbRedisBackend,
   sqliteMemoryBackend,
+  silentLogger,
   startHost,
   type TestBackend,
   type TestHost,
@@ -19,6 +20,8 @@ import { clusterSkipReason } from '../../../testing/backends.js';
 import type { AppError } from '../../../shared/errors.js';
 import { meetingWithSql, type MeetingSqlDomain } from './index.js';
 import { sqlMeetingStore } from './store.js';
+import { sqlChatRetentionStore } from './chat-retention.js';
+import { MeetingChatRetention, type ChatRetentionConfig } from '../../../meeting/chat-retention.js';
 
 const key = (code: string) => ({ appCode: 'default', roomId: code });
 
@@ -213,6 +216,75 @@ function suite(name: string, open: () => Promise<TestBackend>, skip: string | fa
         .where('room_code', '=', code)
         .executeTakeFirstOrThrow();
       assert.equal(Number(room.online_count), 8);
+    });
+
+    it('chat retention deletes only the chats of meetings ended longer ago, in bounded batches', async () => {
+      const h = await host();
+      /** The chats of one meeting, or of every meeting (earlier tests' ended ones too). */
+      const chats = async (code?: string) =>
+        Number(
+          (
+            await backend.inspect.db
+              .selectFrom('meeting_chats')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('room_code', 'like', code ?? '%')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const endedAt = async (code: string) =>
+        Number(
+          (
+            await backend.inspect.db
+              .selectFrom('meeting_rooms')
+              .select('ended_at_ms')
+              .where('room_code', '=', code)
+              .executeTakeFirstOrThrow()
+          ).ended_at_ms,
+        );
+      const meetingWithChats = async (user: string, n: number, end: boolean) => {
+        const { code } = await createAs(h, user);
+        for (let i = 0; i < n; i++) {
+          await run(h, code, { type: 'SendChat', user_id: user, content: `m${i}` });
+        }
+        if (end) await run(h, code, { type: 'EndMeeting', operator_user_id: user });
+        return code;
+      };
+      const old = await meetingWithChats('700', 5, true);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const recent = await meetingWithChats('701', 2, true);
+      const live = await meetingWithChats('702', 2, false);
+      assert.ok((await endedAt(old)) < (await endedAt(recent)));
+      const retentionMs = 60_000;
+      // The line: exactly the recent meeting's end, retention ago ("ended before" is strict).
+      let now = (await endedAt(recent)) + retentionMs;
+      const clock = { nowMs: () => now };
+      const retention = (config: Partial<ChatRetentionConfig> = {}) =>
+        new MeetingChatRetention(
+          { retentionMs, ...config },
+          { store: sqlChatRetentionStore(backend.inspect.db), clock, logger: silentLogger },
+        );
+      assert.equal(await retention({ retentionMs: 0 }).sweep(), 0, '0 disables');
+      assert.equal(await chats(old), 5);
+      // Two nodes at once, each one DELETE of at most 2 rows.
+      const small = { batchSize: 2, maxBatchesPerSweep: 1 };
+      const total = await chats();
+      const [a, b] = await Promise.all([retention(small).sweep(), retention(small).sweep()]);
+      assert.ok(a <= 2 && b <= 2 && a + b >= 2, `bounded batches: ${a} + ${b}`);
+      assert.equal(await chats(), total - a - b, 'each deleted row counted once');
+      const node = retention({ batchSize: 2 });
+      await node.sweep();
+      assert.deepEqual(
+        [await chats(old), await chats(recent), await chats(live)],
+        [0, 2, 2],
+        'only the meeting ended before the line lost its chats',
+      );
+      now += 1;
+      assert.equal(await node.sweep(), 2, 'the line moved past the recent meeting');
+      assert.deepEqual([await chats(recent), await chats(live)], [0, 2]);
+      now += 365 * 86_400_000;
+      await node.sweep();
+      assert.equal(await chats(live), 2, 'a meeting in progress keeps its chats');
+      await run(h, live, { type: 'EndMeeting', operator_user_id: '702' });
     });
 
     it('the id allocators give every retry the same id', async () => {
