@@ -173,6 +173,21 @@ void describe('outbox admin API', () => {
     await sql.db.deleteFrom('room_outbox').execute();
   });
 
+  void it('takes paging query integers as decimal digits only', async () => {
+    for (const q of [
+      'limit=0x10',
+      'limit=1e2',
+      'after_id=',
+      'after_id=-1',
+      'limit=0',
+      'limit=501',
+    ]) {
+      const res = await call('GET', `/api/v1/admin/outbox?${q}`);
+      assert.equal(res.status, 400, `${q}: ${JSON.stringify(res.body)}`);
+    }
+    assert.equal((await call('GET', '/api/v1/admin/outbox?limit=5&after_id=0')).status, 200);
+  });
+
   void it('lists failed events, re-queues them, and lets an operator give up on one', async () => {
     const [x, y] = await insertEvents(sql.db, [
       { roomId: 'adm', version: 1, appCode: 'demo' },

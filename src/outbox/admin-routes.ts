@@ -46,13 +46,19 @@ const webhookBody = z.object({
     ),
   secret: z.string().min(16, 'at least 16 characters').max(256),
 });
+/** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */
+const decimal = () =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, 'decimal digits only')
+    .transform(Number);
 const listQuery = z.object({
   status: z
     .enum(['pending', 'delivering', 'delivered', 'retryable', 'failed', 'skipped'])
     .default('failed'),
   app_code: appCode.optional(),
-  after_id: z.coerce.number().int().min(0).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  after_id: decimal().optional(),
+  limit: decimal().pipe(z.number().min(1).max(500)).default(50),
 });
 const requeueBody = z
   .object({
