@@ -7,29 +7,18 @@
  * meeting ends (`empty_ttl`), its router is closed, and a join is refused 会议已结束.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger } from '../cell/testing/harness.js';
-import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
-import { TestClient } from '../edge/ws/testing/ws-client.js';
+import type { MeetingClient } from '../edge/meeting/testing/meeting-client.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
-import { loadConfig } from './config.js';
-import { startNode, type RoomsNode } from './node.js';
+import type { RoomsNode } from './node.js';
+import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 
 describe('meeting lifecycle timers (seed Task 8: S1-S4)', { skip: mediaSkipReason() }, () => {
-  let dir: string;
   let node: RoomsNode;
   let api: MeetingClient;
-  const sockets: TestClient[] = [];
-  const socket = async (who: string) => {
-    const url = `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`;
-    const client = await TestClient.connect(url);
-    sockets.push(client);
-    return client;
-  };
+  let started: MeetingNode | undefined;
+  const socket = (who: string) => started!.socket(who);
   const create = async (host: string) => {
     const res = await api.call('POST', '/meeting/rooms', { as: host, body: { title: '生命周期' } });
     assert.equal(res.status, 201, JSON.stringify(res.body));
@@ -41,30 +30,15 @@ describe('meeting lifecycle timers (seed Task 8: S1-S4)', { skip: mediaSkipReaso
     (await api.call('GET', `/meeting/rooms/${code}`, { as: who })).body;
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rooms-meeting-timers-'));
-    node = await startNode(
-      loadConfig({
-        ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
-        ROOMS_HTTP_HOST: '127.0.0.1',
-        ROOMS_HTTP_PORT: '0',
-        ROOMS_GRPC_PORT: '0',
-        ROOMS_MEDIA_PORT: '0',
-        ROOMS_MEDIA_WORKERS: '1',
-        ROOMS_BCRYPT_COST: '4',
-        ROOMS_LOG_LEVEL: 'silent',
-        ROOMS_TIMER_TICK_MS: '50',
-        ROOMS_MEETING_HOST_GRACE_MS: '1000',
-        ROOMS_MEETING_EMPTY_TTL_MS: '1000',
-      }),
-      silentLogger,
-    );
-    api = meetingClient(() => node.http);
-    await api.users(['h1', 'm1', 'n1', 'h2', 'm2', 'h3', 'm3', 'h4']);
+    started = await startMeetingNode(['h1', 'm1', 'n1', 'h2', 'm2', 'h3', 'm3', 'h4'], {
+      ROOMS_TIMER_TICK_MS: '50',
+      ROOMS_MEETING_HOST_GRACE_MS: '1000',
+      ROOMS_MEETING_EMPTY_TTL_MS: '1000',
+    });
+    ({ node, api } = started);
   });
   after(async () => {
-    for (const s of sockets) s.close();
-    await node?.close();
-    await rm(dir, { recursive: true, force: true });
+    await started?.close();
   });
 
   it('S1: the host’s socket drops and the grace runs out: the earliest-joined member hosts', async () => {

@@ -7,51 +7,24 @@
  * and the end (`meeting.room.ended`, the router closed on the media server).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger } from '../cell/testing/harness.js';
-import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
-import { TestClient } from '../edge/ws/testing/ws-client.js';
+import type { MeetingClient } from '../edge/meeting/testing/meeting-client.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
-import { loadConfig } from './config.js';
-import { startNode, type RoomsNode } from './node.js';
+import type { RoomsNode } from './node.js';
+import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 
 describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason() }, () => {
-  let dir: string;
   let node: RoomsNode;
   let api: MeetingClient;
-  const sockets: TestClient[] = [];
-  const socket = async (who: string) => {
-    const url = `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`;
-    const client = await TestClient.connect(url);
-    sockets.push(client);
-    return client;
-  };
+  let started: MeetingNode | undefined;
+  const socket = (who: string) => started!.socket(who);
 
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'rooms-meeting-live-'));
-    node = await startNode(
-      loadConfig({
-        ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
-        ROOMS_HTTP_HOST: '127.0.0.1',
-        ROOMS_HTTP_PORT: '0',
-        ROOMS_GRPC_PORT: '0',
-        ROOMS_MEDIA_PORT: '0',
-        ROOMS_MEDIA_WORKERS: '1',
-        ROOMS_BCRYPT_COST: '4',
-        ROOMS_LOG_LEVEL: 'silent',
-      }),
-      silentLogger,
-    );
-    api = meetingClient(() => node.http);
-    await api.users(['host', 'guest', 'third']);
+    started = await startMeetingNode(['host', 'guest', 'third']);
+    ({ node, api } = started);
   });
   after(async () => {
-    for (const s of sockets) s.close();
-    await node?.close();
-    await rm(dir, { recursive: true, force: true });
+    await started?.close();
   });
 
   it('carries the seed broadcasts, ends follows with the presence and closes the router', async () => {

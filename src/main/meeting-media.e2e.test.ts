@@ -14,7 +14,6 @@
  * `meeting.room.ended`.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,41 +22,17 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
 import { silentLogger } from '../cell/testing/harness.js';
 import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
-import { mediaSkipReason } from '../media-server/testing/harness.js';
 import { loadConfig } from './config.js';
 import { startNode, type RoomsNode } from './node.js';
 
-const CHROMIUM = process.env.ROOMS_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-  // Lets WebRTC use the loopback candidates the embedded media server announces.
-  '--allow-loopback-in-peer-connection',
-];
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS = path.join(HERE, '..', '..', 'test-results');
 /** Every wait is generous: two browsers, a node and a worker may share 2 loaded cores. */
 const WAIT_MS = 20_000;
-
-function skipReason(): string | false {
-  const media = mediaSkipReason();
-  if (media) return media;
-  if (existsSync(CHROMIUM)) return false;
-  const hint = `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-  if (process.env.CI === 'true') throw new Error(`browser test must not skip in CI: ${hint}`);
-  return hint;
-}
 
 interface Frame {
   event: string;
@@ -139,7 +114,7 @@ async function startPageServer(): Promise<{ server: Server; url: string }> {
 
 void describe(
   'a meeting’s audio and video between two Chromium members',
-  { skip: skipReason() },
+  { skip: browserSkipReason() },
   () => {
     let dir: string;
     let node: RoomsNode;
@@ -168,7 +143,7 @@ void describe(
       api = meetingClient(() => node.http);
       await api.users(['host', 'guest']);
       pages = await startPageServer();
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();

@@ -6,51 +6,21 @@
  * DTLS, decrypted A's SRTP and encrypted B's.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkipReason, launchChromium } from './testing/chromium.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
-import {
-  call,
-  mediaSkipReason,
-  startTestMediaServer,
-  TEST_TOKEN,
-  waitFor,
-} from './testing/harness.js';
+import { call, startTestMediaServer, TEST_TOKEN, waitFor } from './testing/harness.js';
 
-const CHROMIUM = process.env.ROOMS_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-  // Lets WebRTC use the loopback candidates the media server announces here.
-  '--allow-loopback-in-peer-connection',
-];
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-
-function skipReason(): string | false {
-  const media = mediaSkipReason();
-  if (media) return media;
-  if (existsSync(CHROMIUM)) return false;
-  const hint = `no Chromium at ${CHROMIUM} (apt-get install chromium)`;
-  if (process.env.CI === 'true') throw new Error(`browser test must not skip in CI: ${hint}`);
-  return hint;
-}
 
 /**
  * What the page script (testing/browser-peer.mjs) exposes. Callbacks given to
@@ -133,7 +103,7 @@ async function received(server: MediaServer, producerId: string): Promise<number
   return r.body.data.stats.reduce((n, s) => n + (s.packetCount ?? 0), 0);
 }
 
-void describe('WebRTC media through the worker (Chromium)', { skip: skipReason() }, () => {
+void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipReason() }, () => {
   let server: MediaServer;
   let media: HttpMediaOrchestrator;
   let web: FastifyInstance;
@@ -152,7 +122,7 @@ void describe('WebRTC media through the worker (Chromium)', { skip: skipReason()
       closeRetry: 2,
     });
     web = await startSignalling(media);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

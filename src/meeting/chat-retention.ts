@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
+import { PeriodicSweep } from '../shared/periodic-sweep.js';
 
 /** Port: the chats of ended meetings (the SQL adapter: src/adapters/sql/meeting/). */
 export interface ChatRetentionStore {
@@ -40,9 +41,7 @@ export interface ChatRetentionConfig {
 
 export class MeetingChatRetention {
   private readonly logger: Logger;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly loop: PeriodicSweep;
   /** Every chat of a meeting ended before this is gone (as far as this instance knows). */
   private cleanedBeforeMs = 0;
 
@@ -55,43 +54,31 @@ export class MeetingChatRetention {
     },
   ) {
     this.logger = deps.logger.child({ module: 'meeting-chat-retention' });
+    this.loop = new PeriodicSweep({
+      intervalMs: config.intervalMs ?? 600_000,
+      run: () => this.sweepOnce(),
+      logger: this.logger,
+      what: 'meeting chat retention',
+    });
   }
 
   get enabled(): boolean {
     return this.config.retentionMs > 0;
   }
 
-  /** Sweeps soon and then every interval (with jitter, so nodes do not sweep in step). */
+  /** Sweeps soon and then every interval (see {@link PeriodicSweep}). */
   start(): void {
-    if (!this.enabled || this.timer || this.stopped) return;
-    const interval = this.config.intervalMs ?? 600_000;
-    const schedule = (delay: number) => {
-      this.timer = setTimeout(() => {
-        void this.sweep()
-          .catch((err: unknown) => this.logger.warn({ err }, 'meeting chat retention failed'))
-          .finally(() => {
-            if (!this.stopped) schedule(interval * (0.75 + Math.random() / 2));
-          });
-      }, delay);
-      this.timer.unref();
-    };
-    schedule(Math.random() * Math.min(interval, 5_000));
+    if (this.enabled) this.loop.start();
   }
 
   /** Stops the timer and waits for a sweep in progress. Idempotent. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One sweep (one at a time per instance); returns how many rows it deleted. */
   sweep(): Promise<number> {
-    this.running ??= this.sweepOnce().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.loop.sweep();
   }
 
   private async sweepOnce(): Promise<number> {
@@ -101,7 +88,7 @@ export class MeetingChatRetention {
     let budget = this.config.maxBatchesPerSweep ?? 20;
     let deleted = 0;
     let complete = false;
-    while (budget > 0 && !this.stopped) {
+    while (budget > 0 && !this.loop.isStopped) {
       budget -= 1;
       const batch = await this.deps.store.deleteEndedChats({
         endedFromMs: this.cleanedBeforeMs,

@@ -11,6 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
+import { PeriodicSweep } from '../shared/periodic-sweep.js';
 import type { OutboxStore, SettledStatus } from './outbox-store.js';
 
 export interface RetentionConfig {
@@ -34,15 +35,19 @@ export interface RetentionDeps {
 
 export class OutboxRetention {
   private readonly logger: Logger;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
-  private stopped = false;
+  private readonly loop: PeriodicSweep;
 
   constructor(
     readonly config: RetentionConfig,
     private readonly deps: RetentionDeps,
   ) {
     this.logger = deps.logger.child({ module: 'outbox-retention' });
+    this.loop = new PeriodicSweep({
+      intervalMs: config.intervalMs ?? 60_000,
+      run: () => this.sweepOnce(),
+      logger: this.logger,
+      what: 'outbox retention sweep',
+    });
   }
 
   /** True when there is anything to delete at all. */
@@ -50,37 +55,19 @@ export class OutboxRetention {
     return this.config.settledMs > 0 || this.config.failedMs > 0;
   }
 
-  /** Sweeps now and then every interval (with jitter, so nodes do not sweep in step). */
+  /** Sweeps soon and then every interval (see {@link PeriodicSweep}). */
   start(): void {
-    if (!this.enabled || this.timer || this.stopped) return;
-    const interval = this.config.intervalMs ?? 60_000;
-    const schedule = (delay: number) => {
-      this.timer = setTimeout(() => {
-        void this.sweep()
-          .catch((err: unknown) => this.logger.warn({ err }, 'outbox retention sweep failed'))
-          .finally(() => {
-            if (!this.stopped) schedule(interval * (0.75 + Math.random() / 2));
-          });
-      }, delay);
-      this.timer.unref();
-    };
-    schedule(Math.random() * Math.min(interval, 5_000));
+    if (this.enabled) this.loop.start();
   }
 
   /** Stops the timer and waits for a sweep in progress. Idempotent. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One sweep (one at a time per instance); returns how many rows it deleted. */
   sweep(): Promise<number> {
-    this.running ??= this.sweepOnce().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    return this.loop.sweep();
   }
 
   private async sweepOnce(): Promise<number> {
@@ -93,7 +80,7 @@ export class OutboxRetention {
     if (failedMs > 0) passes.push([['failed'], now - failedMs]);
     let deleted = 0;
     for (const [statuses, updatedBeforeMs] of passes) {
-      while (budget > 0 && !this.stopped) {
+      while (budget > 0 && !this.loop.isStopped) {
         budget -= 1;
         const n = await this.deps.store.deleteSettled({
           statuses,
