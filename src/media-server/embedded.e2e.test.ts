@@ -103,8 +103,15 @@ void describe('npm start with the embedded media server', () => {
         headers: { 'x-internal-token': 'wrong' },
       });
       assert.equal(wrong.status, 401);
-      const node = await fetch(`http://127.0.0.1:${s.httpPort}/healthz`);
-      assert.equal(node.status, 200);
+      // The media server starts before the node's HTTP listens: wait for that too.
+      const node = await waitFor(
+        async () => {
+          const res = await up(`http://127.0.0.1:${s.httpPort}/healthz`);
+          return res?.status === 200 ? res : undefined;
+        },
+        `node /healthz (output: ${s.output()})`,
+        30_000,
+      );
       assert.deepEqual(((await node.json()) as { media: unknown }).media, {
         available: true,
         mode: 'embedded',
