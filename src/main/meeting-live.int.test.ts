@@ -54,7 +54,9 @@ describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason
     const seen = await host
       .waitFor((f) => f.event === 'meeting.member.joined')
       .catch(() => assert.fail(`no member.joined: ${JSON.stringify(host.frames)}`));
-    assert.equal((seen.data.participant as { user_id: number }).user_id, api.ids.guest);
+    // The seed's participant object, exactly as the REST join answered it.
+    assert.deepEqual(seen.data.participant, joined.body.data.participant);
+    assert.equal((seen.data.participant as { room_id: number }).room_id, created.body.data.room.id);
 
     const guest = await socket('guest');
     assert.equal((await guest.request('meeting.room.join', { room_code: code })).code, 0);
@@ -65,6 +67,10 @@ describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason
     assert.equal(chat.status, 201);
     const heard = await guest.waitFor((f) => f.event === 'meeting.chat');
     assert.deepEqual([heard.data.content, heard.data.user_id], ['大家好', api.ids.host]);
+    // The seed: the payload is the answer's message object (numeric room_id included).
+    for (const [field, value] of Object.entries(chat.body.data.message as object)) {
+      assert.deepEqual(heard.data[field], value, `meeting.chat ${field}`);
+    }
 
     const muted = await host.request('meeting.member.state.changed', {
       room_code: code,

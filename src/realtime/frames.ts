@@ -61,7 +61,11 @@ export const genericFrames: FrameMapper = {
   ],
 };
 
-/** Keys every room event frame's `data` carries (they override the mapper's). */
+/**
+ * Keys every room event frame's `data` carries. They override the mapper's, except
+ * `room_id`: a kind whose seed object has its own `room_id` (a meeting's chat message
+ * carries the meeting's numeric id) keeps it.
+ */
 export interface RoomFrameMeta {
   readonly app_code: string;
   readonly room_id: string;
@@ -103,7 +107,7 @@ export function roomEventFrame(
   };
   const frame: WsFrame = {
     event,
-    data: { ...data, ...meta },
+    data: { ...data, ...meta, ...(data.room_id === undefined ? {} : { room_id: data.room_id }) },
     code: 0,
     time: new Date(envelope.occurred_at_ms).toISOString(),
   };

@@ -6,13 +6,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { meetingKind } from './domain.js';
-import { CODE, created, given, HASH, HOST, NOW, settings } from './testing/given-when-then.js';
+import {
+  CODE,
+  created,
+  given,
+  HASH,
+  HOST,
+  MEETING_ID,
+  NOW,
+  settings,
+} from './testing/given-when-then.js';
 import type { MeetingCommand } from './types.js';
 import { meetingView, replyOf } from './view.js';
 
 function create(overrides: Partial<Extract<MeetingCommand, { type: 'CreateMeeting' }>> = {}) {
   return {
     type: 'CreateMeeting',
+    meeting_id: MEETING_ID,
     host_user_id: HOST,
     host_participant_id: 'p-u-host',
     room_code: CODE,
@@ -31,6 +41,7 @@ describe('CreateMeeting', () => {
       .then([
         {
           type: 'MeetingCreated',
+          meeting_id: MEETING_ID,
           room_code: CODE,
           title: '周会',
           host_id: HOST,
@@ -41,8 +52,10 @@ describe('CreateMeeting', () => {
         },
         {
           type: 'MemberJoined',
+          meeting_id: MEETING_ID,
           user_id: HOST,
           participant_id: 'p-u-host',
+          role: 1,
           rejoined: false,
           join_seq: 1,
           at_ms: NOW,

@@ -46,6 +46,9 @@ export function createMeeting(
     checkId(cmd.host_user_id, 'host_user_id') ??
     checkId(cmd.host_participant_id, 'host_participant_id');
   if (badId) return badId;
+  if (!Number.isSafeInteger(cmd.meeting_id) || cmd.meeting_id < 1) {
+    return invalidArgument('meeting_id must be a positive integer');
+  }
   if (typeof cmd.room_code !== 'string' || !ROOM_CODE_PATTERN.test(cmd.room_code)) {
     return invalidArgument('room_code must be XXX-XXX-XXX (9 digits)');
   }
@@ -66,6 +69,7 @@ export function createMeeting(
   return [
     {
       type: 'MeetingCreated',
+      meeting_id: cmd.meeting_id,
       room_code: cmd.room_code,
       title: cmd.title,
       host_id: cmd.host_user_id,
@@ -77,8 +81,10 @@ export function createMeeting(
     },
     {
       type: 'MemberJoined',
+      meeting_id: cmd.meeting_id,
       user_id: cmd.host_user_id,
       participant_id: cmd.host_participant_id,
+      role: 1,
       rejoined: false,
       join_seq: state.join_count + 1,
       at_ms: ctx.nowMs,
@@ -138,17 +144,21 @@ export function joinMeeting(
   if (!row && state.participants.some((p) => p.participant_id === cmd.participant_id)) {
     return invalidArgument('participant_id is taken');
   }
+  const revivesAsHost =
+    active.length === 0 && state.host_id !== null && state.host_id !== cmd.user_id;
   const events: MeetingEvent[] = [];
   if (state.empty_deadline_ms !== null) events.push({ type: 'MeetingRevived', at_ms: ctx.nowMs });
   events.push({
     type: 'MemberJoined',
+    meeting_id: state.meeting_id ?? null,
     user_id: cmd.user_id,
     participant_id: row ? row.participant_id : cmd.participant_id,
+    role: revivesAsHost || state.host_id === cmd.user_id ? 1 : 0,
     rejoined: row !== undefined,
     join_seq: state.join_count + 1,
     at_ms: ctx.nowMs,
   });
-  if (active.length === 0 && state.host_id !== null && state.host_id !== cmd.user_id) {
+  if (revivesAsHost) {
     events.push({
       type: 'HostChanged',
       old_host_id: state.host_id,

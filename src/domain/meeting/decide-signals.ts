@@ -73,6 +73,7 @@ export function sendChat(state: MeetingState, cmd: Cmd<'SendChat'>, ctx: DecideC
   return [
     {
       type: 'ChatSent',
+      meeting_id: state.meeting_id ?? null,
       message_id: state.chat_count + 1,
       user_id: cmd.user_id,
       content,

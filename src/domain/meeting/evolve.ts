@@ -4,6 +4,7 @@ import type { MeetingEvent, MeetingState, Participant } from './types.js';
 export function initialMeeting(): MeetingState {
   return {
     status: null,
+    meeting_id: null,
     room_code: '',
     title: '',
     host_id: null,
@@ -31,6 +32,7 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
       return {
         ...touched,
         status: 1,
+        meeting_id: event.meeting_id,
         room_code: event.room_code,
         title: event.title,
         host_id: event.host_id,

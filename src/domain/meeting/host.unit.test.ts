@@ -148,7 +148,7 @@ describe('an emptied meeting revived by a join', () => {
       .when(join('u-2'))
       .then([
         { type: 'MeetingRevived', at_ms: NOW },
-        joined('u-2', 3, NOW),
+        joined('u-2', 3, NOW, false, 1),
         hostChanged(HOST, 'u-2', 'empty_room_revived'),
       ]);
     assert.equal(state.empty_deadline_ms, null);

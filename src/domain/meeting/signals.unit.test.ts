@@ -13,6 +13,7 @@ import {
   ended,
   given,
   HOST,
+  MEETING_ID,
   left,
   meetingWith,
   NOW,
@@ -119,23 +120,19 @@ describe('ChangeMemberState', () => {
 
 describe('SendChat', () => {
   it('an active member chats; ids are 1, 2, 3… in the meeting; the reply is the message', () => {
-    const first = given(meetingWith(['u-1']))
-      .when(chat('u-1', 'hello'))
-      .then([{ type: 'ChatSent', message_id: 1, user_id: 'u-1', content: 'hello', at_ms: NOW }]);
-    const event = {
+    const hello = {
       type: 'ChatSent',
-      message_id: 2,
-      user_id: HOST,
-      content: '第二条\n两行',
-      at_ms: NOW,
-    } as const;
-    const second = given(meetingWith(['u-1']), {
-      type: 'ChatSent',
+      meeting_id: MEETING_ID,
       message_id: 1,
       user_id: 'u-1',
       content: 'hello',
       at_ms: NOW,
-    })
+    } as const;
+    const first = given(meetingWith(['u-1']))
+      .when(chat('u-1', 'hello'))
+      .then([hello]);
+    const event = { ...hello, message_id: 2, user_id: HOST, content: '第二条\n两行' } as const;
+    const second = given(meetingWith(['u-1']), hello)
       .when(chat(HOST, '第二条\n两行'))
       .then([event]);
     assert.equal(first.chat_count, 1);

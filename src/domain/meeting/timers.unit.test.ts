@@ -121,7 +121,7 @@ describe('empty TTL', () => {
       .when(join('u-1'), { nowMs: TTL_END - 1 })
       .then([
         { type: 'MeetingRevived', at_ms: TTL_END - 1 },
-        joined('u-1', 2, TTL_END - 1),
+        joined('u-1', 2, TTL_END - 1, false, 1),
         hostChanged(HOST, 'u-1', 'empty_room_revived', TTL_END - 1),
       ]);
     assert.equal(state.status, 1);

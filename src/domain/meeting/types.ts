@@ -51,6 +51,11 @@ export interface Participant {
 export interface MeetingState {
   /** null: the meeting does not exist (the cell was never created). */
   readonly status: MeetingStatus | null;
+  /**
+   * The seed's numeric `id` (the room object's `id`, the participant's and chat message's
+   * `room_id`); null before creation and in states saved before ids were kept.
+   */
+  readonly meeting_id: number | null;
   /** The 9-digit `XXX-XXX-XXX` code the edge generated. */
   readonly room_code: string;
   readonly title: string;
@@ -98,6 +103,8 @@ export interface MemberMediaState {
 export type MeetingCommand =
   | {
       readonly type: 'CreateMeeting';
+      /** The seed's numeric `id` of the meeting, allocated by the edge with the room code. */
+      readonly meeting_id: number;
       readonly host_user_id: string;
       /** Row id for the host's participant row. */
       readonly host_participant_id: string;
@@ -153,6 +160,7 @@ export type MeetingCommand =
 export type MeetingEvent =
   | {
       readonly type: 'MeetingCreated';
+      readonly meeting_id: number;
       readonly room_code: string;
       readonly title: string;
       readonly host_id: string;
@@ -165,8 +173,12 @@ export type MeetingEvent =
   | { readonly type: 'MeetingRevived'; readonly at_ms: number }
   | {
       readonly type: 'MemberJoined';
+      /** The meeting's numeric id (null for a meeting created before ids were kept). */
+      readonly meeting_id: number | null;
       readonly user_id: string;
       readonly participant_id: string;
+      /** The role the member has once the join's events are applied (1 主持人, 0 参会者). */
+      readonly role: 0 | 1;
       /** true: the user's existing row is reused (left_at=null, joined_at=now, duration=0). */
       readonly rejoined: boolean;
       readonly join_seq: number;
@@ -216,6 +228,7 @@ export type MeetingEvent =
     } & MemberMediaState)
   | {
       readonly type: 'ChatSent';
+      readonly meeting_id: number | null;
       /** 1, 2, 3… within the meeting (the seed's message `id`; cursor `before_id`). */
       readonly message_id: number;
       readonly user_id: string;

@@ -26,6 +26,10 @@ export function roleOf(state: MeetingState, userId: string): 0 | 1 {
   return state.host_id === userId ? 1 : 0;
 }
 
+export function roleLabel(role: 0 | 1): '主持人' | '参会者' {
+  return role === 1 ? '主持人' : '参会者';
+}
+
 export interface MeetingView {
   readonly room_code: string;
   readonly title: string;
@@ -82,7 +86,7 @@ export function participantView(state: MeetingState, p: Participant): Participan
     id: p.participant_id,
     user_id: p.user_id,
     role,
-    role_label: role === 1 ? '主持人' : '参会者',
+    role_label: roleLabel(role),
     is_active: p.left_at_ms === null,
     joined_at_ms: p.joined_at_ms,
     left_at_ms: p.left_at_ms,

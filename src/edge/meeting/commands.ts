@@ -100,6 +100,7 @@ const restCalls = {
         { ...req, room_code: code },
         {
           type: 'CreateMeeting',
+          meeting_id: claim.id,
           host_user_id: req.caller_id,
           host_participant_id: String(hostRow),
           room_code: code,

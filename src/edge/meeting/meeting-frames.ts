@@ -2,13 +2,16 @@
  * What a meeting's followers see live: the seed's S→C broadcasts of the meeting's committed
  * events, and the targeted `meeting.member.kicked`. A member who stops being active (left,
  * kicked, the meeting ended) stops receiving the meeting's frames; `meeting.room.ended`
- * ends every follow. Ids are JSON numbers; `room_code` names the meeting (the frame's own
- * `room_id` is the cell's, i.e. the room code).
+ * ends every follow. Ids are JSON numbers; `room_code` names the meeting. The participant of
+ * `meeting.member.joined` and the message of `meeting.chat` are the very objects the REST
+ * join and chat answers carry (`room_id` is the meeting's numeric id); on every other frame
+ * `room_id` is the frame meta's, the room code.
  */
 import type { RoomEventEnvelope } from '../../cell/envelope.js';
 import type { MeetingEvent } from '../../domain/meeting/types.js';
+import { roleLabel } from '../../domain/meeting/view.js';
 import type { FrameMapper, MappedFrame } from '../../realtime/frames.js';
-import { idJson, timeJson } from './render.js';
+import { chatJson, idJson, participantJson } from './render.js';
 
 export const meetingFrames: FrameMapper = {
   toFrames(envelope: RoomEventEnvelope): readonly MappedFrame[] {
@@ -22,13 +25,19 @@ export const meetingFrames: FrameMapper = {
             event: 'meeting.member.joined',
             data: {
               room_code,
-              participant: {
-                id: idJson(event.participant_id),
-                user_id: idJson(event.user_id),
-                is_active: true,
-                joined_at: timeJson(event.at_ms),
-                duration: 0,
-              },
+              participant: participantJson(
+                {
+                  id: event.participant_id,
+                  user_id: event.user_id,
+                  role: event.role,
+                  role_label: roleLabel(event.role),
+                  is_active: true,
+                  joined_at_ms: event.at_ms,
+                  left_at_ms: null,
+                  duration: 0,
+                },
+                event.meeting_id,
+              ),
             },
           },
         ];
@@ -98,12 +107,18 @@ export const meetingFrames: FrameMapper = {
           {
             to: 'room',
             event: 'meeting.chat',
+            // The seed: "载荷为响应中的 message 对象", plus the room code.
             data: {
-              id: event.message_id,
+              ...chatJson(
+                {
+                  message_id: event.message_id,
+                  user_id: event.user_id,
+                  content: event.content,
+                  created_at_ms: event.at_ms,
+                },
+                event.meeting_id,
+              ),
               room_code,
-              user_id: idJson(event.user_id),
-              content: event.content,
-              created_at: timeJson(event.at_ms),
             },
           },
         ];

@@ -57,7 +57,21 @@ export function rowJson(row: MeetingRow) {
   };
 }
 
-export function participantJson(p: ParticipantView, roomId: number | null) {
+/** The seed's participant object (REST answers and the `meeting.member.joined` frame). */
+export function participantJson(
+  p: Pick<
+    ParticipantView,
+    | 'id'
+    | 'user_id'
+    | 'role'
+    | 'role_label'
+    | 'is_active'
+    | 'joined_at_ms'
+    | 'left_at_ms'
+    | 'duration'
+  >,
+  roomId: number | null,
+) {
   return {
     id: idJson(p.id),
     room_id: roomId,
@@ -71,6 +85,7 @@ export function participantJson(p: ParticipantView, roomId: number | null) {
   };
 }
 
+/** The seed's chat message object (REST answers and the `meeting.chat` frame). */
 export function chatJson(chat: ChatRow, roomId: number | null) {
   return {
     id: chat.message_id,

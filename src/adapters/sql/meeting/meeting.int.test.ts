@@ -56,6 +56,7 @@ function suite(name: string, open: () => Promise<TestBackend>, skip: string | fa
       const { id, room_code } = await newCode();
       await run(h, room_code, {
         type: 'CreateMeeting',
+        meeting_id: id,
         host_user_id: user,
         host_participant_id: await pid(room_code, user),
         room_code,

@@ -32,6 +32,8 @@ export const T0 = 1_000_000;
 export const NOW = T0 + 1_000;
 export const VERSION = 100;
 export const HOST = 'u-host';
+/** The meeting's numeric id (the seed's `id` / `room_id`). */
+export const MEETING_ID = 12;
 /** A bcrypt-shaped hash (the decider never looks inside it). */
 export const HASH = '$2b$10$abcdefghijklmnopqrstuuS7Fq0m8H2b8xQkqg2a9d0mFq7zYb1Ce';
 
@@ -60,6 +62,7 @@ export function created(
   return [
     {
       type: 'MeetingCreated',
+      meeting_id: MEETING_ID,
       room_code: CODE,
       title: '周会',
       host_id: host,
@@ -68,15 +71,24 @@ export function created(
       max_members: options.max ?? 4,
       at_ms: at,
     },
-    joined(host, 1, at),
+    joined(host, 1, at, false, 1),
   ];
 }
 
-export function joined(user_id: string, join_seq: number, at = T0, rejoined = false): MeetingEvent {
+/** A member's join; `role` 1 when the joiner is (or becomes) the host (default: HOST is). */
+export function joined(
+  user_id: string,
+  join_seq: number,
+  at = T0,
+  rejoined = false,
+  role: 0 | 1 = user_id === HOST ? 1 : 0,
+): MeetingEvent {
   return {
     type: 'MemberJoined',
+    meeting_id: MEETING_ID,
     user_id,
     participant_id: `p-${user_id}`,
+    role,
     rejoined,
     join_seq,
     at_ms: at,

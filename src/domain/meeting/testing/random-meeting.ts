@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { isDomainError, type Decision } from '../../decider.js';
 import { meetingKind } from '../domain.js';
 import type { MeetingCommand, MeetingEvent, MeetingState, PasswordVerdict } from '../types.js';
-import { CODE, ctx, deepFreeze, HASH, settings, T0 } from './given-when-then.js';
+import { CODE, ctx, deepFreeze, HASH, MEETING_ID, settings, T0 } from './given-when-then.js';
 
 export const kind = meetingKind(settings);
 export const USERS = ['u-host', 'u-1', 'u-2', 'u-3', '__proto__'] as const;
@@ -50,6 +50,7 @@ const commandArb: fc.Arbitrary<MeetingCommand> = fc.oneof(
       })
       .map(({ host, max, password, other }): MeetingCommand => ({
         type: 'CreateMeeting',
+        meeting_id: MEETING_ID,
         host_user_id: host,
         host_participant_id: `p-${host}`,
         room_code: CODE,
@@ -159,6 +160,7 @@ export const scenarioArb: fc.Arbitrary<Step[]> = fc
               t: 'command',
               command: {
                 type: 'CreateMeeting',
+                meeting_id: MEETING_ID,
                 host_user_id: USERS[0],
                 host_participant_id: `p-${USERS[0]}`,
                 room_code: CODE,
