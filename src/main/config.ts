@@ -109,6 +109,11 @@ const schema = z.object({
     .optional(),
   // The media server's own variables (ROOMS_MEDIA_HOST, _PORT, _INTERNAL_TOKEN, _WORKERS…).
   ...mediaServerVariables,
+  // The id meetings record for this media server (every node of a cluster names it alike).
+  ROOMS_MEDIA_SERVER_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'letters, digits and . _ : - (1-64)')
+    .default('media-1'),
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
   ROOMS_OUTBOX_ENABLED: flag.default(true),
@@ -295,6 +300,8 @@ export interface Config {
   readonly media: {
     /** Run a media server inside this node (`npm start`); false: call `url`. */
     readonly embedded: boolean;
+    /** The id meetings record for this node's media server (`ROOMS_MEDIA_SERVER_ID`). */
+    readonly serverId: string;
     /** Internal API of a separate media server (used when not embedded). */
     readonly url: string;
     /** Unset: an embedded server makes up a random one per start. */
@@ -405,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     media: {
       embedded: e.ROOMS_MEDIA_EMBEDDED,
+      serverId: e.ROOMS_MEDIA_SERVER_ID,
       url: (e.ROOMS_MEDIA_URL ?? `http://127.0.0.1:${e.ROOMS_MEDIA_PORT}`).replace(/\/$/, ''),
       internalToken: e.ROOMS_MEDIA_INTERNAL_TOKEN ?? null,
       timeoutMs: e.ROOMS_MEDIA_TIMEOUT_MS,

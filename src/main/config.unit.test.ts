@@ -41,6 +41,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_TRTC_APPS: '1400000001:default:key-one, 1400000002:shop:key:two',
   ROOMS_MEDIA_EMBEDDED: 'false',
   ROOMS_MEDIA_URL: 'http://media.internal:7171/',
+  ROOMS_MEDIA_SERVER_ID: 'media-a.1',
   ROOMS_MEDIA_HOST: '0.0.0.0',
   ROOMS_MEDIA_PORT: '7171',
   ROOMS_MEDIA_INTERNAL_TOKEN: 'a-media-token-of-16+',
@@ -86,6 +87,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
 
 const DEFAULT_MEDIA: Config['media'] = {
   embedded: true,
+  serverId: 'media-1',
   url: 'http://127.0.0.1:7070',
   internalToken: null,
   timeoutMs: 5_000,
@@ -248,6 +250,7 @@ void describe('loadConfig', () => {
       },
       media: {
         embedded: false,
+        serverId: 'media-a.1',
         url: 'http://media.internal:7171',
         internalToken: 'a-media-token-of-16+',
         timeoutMs: 2_500,

@@ -1,7 +1,9 @@
 /**
  * Meetings on two nodes (MariaDB + Redis, in one process): any node serves any meeting, the
  * call forwarded once to the owner over gRPC `MeetingCall` with the cluster token; the
- * password lockout and the single-meeting index are shared by both nodes.
+ * password lockout and the single-meeting index are shared by both nodes. A third node
+ * names the same media server differently: the media server a meeting's state records
+ * decides where every node sends that meeting's media.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -19,6 +21,8 @@ import {
   mediaSkipReason,
   startTestMediaServer,
 } from '../media-server/testing/harness.js';
+import { TestClient } from '../edge/ws/testing/ws-client.js';
+import { routerTransports } from '../edge/meeting-ws/testing/stack.js';
 import { loadConfig } from './config.js';
 import { startNode, type RoomsNode } from './node.js';
 
@@ -36,7 +40,7 @@ describe('meetings on two nodes', { skip }, () => {
     media = await startTestMediaServer({ workers: 1 });
     const database = await createTestDatabase();
     drop = () => database.drop();
-    for (const name of ['a', 'b']) {
+    for (const name of ['a', 'b', 'c']) {
       nodes.push(
         await startNode(
           loadConfig({
@@ -53,6 +57,7 @@ describe('meetings on two nodes', { skip }, () => {
             ROOMS_MEDIA_EMBEDDED: 'false',
             ROOMS_MEDIA_URL: media.url,
             ROOMS_MEDIA_INTERNAL_TOKEN: TEST_TOKEN,
+            ROOMS_MEDIA_SERVER_ID: name === 'c' ? 'media-elsewhere' : 'media-1',
             ROOMS_LOG_LEVEL: 'silent',
             ROOMS_BCRYPT_COST: '4',
           }),
@@ -145,5 +150,44 @@ describe('meetings on two nodes', { skip }, () => {
     ]);
     assert.deepEqual([x.status, y.status].sort(), [200, 400], JSON.stringify([x.body, y.body]));
     assert.equal((x.status === 400 ? x : y).body.message, '你当前已在其他会议中');
+  });
+
+  it('a meeting’s media goes to the server its state records, from every node', async () => {
+    const socket = (node: RoomsNode, who: string) =>
+      TestClient.connect(`${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${a.tokens[who]}`);
+    // Sockets stay open to the end: a closed one would release its transports.
+    const clients: TestClient[] = [];
+    const transportOn = async (node: RoomsNode, who: string, code: string) => {
+      const client = await socket(node, who);
+      clients.push(client);
+      assert.equal((await client.request('meeting.room.join', { room_code: code })).code, 0);
+      const ack = await client.request('meeting.transport.create', {
+        room_code: code,
+        direction: 'send',
+      });
+      return [ack.code, ack.message ?? null];
+    };
+    const [nodeA, nodeB, nodeC] = nodes as [RoomsNode, RoomsNode, RoomsNode];
+    // Created on a node that names the server media-1: nodes a and b reach it, c does not.
+    const m1 = await a.call('POST', '/meeting/rooms', { as: 'carol', body: { title: 'media' } });
+    const code1 = m1.body.data.room.room_code as string;
+    assert.equal(typeof m1.body.data.router_id, 'string');
+    assert.deepEqual(await transportOn(nodeB, 'carol', code1), [0, null]);
+    assert.deepEqual(await transportOn(nodeC, 'carol', code1), [-1, '会议媒体服务暂不可用']);
+    assert.equal(await routerTransports(media!, code1), 1, 'node c created nothing elsewhere');
+    await a.call('POST', `/meeting/rooms/${code1}/end`, { as: 'carol', body: {} });
+
+    // Created through node c: it records media-elsewhere, which only c can reach.
+    const m2 = await a.call('POST', '/meeting/rooms', {
+      as: 'carol',
+      body: { title: 'media-2' },
+      via: nodeC.http,
+    });
+    assert.equal(m2.status, 201, JSON.stringify(m2.body));
+    const code2 = m2.body.data.room.room_code as string;
+    assert.deepEqual(await transportOn(nodeC, 'carol', code2), [0, null]);
+    assert.deepEqual(await transportOn(nodeA, 'carol', code2), [-1, '会议媒体服务暂不可用']);
+    await a.call('POST', `/meeting/rooms/${code2}/end`, { as: 'carol', body: {} });
+    for (const client of clients) client.close();
   });
 });

@@ -14,9 +14,8 @@ import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { WsHub } from '../edge/ws/hub.js';
-import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
+import type { MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
-import { errors } from '../shared/error-codes.js';
 import type { Meetings } from './meetings.js';
 
 export interface MeetingMedia {
@@ -30,13 +29,14 @@ export function wireMeetingMedia(deps: {
   hub: WsHub;
   publisher: RealtimePublisher;
   meetings: Meetings;
-  orchestrator: MediaOrchestrator | null;
+  /** Each meeting's media server, by the id its state records. */
+  media: MediaServers;
   redis: Redis | null;
   keyPrefix: string;
   logger: Logger;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
-  const media = deps.orchestrator ?? noMediaServer();
+  const media = deps.media;
   const signalling = new MeetingSignalling({
     hub: deps.hub,
     membership: meetingMembership(deps.meetings.api),
@@ -58,33 +58,15 @@ export function wireMeetingMedia(deps: {
         for (const event of entry.events as readonly MeetingEvent[]) {
           if (event.type === 'MemberLeft') {
             quietly('releasing a member’s media', () =>
-              signalling.releaseUserMedia(batch.key, event.user_id),
+              signalling.releaseUserMedia(batch.key, event.user_id, event.media_server ?? null),
             );
-          } else if (event.type === 'MeetingEnded' && deps.orchestrator) {
-            quietly('closing the router', () => media.closeRouter(batch.key.roomId));
+          } else if (event.type === 'MeetingEnded' && event.media_server) {
+            const server = media.of(event.media_server);
+            quietly('closing the router', () => server.closeRouter(batch.key.roomId));
           }
         }
       }
     },
     close: () => signalling.close(),
-  };
-}
-
-/** The orchestrator of a node without a media server: every call is 会议媒体服务暂不可用. */
-function noMediaServer(): MediaOrchestrator {
-  const refuse = () =>
-    Promise.reject(errors.MEDIA_SERVER_ERROR.withCause(new Error('no media server on this node')));
-  return {
-    createRouter: refuse,
-    closeRouter: () => Promise.resolve(),
-    createTransport: refuse,
-    connectTransport: refuse,
-    createProducer: refuse,
-    createConsumer: refuse,
-    resumeConsumer: refuse,
-    closeTransport: () => Promise.resolve(),
-    closeProducer: () => Promise.resolve(),
-    closeConsumer: () => Promise.resolve(),
-    resolveRouterInfo: () => ({ ok: false, routerId: '', rtpCapabilities: null }),
   };
 }

@@ -16,7 +16,7 @@ import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
 import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
-import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
+import type { MediaServers } from '../meeting/media-servers.js';
 import { systemClock } from '../shared/clock.js';
 import type { Logger } from 'pino';
 import { MeetingChatRetention } from '../meeting/chat-retention.js';
@@ -40,8 +40,8 @@ export function wireMeetings(deps: {
   /** The notification centre: the invites' `meeting_invite` notifications. */
   notifier: InviteNotifier;
   forwarder: MeetingForwarder;
-  /** The media server's client; null on a node without media (router fields are then null). */
-  media?: MediaOrchestrator | null;
+  /** The media servers' directory; absent: a node without media (router fields are null). */
+  media?: MediaServers;
   logger: Logger;
   /** Tests: another store (e.g. one whose codes always collide). */
   store?: MeetingStore;
@@ -63,7 +63,7 @@ export function wireMeetings(deps: {
       kv: deps.kv,
     },
     clock: systemClock,
-    media: deps.media ?? null,
+    ...(deps.media ? { media: deps.media } : {}),
     invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql) },
   });
   const chatRetention = new MeetingChatRetention(

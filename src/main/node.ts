@@ -24,6 +24,7 @@ import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
+import { singleMediaServer } from '../meeting/media-servers.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../outbox/webhooks.js';
@@ -93,6 +94,7 @@ export async function startNode(
     const { lease, registry, limiter, kv, redis } = coordination(config, logger, closers);
     // Closed after the host drains (closers run in reverse): meetings may close routers then.
     const media = await wireMedia(config, logger, closers);
+    const mediaServers = singleMediaServer(config.media.serverId, media.orchestrator);
     const hostConfig = {
       nodeId: config.nodeId,
       advertiseAddr: config.advertiseAddr,
@@ -131,7 +133,7 @@ export async function startNode(
       forwarder: voice.forwarder,
       notifier: notifications,
       logger,
-      media: media.orchestrator,
+      media: mediaServers,
     });
     meetings.chatRetention.start();
     closers.push(() => meetings.chatRetention.stop());
@@ -190,7 +192,7 @@ export async function startNode(
       hub: wired.hub,
       publisher: wired.publisher,
       meetings,
-      orchestrator: media.orchestrator,
+      media: mediaServers,
       redis,
       keyPrefix: config.keyPrefix,
       logger,

@@ -11,12 +11,13 @@ import {
   created,
   given,
   HASH,
+  decide,
   HOST,
   MEETING_ID,
   NOW,
   settings,
 } from './testing/given-when-then.js';
-import type { MeetingCommand } from './types.js';
+import type { MeetingCommand, MeetingEvent } from './types.js';
 import { meetingView, replyOf } from './view.js';
 
 function create(overrides: Partial<Extract<MeetingCommand, { type: 'CreateMeeting' }>> = {}) {
@@ -48,6 +49,7 @@ describe('CreateMeeting', () => {
           has_password: false,
           password_hash: null,
           max_members: 4,
+          media_server: null,
           at_ms: NOW,
         },
         {
@@ -76,6 +78,7 @@ describe('CreateMeeting', () => {
       ended_at_ms: null,
       ended_reason: null,
       online_count: 1,
+      media_server: null,
     });
     assert.deepEqual(reply.participant, {
       id: 'p-u-host',
@@ -152,6 +155,32 @@ describe('CreateMeeting', () => {
     given()
       .when(create({ password_hash: '' }))
       .thenError('INVALID_ARGUMENT');
+    for (const meeting_id of [0, -1, 1.5, Number.MAX_SAFE_INTEGER + 1]) {
+      given().when(create({ meeting_id })).thenError('INVALID_ARGUMENT');
+    }
+    for (const media_server of ['', 'a b', 'x'.repeat(65), 'm\n1']) {
+      given().when(create({ media_server })).thenError('INVALID_ARGUMENT');
+    }
+  });
+
+  it('records the media server of the router; leaving and ending name it for the release', () => {
+    const state = given()
+      .when(create({ media_server: 'media-1' }))
+      .then([
+        { ...created({ at: NOW })[0]!, media_server: 'media-1' } as MeetingEvent,
+        created({ at: NOW })[1]!,
+      ]);
+    assert.equal(state.media_server, 'media-1');
+    assert.equal(meetingView(state).media_server, 'media-1');
+    const events = decide(state, { type: 'EndMeeting', operator_user_id: HOST });
+    assert.ok(Array.isArray(events));
+    assert.deepEqual(
+      events.map((e) => [e.type, (e as { media_server?: string }).media_server]),
+      [
+        ['MemberLeft', 'media-1'],
+        ['MeetingEnded', 'media-1'],
+      ],
+    );
   });
 
   it('你当前已在其他会议中 when the edge says the creator is active elsewhere', () => {

@@ -32,6 +32,8 @@ type Events = Decision<MeetingEvent>;
 /** The seed's user-visible code: 9 digits as `XXX-XXX-XXX`. */
 export const ROOM_CODE_PATTERN = /^\d{3}-\d{3}-\d{3}$/;
 const TITLE_MAX_CHARS = 200;
+/** A media server id (the directory's key): short, printable, no spaces. */
+const MEDIA_SERVER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** A bcrypt hash is 60 characters; anything much longer is not one. */
 const PASSWORD_HASH_MAX_CHARS = 255;
 
@@ -63,6 +65,10 @@ export function createMeeting(
   }
   const max = cmd.max_members ?? settings.maxMembersCap;
   if (!Number.isSafeInteger(max) || max < 2) return invalidArgument('max_members 2-8');
+  const media = cmd.media_server ?? null;
+  if (media !== null && (typeof media !== 'string' || !MEDIA_SERVER_ID.test(media))) {
+    return invalidArgument('media_server must be a media server id');
+  }
   if (cmd.in_other_meeting) return refuse('IN_OTHER_MEETING');
   // The code's cell exists already: the edge draws another code and retries.
   if (state.status !== null) return refuse('ROOM_CODE_CONFLICT');
@@ -77,6 +83,7 @@ export function createMeeting(
       password_hash: hash,
       // The seed: "超过将被截断为 8".
       max_members: Math.min(max, settings.maxMembersCap),
+      media_server: media,
       at_ms: ctx.nowMs,
     },
     {
@@ -221,9 +228,15 @@ export function endWith(
       type: 'MeetingEnded',
       reason,
       ...(operator === undefined ? {} : { operator_user_id: operator }),
+      ...mediaServerOf(state),
       at_ms: ctx.nowMs,
     },
   ];
+}
+
+/** Where the media of the meeting lives, for the events that release it. */
+function mediaServerOf(state: MeetingState): { media_server?: string } {
+  return state.media_server ? { media_server: state.media_server } : {};
 }
 
 /**
@@ -276,6 +289,7 @@ function leftEvent(
     // Whole seconds, as the seed's EXTRACT(EPOCH …); never negative when clocks differ.
     duration_s: Math.max(0, Math.floor((ctx.nowMs - p.joined_at_ms) / 1000)),
     ...(operator === undefined ? {} : { operator_user_id: operator }),
+    ...mediaServerOf(state),
     at_ms: ctx.nowMs,
   };
 }

@@ -5,6 +5,7 @@ export function initialMeeting(): MeetingState {
   return {
     status: null,
     meeting_id: null,
+    media_server: null,
     room_code: '',
     title: '',
     host_id: null,
@@ -33,6 +34,7 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
         ...touched,
         status: 1,
         meeting_id: event.meeting_id,
+        media_server: event.media_server ?? null,
         room_code: event.room_code,
         title: event.title,
         host_id: event.host_id,

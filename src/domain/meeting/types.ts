@@ -56,6 +56,11 @@ export interface MeetingState {
    * `room_id`); null before creation and in states saved before ids were kept.
    */
   readonly meeting_id: number | null;
+  /**
+   * The media server holding the meeting's router (every node's media calls for the
+   * meeting go there); null: created without media, or before servers were recorded.
+   */
+  readonly media_server: string | null;
   /** The 9-digit `XXX-XXX-XXX` code the edge generated. */
   readonly room_code: string;
   readonly title: string;
@@ -116,6 +121,8 @@ export type MeetingCommand =
       readonly max_members?: number | undefined;
       /** The edge's single-meeting index says the host is active in another meeting. */
       readonly in_other_meeting: boolean;
+      /** The media server the edge placed the meeting's router on; null: no media. */
+      readonly media_server?: string | null | undefined;
     }
   | {
       readonly type: 'JoinMeeting';
@@ -167,6 +174,7 @@ export type MeetingEvent =
       readonly has_password: boolean;
       readonly password_hash: string | null;
       readonly max_members: number;
+      readonly media_server: string | null;
       readonly at_ms: number;
     }
   /** An emptied meeting got a member back within its TTL: the countdown is cancelled. */
@@ -192,6 +200,8 @@ export type MeetingEvent =
       readonly duration_s: number;
       /** The host, for `kicked` and `host_end`. */
       readonly operator_user_id?: string | undefined;
+      /** The meeting's media server, where the member's resources are released. */
+      readonly media_server?: string | undefined;
       readonly at_ms: number;
     }
   /** Nobody is left: the meeting ends at deadline_ms unless someone joins. */
@@ -218,6 +228,8 @@ export type MeetingEvent =
       readonly reason: EndedReason;
       /** The host, for `host_ended`. */
       readonly operator_user_id?: string | undefined;
+      /** The meeting's media server, where its router is closed. */
+      readonly media_server?: string | undefined;
       readonly at_ms: number;
     }
   | ({

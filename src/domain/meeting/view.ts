@@ -45,6 +45,8 @@ export interface MeetingView {
   readonly ended_at_ms: number | null;
   readonly ended_reason: EndedReason | null;
   readonly online_count: number;
+  /** Internal (never rendered): the media server of the meeting's router. */
+  readonly media_server: string | null;
 }
 
 export interface ParticipantView {
@@ -77,6 +79,7 @@ export function meetingView(state: MeetingState): MeetingView {
     ended_at_ms: state.ended_at_ms,
     ended_reason: state.ended_reason,
     online_count: activeParticipants(state).length,
+    media_server: state.media_server,
   };
 }
 

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
 import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import {
@@ -36,7 +37,8 @@ import {
 
 export interface MediaHandlerDeps {
   readonly membership: MeetingMembership;
-  readonly media: MediaOrchestrator;
+  /** Each meeting's media calls go to the server its state records. */
+  readonly media: MediaServers;
   readonly state: MeetingMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
@@ -50,16 +52,14 @@ export class MediaHandlers {
   /** `meeting.transport.create {room_code, direction}`; the socket must have joined. */
   async createTransport(context: WsContext, data: Data) {
     const { room_code, direction } = parsePayload(TransportCreatePayload, data);
-    const key = await this.meeting(context, room_code);
+    const { key, media } = await this.meeting(context, room_code);
     // Resources live as long as a socket follows the meeting: its close releases them.
     if (!context.follows(key)) throw errors.MEETING_NOT_JOINED();
     const userId = context.user.userId;
-    const info = await mediaCall(() =>
-      this.deps.media.createTransport(room_code, direction, userId),
-    );
+    const info = await mediaCall(() => media.createTransport(room_code, direction, userId));
     await this.record(
       () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
-      () => this.deps.media.closeTransport(info.id),
+      () => media.closeTransport(info.id),
     );
     return info;
   }
@@ -70,9 +70,9 @@ export class MediaHandlers {
       TransportConnectPayload,
       data,
     );
-    const key = await this.meeting(context, room_code);
+    const { key, media } = await this.meeting(context, room_code);
     await this.ownTransport(key, context.user.userId, transport_id);
-    await mediaCall(() => this.deps.media.connectTransport(transport_id, dtls_parameters));
+    await mediaCall(() => media.connectTransport(transport_id, dtls_parameters));
     return {};
   }
 
@@ -82,15 +82,15 @@ export class MediaHandlers {
       ProduceStartPayload,
       data,
     );
-    const key = await this.meeting(context, room_code);
+    const { key, media } = await this.meeting(context, room_code);
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'send', 'meeting.produce.start');
     const producerId = await mediaCall(() =>
-      this.deps.media.createProducer(transport_id, kind, rtp_parameters),
+      media.createProducer(transport_id, kind, rtp_parameters),
     );
     await this.record(
       () => this.deps.state.addProducer(key, userId, { id: producerId, kind }),
-      () => this.deps.media.closeProducer(producerId),
+      () => media.closeProducer(producerId),
     );
     this.deps.broadcaster.toRoom(
       key,
@@ -106,18 +106,18 @@ export class MediaHandlers {
       ConsumeStartPayload,
       data,
     );
-    const key = await this.meeting(context, room_code);
+    const { key, media } = await this.meeting(context, room_code);
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'recv', 'meeting.consume.start');
     const live = await this.deps.state.liveProducers(key);
     if (!live.some((p) => p.producerId === producer_id)) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     // The orchestrator creates consumers paused: the client resumes once its track is mounted.
     const consumer = await mediaCall(() =>
-      this.deps.media.createConsumer(transport_id, producer_id, rtp_capabilities),
+      media.createConsumer(transport_id, producer_id, rtp_capabilities),
     );
     await this.record(
       () => this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
-      () => this.deps.media.closeConsumer(consumer.id),
+      () => media.closeConsumer(consumer.id),
     );
     return consumer;
   }
@@ -128,7 +128,7 @@ export class MediaHandlers {
    */
   async closeProducer(context: WsContext, data: Data) {
     const { room_code, producer_id } = parsePayload(ProducerClosePayload, data);
-    const key = await this.meeting(context, room_code);
+    const { key, media } = await this.meeting(context, room_code);
     const userId = context.user.userId;
     const held = await this.deps.state.resources(key, userId);
     const mine = held.producers.find((p) => p.id === producer_id);
@@ -139,7 +139,7 @@ export class MediaHandlers {
       }
       return {};
     }
-    await mediaCall(() => this.deps.media.closeProducer(producer_id));
+    await mediaCall(() => media.closeProducer(producer_id));
     await this.deps.state.forget(key, userId, { producers: [producer_id] });
     this.deps.broadcaster.toRoom(
       key,
@@ -155,8 +155,8 @@ export class MediaHandlers {
     const { appCode, userId } = context.user;
     const roomCode = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
     if (roomCode === null) throw errors.MEETING_MEDIA_NOT_OWNED('consumer');
-    await this.meeting(context, roomCode);
-    await mediaCall(() => this.deps.media.resumeConsumer(consumer_id));
+    const { media } = await this.meeting(context, roomCode);
+    await mediaCall(() => media.resumeConsumer(consumer_id));
     return {};
   }
 
@@ -166,9 +166,9 @@ export class MediaHandlers {
    * counts 404 as done) and forgets what was closed; announces each closed producer. What
    * failed to close stays recorded for the next attempt, and the first failure is thrown.
    */
-  async release(key: CellKey, userId: string): Promise<void> {
+  async release(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
     const held = await this.deps.state.resources(key, userId);
-    const media = this.deps.media;
+    const media = this.deps.media.of(mediaServer);
     const closed: { producers: ProducerRecord[]; consumers: string[]; transports: string[] } = {
       producers: [],
       consumers: [],
@@ -213,11 +213,21 @@ export class MediaHandlers {
     if (failure !== null) throw asMediaError(failure);
   }
 
-  /** The meeting of this app, once the caller is an active participant of it. */
-  private async meeting(context: WsContext, roomCode: string): Promise<CellKey> {
+  /**
+   * The meeting of this app, once the caller is an active participant of it, and the
+   * orchestrator of the media server its state records.
+   */
+  private async meeting(
+    context: WsContext,
+    roomCode: string,
+  ): Promise<{ key: CellKey; media: MediaOrchestrator; mediaServer: string | null }> {
     const { appCode, userId } = context.user;
-    await this.deps.membership.member(appCode, roomCode, userId);
-    return { appCode, roomId: roomCode };
+    const { mediaServer } = await this.deps.membership.member(appCode, roomCode, userId);
+    return {
+      key: { appCode, roomId: roomCode },
+      media: this.deps.media.of(mediaServer),
+      mediaServer,
+    };
   }
 
   /** The caller's transport of this meeting, of the direction `event` needs. */

@@ -1,8 +1,8 @@
 /**
  * What the meeting's WebSocket signalling needs from the rest of the node: the meeting's
  * membership (the meeting cell), the media resources each user holds (Redis in cluster
- * mode, in memory in embedded mode), the media server (`MediaOrchestrator`, declared in
- * src/meeting/media-orchestrator.ts) and the room broadcaster (`RealtimePublisher.toRoom`).
+ * mode, in memory in embedded mode), the media servers (`MediaServers`, declared in
+ * src/meeting/media-servers.ts) and the room broadcaster (`RealtimePublisher.toRoom`).
  * A meeting is addressed by its cell key: `{ appCode, roomId: room_code }`.
  */
 import type { CellKey } from '../../cell/lease.js';
@@ -12,6 +12,8 @@ import type { MediaKind, TransportDirection } from '../../meeting/media-orchestr
 /** An active participant, as the meeting sees it now. */
 export interface MeetingMember {
   readonly isHost: boolean;
+  /** The media server the meeting's state records (null: the meeting has no media). */
+  readonly mediaServer: string | null;
 }
 
 /** `meeting.member.state.changed`'s change; `target_user_id` omitted = the caller. */

@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { routeKey, type CellKey } from '../../cell/lease.js';
-import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { MediaServers } from '../../meeting/media-servers.js';
 import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
 import {
   MEMBER_LEFT,
@@ -35,7 +35,7 @@ export type SignallingHub = Pick<WsHub, 'handle' | 'onSocketClosed' | 'followers
 export interface MeetingSignallingDeps {
   readonly hub: SignallingHub;
   readonly membership: MeetingMembership;
-  readonly media: MediaOrchestrator;
+  readonly media: MediaServers;
   readonly state: MeetingMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
@@ -48,8 +48,14 @@ type Data = Readonly<Record<string, unknown>>;
 export class MeetingSignalling {
   private readonly logger: Logger;
   private readonly handlers: MediaHandlers;
-  /** Per user (app + id) on this node: the meetings one of its sockets joined. */
-  private readonly joined = new Map<string, { user: WsUser; meetings: Map<string, CellKey> }>();
+  /**
+   * Per user (app + id) on this node: the meetings one of its sockets joined, with the
+   * media server each meeting's state records (where the user's media is released).
+   */
+  private readonly joined = new Map<
+    string,
+    { user: WsUser; meetings: Map<string, { key: CellKey; mediaServer: string | null }> }
+  >();
   private readonly pending = new Set<Promise<void>>();
   private readonly refresh: NodeJS.Timeout;
 
@@ -81,8 +87,8 @@ export class MeetingSignalling {
    * Releases a user's media in a meeting (for REST leave / kick / end, which the REST edge
    * calls): closes them on the media server, forgets them, announces closed producers.
    */
-  releaseUserMedia(key: CellKey, userId: string): Promise<void> {
-    return this.handlers.release(key, userId);
+  releaseUserMedia(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
+    return this.handlers.release(key, userId, mediaServer);
   }
 
   /** Stops the refresh and waits for the clean-ups of closed sockets. Idempotent. */
@@ -102,7 +108,7 @@ export class MeetingSignalling {
     const { room_code } = parsePayload(RoomPayload, data);
     const { user } = context;
     const key: CellKey = { appCode: user.appCode, roomId: room_code };
-    await this.deps.membership.member(user.appCode, room_code, user.userId);
+    const { mediaServer } = await this.deps.membership.member(user.appCode, room_code, user.userId);
     const wasFollowing = context.follows(key);
     await context.follow(key);
     try {
@@ -111,7 +117,7 @@ export class MeetingSignalling {
       if (!wasFollowing) context.unfollow(key);
       throw error;
     }
-    this.remember(user, key);
+    this.remember(user, key, mediaServer);
     // The socket closed while joining: its close found nothing to release yet.
     if (this.deps.hub.followers(user, key) === 0) this.onSocketClosed(user);
     await this.deps.state.touch(key, user.userId);
@@ -134,8 +140,8 @@ export class MeetingSignalling {
     const { room_code } = parsePayload(RoomPayload, data);
     const { user } = context;
     const key: CellKey = { appCode: user.appCode, roomId: room_code };
-    await this.deps.membership.member(user.appCode, room_code, user.userId);
-    await this.handlers.release(key, user.userId);
+    const { mediaServer } = await this.deps.membership.member(user.appCode, room_code, user.userId);
+    await this.handlers.release(key, user.userId, mediaServer);
     context.unfollow(key);
     if (this.deps.hub.followers(user, key) === 0) {
       this.forgetJoin(user, key);
@@ -167,17 +173,17 @@ export class MeetingSignalling {
   private onSocketClosed(user: WsUser): void {
     const entry = this.joined.get(userKey(user));
     if (!entry) return;
-    for (const key of [...entry.meetings.values()]) {
+    for (const { key, mediaServer } of [...entry.meetings.values()]) {
       if (this.deps.hub.followers(user, key) > 0) continue;
       this.forgetJoin(user, key);
-      this.track(this.gone(user, key));
+      this.track(this.gone(user, key, mediaServer));
     }
   }
 
-  private async gone(user: WsUser, key: CellKey): Promise<void> {
+  private async gone(user: WsUser, key: CellKey, mediaServer: string | null): Promise<void> {
     const log = this.logger.child({ room: key, user_id: user.userId });
     await this.handlers
-      .release(key, user.userId)
+      .release(key, user.userId, mediaServer)
       .catch((err: unknown) => log.warn({ err }, 'media release after disconnect failed'));
     await this.deps.membership
       .socketsGone(key.appCode, key.roomId, user.userId)
@@ -187,7 +193,7 @@ export class MeetingSignalling {
   /** Meetings still followed hear socketLive; records' TTLs restart. */
   private keepLive(): void {
     for (const { user, meetings } of [...this.joined.values()]) {
-      for (const key of [...meetings.values()]) {
+      for (const { key } of [...meetings.values()]) {
         // Unfollowed without a leave (the meeting ended, the user was kicked): done.
         if (this.deps.hub.followers(user, key) === 0) {
           this.forgetJoin(user, key);
@@ -211,13 +217,13 @@ export class MeetingSignalling {
     void work.finally(() => this.pending.delete(work));
   }
 
-  private remember(user: WsUser, key: CellKey): void {
+  private remember(user: WsUser, key: CellKey, mediaServer: string | null): void {
     let entry = this.joined.get(userKey(user));
     if (!entry) {
       entry = { user, meetings: new Map() };
       this.joined.set(userKey(user), entry);
     }
-    entry.meetings.set(routeKey(key), key);
+    entry.meetings.set(routeKey(key), { key, mediaServer });
   }
 
   private forgetJoin(user: WsUser, key: CellKey): void {

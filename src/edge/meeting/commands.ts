@@ -38,11 +38,12 @@ type Reply = {
 
 /**
  * The meeting's router for `Device.load()`: created once per meeting on the media server
- * (idempotent, cached), so a join reuses it (S5). A node without media answers null.
+ * its state records (idempotent, cached), so a join reuses it (S5). A meeting created
+ * without media answers null.
  */
-async function mediaOf(ctx: MeetingContext, roomCode: string) {
-  if (!ctx.media) return { router_id: null, rtp_capabilities: null };
-  const router = await ctx.media.createRouter(roomCode);
+async function mediaOf(ctx: MeetingContext, room: MeetingView) {
+  if (room.media_server === null) return { router_id: null, rtp_capabilities: null };
+  const router = await ctx.media.of(room.media_server).createRouter(room.room_code);
   return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
 }
 
@@ -52,7 +53,7 @@ async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknow
   return {
     room: roomJson(room, id),
     ...(participant ? { participant: participantJson(participant, id) } : {}),
-    ...(await mediaOf(ctx, room.room_code)),
+    ...(await mediaOf(ctx, room)),
   };
 }
 
@@ -108,6 +109,7 @@ const restCalls = {
           password_hash: hash,
           max_members: req.max_members,
           in_other_meeting: inOther,
+          media_server: ctx.media.place(),
         },
         async (result) => {
           const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);

@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import type { CommandResult } from '../../cell/cell.js';
 import type { MeetingCommand, MeetingState } from '../../domain/meeting/types.js';
-import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { MediaServers } from '../../meeting/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
 import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
@@ -27,8 +27,8 @@ export interface MeetingContext {
   readonly store: MeetingStore;
   readonly passwords: MeetingPasswords;
   readonly clock: Clock;
-  /** The media server; null on a node without media. */
-  readonly media: MediaOrchestrator | null;
+  /** Where meetings' routers are placed, and the orchestrator of each meeting's server. */
+  readonly media: MediaServers;
   /** The invite tokens' store, the notification centre and the inviters' profiles. */
   readonly invites: MeetingInviteDeps;
   /** Draws a fresh `XXX-XXX-XXX` code. */

@@ -10,7 +10,7 @@ import type { StoreTypes } from '../../cell/cell-store.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/meeting/types.js';
-import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import { singleMediaServer, type MediaServers } from '../../meeting/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
 import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
@@ -21,6 +21,8 @@ import type { MeetingPasswords } from './password-lock.js';
 import { Caller, InRoom, RequestIdField } from './requests.js';
 
 /** Sends a meeting call to the owner node; the owner must not forward it again. */
+
+const NO_MEDIA = singleMediaServer('none', null);
 export interface MeetingForwarder {
   callMeeting(
     addr: string,
@@ -44,8 +46,8 @@ export interface MeetingApiDeps<T extends StoreTypes> {
   readonly store: MeetingStore;
   readonly passwords: MeetingPasswords;
   readonly clock: Clock;
-  /** The meeting's router (one per meeting, on the media server); null: no media here. */
-  readonly media?: MediaOrchestrator | null;
+  /** Where meetings' routers go (one per meeting); absent: no media on this node. */
+  readonly media?: MediaServers;
   readonly invites: MeetingInviteDeps;
   /** Draws a room code; default: 9 random digits `XXX-XXX-XXX` (node:crypto). */
   readonly newRoomCode?: () => string;
@@ -114,7 +116,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
       clock,
       invites,
       newRoomCode: this.#newRoomCode,
-      media: this.deps.media ?? null,
+      media: this.deps.media ?? NO_MEDIA,
       meetingId: (appCode, roomCode) => this.#meetingId(appCode, roomCode),
       execute: async (req, command, shape) => {
         const requestId = cellRequestId(req);

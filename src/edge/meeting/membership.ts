@@ -25,8 +25,9 @@ export function meetingMembership(api: MeetingApi): MeetingMembership {
     async member(appCode, roomCode, userId) {
       const reply = (await api.call('MeetingMember', caller(appCode, roomCode, userId))) as {
         is_host: boolean;
+        media_server: string | null;
       };
-      return { isHost: reply.is_host };
+      return { isHost: reply.is_host, mediaServer: reply.media_server };
     },
     async socketLive(appCode, roomCode, userId) {
       await api.call('MarkSocketLive', { ...caller(appCode, roomCode, userId), ...fresh() });

@@ -18,7 +18,10 @@ const userId = z.int().min(1).transform(String);
 const done = () => ({});
 
 export const signalCalls = {
-  /** Throws 会议不存在 / 你当前未在会议中 (also for an ended meeting); else who the host is. */
+  /**
+   * Throws 会议不存在 / 你当前未在会议中 (also for an ended meeting); else who the host is and
+   * which media server holds the meeting's router.
+   */
   MeetingMember: declare({
     kind: 'query',
     scope: 'room',
@@ -26,7 +29,10 @@ export const signalCalls = {
     handle: (_ctx, req, state) => {
       const denied = state ? checkMeetingAccess(state, req.caller_id) : refuse('MEETING_NOT_FOUND');
       if (denied) throw AppError.from(denied);
-      return Promise.resolve({ is_host: state!.host_id === req.caller_id });
+      return Promise.resolve({
+        is_host: state!.host_id === req.caller_id,
+        media_server: state!.media_server ?? null,
+      });
     },
   }),
   MarkSocketLive: declare({

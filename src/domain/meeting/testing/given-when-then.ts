@@ -69,6 +69,7 @@ export function created(
       has_password: hash !== null,
       password_hash: hash,
       max_members: options.max ?? 4,
+      media_server: null,
       at_ms: at,
     },
     joined(host, 1, at, false, 1),

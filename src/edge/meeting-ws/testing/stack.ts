@@ -11,6 +11,7 @@ import { MemoryMeetingMediaState } from '../../../adapters/memory/memory-meeting
 import { silentLogger } from '../../../cell/testing/harness.js';
 import { refuse } from '../../../domain/meeting/errors.js';
 import type { MediaServer } from '../../../media-server/server.js';
+import { singleMediaServer } from '../../../meeting/media-servers.js';
 import { TEST_TOKEN } from '../../../media-server/testing/harness.js';
 import { RealtimePublisher } from '../../../realtime/publisher.js';
 import { AppError } from '../../../shared/errors.js';
@@ -33,7 +34,7 @@ export class FakeMembership implements MeetingMembership {
     const meeting = appCode === 'default' ? this.meetings.get(roomCode) : undefined;
     if (!meeting) return Promise.reject(AppError.from(refuse('MEETING_NOT_FOUND')));
     if (!meeting.active.has(userId)) return Promise.reject(AppError.from(refuse('NOT_IN_MEETING')));
-    return Promise.resolve({ isHost: meeting.host === userId });
+    return Promise.resolve({ isHost: meeting.host === userId, mediaServer: TEST_MEDIA_SERVER });
   }
 
   socketLive(_appCode: string, roomCode: string, userId: string): Promise<void> {
@@ -81,6 +82,9 @@ export interface Stack {
 
 const tokens = testTokens();
 
+/** The id the stack's meetings record for its media server. */
+export const TEST_MEDIA_SERVER = 'media-test';
+
 export async function startStack(
   mediaServer: MediaServer,
   options: { internalToken?: string; liveRefreshMs?: number } = {},
@@ -107,7 +111,7 @@ export async function startStack(
   const signalling = new MeetingSignalling({
     hub,
     membership,
-    media,
+    media: singleMediaServer(TEST_MEDIA_SERVER, media),
     state,
     broadcaster: publisher,
     logger: silentLogger,

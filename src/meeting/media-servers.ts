@@ -1,0 +1,53 @@
+/**
+ * Which media server a meeting's media lives on. A meeting's router is placed on a server
+ * when the meeting is created, and the meeting's state records that server's id; every
+ * node then sends the meeting's media calls (router, transports, producers, consumers,
+ * closes) to the orchestrator of that id. A node that cannot reach the recorded server
+ * answers 会议媒体服务暂不可用 rather than creating media somewhere the others will not look.
+ *
+ * Today a node knows one server (embedded, or ROOMS_MEDIA_URL, named ROOMS_MEDIA_SERVER_ID).
+ */
+import { errors } from '../shared/error-codes.js';
+import type { MediaOrchestrator } from './media-orchestrator.js';
+
+export interface MediaServers {
+  /** The server a new meeting's router goes on; null on a node without media. */
+  place(): string | null;
+  /**
+   * The orchestrator of a meeting's recorded server. A null id (a meeting without media)
+   * or an id this node cannot reach gives one whose calls fail with MEDIA_SERVER_ERROR
+   * (closes succeed: there is nothing here to close).
+   */
+  of(serverId: string | null): MediaOrchestrator;
+}
+
+/** The directory of a node with one media server (or none: `orchestrator` null). */
+export function singleMediaServer(
+  id: string,
+  orchestrator: MediaOrchestrator | null,
+): MediaServers {
+  const none = unreachableMediaServer();
+  return {
+    place: () => (orchestrator ? id : null),
+    of: (serverId) => (orchestrator && serverId === id ? orchestrator : none),
+  };
+}
+
+/** Every call is 会议媒体服务暂不可用; closes are no-ops. */
+export function unreachableMediaServer(): MediaOrchestrator {
+  const refuse = () =>
+    Promise.reject(errors.MEDIA_SERVER_ERROR.withCause(new Error('media server not reachable')));
+  return {
+    createRouter: refuse,
+    closeRouter: () => Promise.resolve(),
+    createTransport: refuse,
+    connectTransport: refuse,
+    createProducer: refuse,
+    createConsumer: refuse,
+    resumeConsumer: refuse,
+    closeTransport: () => Promise.resolve(),
+    closeProducer: () => Promise.resolve(),
+    closeConsumer: () => Promise.resolve(),
+    resolveRouterInfo: () => ({ ok: false, routerId: '', rtpCapabilities: null }),
+  };
+}
