@@ -14,7 +14,7 @@ import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { WsHub } from '../edge/ws/hub.js';
-import type { MediaServers } from '../meeting/media-servers.js';
+import { mediaRoomOf, type MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
 import type { Meetings } from './meetings.js';
 
@@ -62,7 +62,7 @@ export function wireMeetingMedia(deps: {
             );
           } else if (event.type === 'MeetingEnded' && event.media_server) {
             const server = media.of(event.media_server);
-            quietly('closing the router', () => server.closeRouter(batch.key.roomId));
+            quietly('closing the router', () => server.closeRouter(mediaRoomOf(batch.key)));
           }
         }
       }

@@ -7,8 +7,18 @@
  *
  * Today a node knows one server (embedded, or ROOMS_MEDIA_URL, named ROOMS_MEDIA_SERVER_ID).
  */
+import type { CellKey } from '../cell/lease.js';
 import { errors } from '../shared/error-codes.js';
 import type { MediaOrchestrator } from './media-orchestrator.js';
+
+/**
+ * The media server's name for a room: the app and the room's id. Room codes are unique per
+ * app only, so two apps' meetings with the same code must never share a router (closing
+ * one would end the other's media).
+ */
+export function mediaRoomOf(key: CellKey): string {
+  return `${key.appCode}:${key.roomId}`;
+}
 
 export interface MediaServers {
   /** The server a new meeting's router goes on; null on a node without media. */

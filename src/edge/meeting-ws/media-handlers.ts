@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
 import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
-import type { MediaServers } from '../../meeting/media-servers.js';
+import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import {
@@ -56,7 +56,7 @@ export class MediaHandlers {
     // Resources live as long as a socket follows the meeting: its close releases them.
     if (!context.follows(key)) throw errors.MEETING_NOT_JOINED();
     const userId = context.user.userId;
-    const info = await mediaCall(() => media.createTransport(room_code, direction, userId));
+    const info = await mediaCall(() => media.createTransport(mediaRoomOf(key), direction, userId));
     await this.record(
       () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
       () => media.closeTransport(info.id),

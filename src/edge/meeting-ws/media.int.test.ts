@@ -14,7 +14,7 @@ import {
   startTestMediaServer,
 } from '../../media-server/testing/harness.js';
 import type { Frame, TestClient } from '../ws/testing/ws-client.js';
-import { meetingCode, startStack, type Stack } from './testing/stack.js';
+import { mediaRoom, meetingCode, startStack, type Stack } from './testing/stack.js';
 
 void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
   let server: MediaServer;
@@ -32,11 +32,11 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
     stack = await startStack(server);
     code = meetingCode();
     stack.membership.add(code, '16', '17');
-    rtpCapabilities = (await stack.media.createRouter(code)).rtpCapabilities;
+    rtpCapabilities = (await stack.media.createRouter(mediaRoom(code))).rtpCapabilities;
   });
   afterEach(async () => {
     await stack.close();
-    await stack.media.closeRouter(code).catch(() => undefined);
+    await stack.media.closeRouter(mediaRoom(code)).catch(() => undefined);
   });
 
   const joined = async (userId: string) => {
@@ -221,7 +221,7 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
     // A producer of another meeting is not this meeting's to consume.
     const other = meetingCode();
     stack.membership.add(other, '18');
-    await stack.media.createRouter(other);
+    await stack.media.createRouter(mediaRoom(other));
     const stranger = await stack.connect('18');
     ok(await stranger.request('meeting.room.join', { room_code: other }));
     const strangerSend = ok(
@@ -246,7 +246,7 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
       'MEDIA_RESOURCE_NOT_FOUND',
     );
     assert.equal(server.registry.stats.consumers, before.consumers);
-    await stack.media.closeRouter(other);
+    await stack.media.closeRouter(mediaRoom(other));
   });
 
   void it('every media event re-checks active participation and checks its payload', async () => {
@@ -291,11 +291,11 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
       ['meeting.room.leave', { room_code: code }],
     ];
     // The host left the meeting (REST): its socket can no longer act in it.
-    stack.membership.meetings.get(code)!.active.delete('16');
+    stack.membership.meeting(code)!.active.delete('16');
     for (const [event, data] of requests) {
       refused(await host.request(event, data), '你当前未在会议中', 'NOT_IN_MEETING');
     }
-    stack.membership.meetings.delete(code);
+    stack.membership.remove(code);
     for (const [event, data] of requests) {
       refused(await host.request(event, data), '会议不存在', 'MEETING_NOT_FOUND');
     }
@@ -347,7 +347,7 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
     assert.match(bad.message!, /^mediaOrchestrator error: .+/);
     assert.equal(bad.reason, 'MEDIA_ORCHESTRATOR_ERROR');
     // The meeting's router is gone on the media server: 会议资源不存在.
-    await stack.media.closeRouter(code);
+    await stack.media.closeRouter(mediaRoom(code));
     refused(
       await host.request('meeting.transport.create', { room_code: code, direction: 'recv' }),
       '会议资源不存在',
@@ -367,5 +367,24 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('two apps’ meetings with the same room code have routers of their own', async () => {
+    const routers = server.registry.stats.routers;
+    stack.membership.addInApp('shop', code, '16');
+    await stack.media.createRouter(mediaRoom(code, 'shop'));
+    assert.equal(server.registry.stats.routers, routers + 1, 'a router per app');
+    const here = await joined('16');
+    const there = await stack.connect('16', 'shop');
+    ok(await there.request('meeting.room.join', { room_code: code }));
+    ok(await here.request('meeting.transport.create', { room_code: code, direction: 'send' }));
+    ok(await there.request('meeting.transport.create', { room_code: code, direction: 'send' }));
+    const transportsOf = async (appCode: string) =>
+      (await server.registry.routerOfRoom(mediaRoom(code, appCode)).router.dump()).transportIds
+        .length;
+    assert.deepEqual([await transportsOf('default'), await transportsOf('shop')], [1, 1]);
+    // Ending one app's meeting (its router closed) leaves the other's media alone.
+    await stack.media.closeRouter(mediaRoom(code, 'shop'));
+    assert.equal(await transportsOf('default'), 1);
   });
 });

@@ -16,7 +16,13 @@ import {
   waitFor,
 } from '../../media-server/testing/harness.js';
 import type { TestClient } from '../ws/testing/ws-client.js';
-import { meetingCode, routerTransports, startStack, type Stack } from './testing/stack.js';
+import {
+  mediaRoom,
+  meetingCode,
+  routerTransports,
+  startStack,
+  type Stack,
+} from './testing/stack.js';
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
@@ -35,11 +41,11 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     stack = await startStack(server);
     code = meetingCode();
     stack.membership.add(code, '16', '17');
-    await stack.media.createRouter(code);
+    await stack.media.createRouter(mediaRoom(code));
   });
   afterEach(async () => {
     await stack.close();
-    await stack.media.closeRouter(code).catch(() => undefined);
+    await stack.media.closeRouter(mediaRoom(code)).catch(() => undefined);
   });
 
   const joined = async (userId: string) => {
@@ -121,7 +127,7 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       );
     }
     // A participant who left is treated like one who never joined.
-    stack.membership.meetings.get(code)!.active.delete('17');
+    stack.membership.meeting(code)!.active.delete('17');
     const left = await stack.connect('17');
     const ack = await left.request('meeting.room.join', { room_code: code });
     assert.deepEqual([ack.code, ack.message], [-1, '你当前未在会议中']);
@@ -210,7 +216,7 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       assert.equal(bad.code, -1, JSON.stringify(data));
       assert.match(bad.message!, /^参数错误: /, JSON.stringify(data));
     }
-    stack.membership.meetings.get(code)!.active.delete('17');
+    stack.membership.meeting(code)!.active.delete('17');
     const gone = await member.request('meeting.member.state.changed', {
       room_code: code,
       audio_enabled: true,
@@ -319,7 +325,7 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     );
     assert.equal(closed.data.producer_id, producerIds[0]);
     const late = await stack.connect('18');
-    stack.membership.meetings.get(code)!.active.add('18');
+    stack.membership.meeting(code)!.active.add('18');
     await late.request('meeting.room.join', { room_code: code });
     await settle();
     assert.equal(

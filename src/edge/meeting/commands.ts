@@ -13,6 +13,7 @@ import {
   type MeetingView,
   type ParticipantView,
 } from '../../domain/meeting/view.js';
+import { mediaRoomOf } from '../../meeting/media-servers.js';
 import { AppError } from '../../shared/errors.js';
 import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
@@ -41,9 +42,10 @@ type Reply = {
  * its state records (idempotent, cached), so a join reuses it (S5). A meeting created
  * without media answers null.
  */
-async function mediaOf(ctx: MeetingContext, room: MeetingView) {
+async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView) {
   if (room.media_server === null) return { router_id: null, rtp_capabilities: null };
-  const router = await ctx.media.of(room.media_server).createRouter(room.room_code);
+  const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
+  const router = await ctx.media.of(room.media_server).createRouter(mediaRoom);
   return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
 }
 
@@ -53,7 +55,7 @@ async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknow
   return {
     room: roomJson(room, id),
     ...(participant ? { participant: participantJson(participant, id) } : {}),
-    ...(await mediaOf(ctx, room)),
+    ...(await mediaOf(ctx, req.app_code, room)),
   };
 }
 

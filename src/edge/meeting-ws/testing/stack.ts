@@ -11,7 +11,7 @@ import { MemoryMeetingMediaState } from '../../../adapters/memory/memory-meeting
 import { silentLogger } from '../../../cell/testing/harness.js';
 import { refuse } from '../../../domain/meeting/errors.js';
 import type { MediaServer } from '../../../media-server/server.js';
-import { singleMediaServer } from '../../../meeting/media-servers.js';
+import { mediaRoomOf, singleMediaServer } from '../../../meeting/media-servers.js';
 import { TEST_TOKEN } from '../../../media-server/testing/harness.js';
 import { RealtimePublisher } from '../../../realtime/publisher.js';
 import { AppError } from '../../../shared/errors.js';
@@ -27,11 +27,25 @@ export class FakeMembership implements MeetingMembership {
     [];
 
   add(roomCode: string, host: string, ...others: string[]): void {
-    this.meetings.set(roomCode, { host, active: new Set([host, ...others]) });
+    this.addInApp('default', roomCode, host, ...others);
+  }
+
+  /** A meeting of the app (default `default`), as the fake holds it. */
+  meeting(roomCode: string, appCode = 'default') {
+    return this.meetings.get(`${appCode}\n${roomCode}`);
+  }
+
+  remove(roomCode: string, appCode = 'default'): void {
+    this.meetings.delete(`${appCode}\n${roomCode}`);
+  }
+
+  /** A meeting of another app (room codes are unique per app only). */
+  addInApp(appCode: string, roomCode: string, host: string, ...others: string[]): void {
+    this.meetings.set(`${appCode}\n${roomCode}`, { host, active: new Set([host, ...others]) });
   }
 
   member(appCode: string, roomCode: string, userId: string): Promise<MeetingMember> {
-    const meeting = appCode === 'default' ? this.meetings.get(roomCode) : undefined;
+    const meeting = this.meetings.get(`${appCode}\n${roomCode}`);
     if (!meeting) return Promise.reject(AppError.from(refuse('MEETING_NOT_FOUND')));
     if (!meeting.active.has(userId)) return Promise.reject(AppError.from(refuse('NOT_IN_MEETING')));
     return Promise.resolve({ isHost: meeting.host === userId, mediaServer: TEST_MEDIA_SERVER });
@@ -54,7 +68,7 @@ export class FakeMembership implements MeetingMembership {
     actorId: string,
     change: MemberStateChange,
   ): Promise<void> {
-    const meeting = this.meetings.get(roomCode);
+    const meeting = this.meetings.get(`default\n${roomCode}`);
     const target = change.target_user_id ?? actorId;
     if (target !== actorId && meeting?.host !== actorId) {
       return Promise.reject(AppError.from(refuse('HOST_ONLY_WS')));
@@ -76,7 +90,8 @@ export interface Stack {
   readonly media: HttpMediaOrchestrator;
   readonly signalling: MeetingSignalling;
   readonly hub: WsHub;
-  connect(userId: string): Promise<TestClient>;
+  /** A socket of the user in the app (default `default`). */
+  connect(userId: string, appCode?: string): Promise<TestClient>;
   close(): Promise<void>;
 }
 
@@ -128,9 +143,10 @@ export async function startStack(
     media,
     signalling,
     hub,
-    connect: async (userId) => {
+    connect: async (userId, appCode) => {
+      const token = await tokens.sign(userId, appCode);
       const client = await TestClient.connect(
-        `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(await tokens.sign(userId))}`,
+        `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`,
       );
       clients.push(client);
       return client;
@@ -147,9 +163,14 @@ export async function startStack(
   };
 }
 
+/** The media server's name of a meeting of the app `default` (or of `appCode`). */
+export const mediaRoom = (roomCode: string, appCode = 'default') =>
+  mediaRoomOf({ appCode, roomId: roomCode });
+
 /** How many transports the meeting's router has on the media server. */
 export async function routerTransports(server: MediaServer, roomCode: string): Promise<number> {
-  return (await server.registry.routerOfRoom(roomCode).router.dump()).transportIds.length;
+  return (await server.registry.routerOfRoom(mediaRoom(roomCode)).router.dump()).transportIds
+    .length;
 }
 
 /** A fresh 9-digit meeting code (distinct per call and process). */
