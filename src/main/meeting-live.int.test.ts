@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import type { MeetingClient } from '../edge/meeting/testing/meeting-client.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
 import type { RoomsNode } from './node.js';
+import { mediaRoomOf } from '../meeting/media-servers.js';
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 
 describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason() }, () => {
@@ -117,5 +118,38 @@ describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason
       after.filter((f) => f.event.startsWith('meeting.') && !f.event.endsWith('.ack')),
       [],
     );
+  });
+
+  it('the janitor closes the router of an ended meeting the end did not close, nothing else', async () => {
+    const registry = node.media.server!.registry;
+    const orchestrator = node.media.orchestrator!;
+    const open = async (title: string) => {
+      const created = await api.call('POST', '/meeting/rooms', { as: 'third', body: { title } });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      return created.body.data.room.room_code as string;
+    };
+    const ended = await open('ended');
+    assert.equal(
+      (await api.call('POST', `/meeting/rooms/${ended}/end`, { as: 'third', body: {} })).status,
+      200,
+    );
+    const endedRoom = mediaRoomOf({ appCode: 'default', roomId: ended });
+    for (let i = 0; registry.roomCodes.includes(endedRoom) && i < 100; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // The owner died before closing it: the router is still there.
+    await orchestrator.createRouter(endedRoom);
+    const live = await open('live');
+    const liveRoom = mediaRoomOf({ appCode: 'default', roomId: live });
+    const strangers = ['default:999-999-999', 'voice-room-7'];
+    for (const name of strangers) await orchestrator.createRouter(name);
+
+    assert.equal(await node.routerJanitor.sweepOnce(), 1);
+    const rooms = registry.roomCodes;
+    assert.ok(!rooms.includes(endedRoom), 'the ended meeting’s router is closed');
+    for (const name of [liveRoom, ...strangers]) assert.ok(rooms.includes(name), name);
+    assert.equal(await node.routerJanitor.sweepOnce(), 0, 'nothing more to close');
+    for (const name of strangers) await orchestrator.closeRouter(name);
+    await api.call('POST', `/meeting/rooms/${live}/end`, { as: 'third', body: {} });
   });
 });

@@ -25,6 +25,8 @@ import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { singleMediaServer } from '../meeting/media-servers.js';
+import { MediaRouterJanitor } from '../meeting/router-janitor.js';
+import { sqlEndedMeetings } from '../adapters/sql/meeting/ended-meetings.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../outbox/webhooks.js';
@@ -58,6 +60,8 @@ export interface RoomsNode {
   readonly accounts: AccountsService;
   /** The media server (embedded, or the one at ROOMS_MEDIA_URL) and its client. */
   readonly media: NodeMedia;
+  /** Closes the routers of ended meetings left open (e.g. the owner died before closing). */
+  readonly routerJanitor: MediaRouterJanitor;
   /** Realtime bus, WebSocket hub (`/ws`) and outbox relay. */
   readonly delivery: Delivery;
   /** The notification centre (the meeting invite's `pushBatch`). */
@@ -137,6 +141,12 @@ export async function startNode(
     });
     meetings.chatRetention.start();
     closers.push(() => meetings.chatRetention.stop());
+    const routerJanitor = new MediaRouterJanitor(
+      {},
+      { media: mediaServers, meetings: sqlEndedMeetings(sql.db), logger },
+    );
+    routerJanitor.start();
+    closers.push(() => routerJanitor.stop());
     const outbox = {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),
@@ -212,6 +222,7 @@ export async function startNode(
     let closing: Promise<void> | undefined;
     return {
       media,
+      routerJanitor,
       host,
       http,
       sql,

@@ -93,11 +93,14 @@ void describe('media server internal token, path spellings', { skip: mediaSkipRe
       `http://127.0.0.1:${port}/internal/info`,
       '/%69nternal/v1/events',
       '/internal/v1/rooms/some-room/%72outer',
+      '/internal/v1/rooms',
+      '/internal/v1/%72ooms',
     ]) {
       const res = await send('GET', target, null);
       assert.ok(res.status === 401 || res.status === 404, `GET ${target}: ${res.head}`);
-      assert.doesNotMatch(res.body, /mediasoup_version|worker_pid|text\/event-stream/);
+      assert.doesNotMatch(res.body, /mediasoup_version|worker_pid|text\/event-stream|room_codes/);
     }
+    assert.equal((await send('GET', '/internal/v1/rooms', TEST_TOKEN)).status, 200);
   });
 
   void it('routes an encoded spelling like the plain one once the token is right', async () => {

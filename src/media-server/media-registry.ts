@@ -100,6 +100,11 @@ export class MediaRegistry {
     return entry;
   }
 
+  /** The room codes that have a router, in no particular order. */
+  get roomCodes(): string[] {
+    return [...this.#routerByRoom.keys()];
+  }
+
   routerOfRoom(roomCode: string): RouterEntry {
     const entry = this.#routerByRoom.get(roomCode);
     if (!entry) throw errors.ROOM_ROUTER_NOT_FOUND(roomCode);

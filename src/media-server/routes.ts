@@ -116,6 +116,10 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, { ...routerView(entry), created }, created ? 201 : 200);
     }),
   );
+  // The rooms that have a router (the nodes' janitor closes those of ended meetings).
+  app.get('/internal/v1/rooms', async (request, reply) =>
+    ok(request, reply, { room_codes: registry.roomCodes }),
+  );
   app.get(
     '/internal/v1/routers/:id',
     handle(async (request, reply) =>

@@ -75,6 +75,8 @@ export interface MediaOrchestrator {
   closeTransport(transportId: string): Promise<void>;
   closeProducer(producerId: string): Promise<void>;
   closeConsumer(consumerId: string): Promise<void>;
+  /** Every room that has a router on the media server (its room codes). */
+  listRooms(): Promise<string[]>;
   /** The cached router of a meeting, without a network call; `ok: false` when unknown. */
   resolveRouterInfo(roomCode: string): ResolvedRouterInfo;
 }

@@ -23,6 +23,8 @@ export function mediaRoomOf(key: CellKey): string {
 export interface MediaServers {
   /** The server a new meeting's router goes on; null on a node without media. */
   place(): string | null;
+  /** The ids of every server this node reaches. */
+  ids(): string[];
   /**
    * The orchestrator of a meeting's recorded server. A null id (a meeting without media)
    * or an id this node cannot reach gives one whose calls fail with MEDIA_SERVER_ERROR
@@ -39,6 +41,7 @@ export function singleMediaServer(
   const none = unreachableMediaServer();
   return {
     place: () => (orchestrator ? id : null),
+    ids: () => (orchestrator ? [id] : []),
     of: (serverId) => (orchestrator && serverId === id ? orchestrator : none),
   };
 }
@@ -58,6 +61,7 @@ export function unreachableMediaServer(): MediaOrchestrator {
     closeTransport: () => Promise.resolve(),
     closeProducer: () => Promise.resolve(),
     closeConsumer: () => Promise.resolve(),
+    listRooms: () => Promise.resolve([]),
     resolveRouterInfo: () => ({ ok: false, routerId: '', rtpCapabilities: null }),
   };
 }

@@ -64,6 +64,11 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
     return info;
   }
 
+  async listRooms(): Promise<string[]> {
+    const view = await this.#http.call<{ room_codes: string[] }>('GET', '/internal/v1/rooms');
+    return view.room_codes;
+  }
+
   async closeRouter(roomCode: string): Promise<void> {
     let routerId = this.#routers.get(roomCode)?.routerId;
     if (!routerId) {
