@@ -141,7 +141,7 @@ describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason
     await orchestrator.createRouter(endedRoom);
     const live = await open('live');
     const liveRoom = mediaRoomOf({ appCode: 'default', roomId: live });
-    const strangers = ['default:999-999-999', 'voice-room-7'];
+    const strangers = ['meeting:default:999-999-999', 'voice_room:default:r-7', 'other-room'];
     for (const name of strangers) await orchestrator.createRouter(name);
 
     assert.equal(await node.routerJanitor.sweepOnce(), 1);

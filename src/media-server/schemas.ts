@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
 import { errors } from '../shared/error-codes.js';
 
-/** Room codes: the meeting's `XXX-XXX-XXX`, or any other room key of the same alphabet. */
+/** Room names: `<kind>:<app_code>:<room id>` from the nodes, or any key of this alphabet. */
 export const roomCode = z
   .string()
-  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'room code: [A-Za-z0-9._:-]{1,128}');
+  .regex(/^[A-Za-z0-9._:@-]{1,200}$/, 'room code: [A-Za-z0-9._:@-]{1,200}');
 const id = z.string().min(1).max(128);
 const peerId = z.string().min(1).max(128);
 

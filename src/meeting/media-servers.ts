@@ -11,13 +11,23 @@ import type { CellKey } from '../cell/lease.js';
 import { errors } from '../shared/error-codes.js';
 import type { MediaOrchestrator } from './media-orchestrator.js';
 
+/** The room kinds that have media (their cell kinds). */
+export type MediaRoomKind = 'meeting' | 'voice_room';
+
 /**
- * The media server's name for a room: the app and the room's id. Room codes are unique per
- * app only, so two apps' meetings with the same code must never share a router (closing
- * one would end the other's media).
+ * The media server's name for a room: `<kind>:<app_code>:<room id>`. Room ids are unique per
+ * app only, so two apps' rooms with the same id must never share a router (closing one
+ * would end the other's media); the kind tells whose room a media event is about.
  */
-export function mediaRoomOf(key: CellKey): string {
-  return `${key.appCode}:${key.roomId}`;
+export function mediaRoomOf(key: CellKey, kind: MediaRoomKind = 'meeting'): string {
+  return `${kind}:${key.appCode}:${key.roomId}`;
+}
+
+/** A name of {@link mediaRoomOf} back to its room; null for any other name. */
+export function parseMediaRoom(name: string): { kind: MediaRoomKind; key: CellKey } | null {
+  const match = /^(meeting|voice_room):([a-z0-9_-]{1,64}):(.+)$/.exec(name);
+  if (!match) return null;
+  return { kind: match[1] as MediaRoomKind, key: { appCode: match[2]!, roomId: match[3]! } };
 }
 
 export interface MediaServers {

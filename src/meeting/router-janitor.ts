@@ -11,17 +11,17 @@
 import type { Logger } from 'pino';
 import type { CellKey } from '../cell/lease.js';
 import { PeriodicSweep } from '../shared/periodic-sweep.js';
-import { mediaRoomOf, type MediaServers } from './media-servers.js';
+import { mediaRoomOf, parseMediaRoom, type MediaServers } from './media-servers.js';
 
 /** Port: which of these meetings have ended (SQL adapter: src/adapters/sql/meeting/). */
 export interface EndedMeetings {
   endedAmong(meetings: readonly CellKey[]): Promise<CellKey[]>;
 }
 
-/** `<app_code>:<room_code>` back to the meeting's key; null for another name. */
+/** A media room name back to its meeting's key; null for another kind's or name. */
 export function meetingOfMediaRoom(name: string): CellKey | null {
-  const match = /^([a-z0-9_-]{1,64}):(\d{3}-\d{3}-\d{3})$/.exec(name);
-  return match ? { appCode: match[1]!, roomId: match[2]! } : null;
+  const room = parseMediaRoom(name);
+  return room?.kind === 'meeting' ? room.key : null;
 }
 
 export class MediaRouterJanitor {
