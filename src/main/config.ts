@@ -88,6 +88,7 @@ const schema = z.object({
   ROOMS_MAX_SEATS: int(1, 50).default(20),
   ROOMS_MEETING_EMPTY_TTL_MS: int(1000).default(300_000),
   ROOMS_MEETING_HOST_GRACE_MS: int(1000).default(30_000),
+  ROOMS_MEETING_PRESENCE_TTL_MS: int(1000).default(90_000),
   ROOMS_MEETING_STALE_MS: int(60_000).default(14_400_000),
   // A sweep skips meetings it has already covered, so the line must lie well behind any
   // end still being committed: 0 (off) or at least a minute.
@@ -283,6 +284,11 @@ export interface Config {
     readonly emptyTtlMs: number;
     /** The host without a live WebSocket for this long loses the host role. */
     readonly hostGraceMs: number;
+    /**
+     * A node's report of a user's live socket holds this long unless refreshed (each node
+     * refreshes every third of it); a node that died stops counting after it.
+     */
+    readonly presenceTtlMs: number;
     /** A meeting with no activity for this long ends (`system_error`). */
     readonly staleMs: number;
     /** The chats of a meeting ended this long ago are deleted; 0 keeps them. */
@@ -400,6 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     meeting: {
       emptyTtlMs: e.ROOMS_MEETING_EMPTY_TTL_MS,
       hostGraceMs: e.ROOMS_MEETING_HOST_GRACE_MS,
+      presenceTtlMs: e.ROOMS_MEETING_PRESENCE_TTL_MS,
       staleMs: e.ROOMS_MEETING_STALE_MS,
       chatRetentionMs: e.ROOMS_MEETING_CHAT_RETENTION_MS,
     },

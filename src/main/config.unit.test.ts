@@ -35,6 +35,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_MAX_SEATS: '12',
   ROOMS_MEETING_EMPTY_TTL_MS: '120000',
   ROOMS_MEETING_HOST_GRACE_MS: '5000',
+  ROOMS_MEETING_PRESENCE_TTL_MS: '45000',
   ROOMS_MEETING_STALE_MS: '3600000',
   ROOMS_MEETING_CHAT_RETENTION_MS: '0',
   ROOMS_ADMIN_TOKEN: 'an-admin-token-0123',
@@ -161,6 +162,7 @@ void describe('loadConfig', () => {
       meeting: {
         emptyTtlMs: 300_000,
         hostGraceMs: 30_000,
+        presenceTtlMs: 90_000,
         staleMs: 14_400_000,
         chatRetentionMs: 86_400_000,
       },
@@ -281,6 +283,7 @@ void describe('loadConfig', () => {
       meeting: {
         emptyTtlMs: 120_000,
         hostGraceMs: 5_000,
+        presenceTtlMs: 45_000,
         staleMs: 3_600_000,
         chatRetentionMs: 0,
       },
@@ -431,6 +434,7 @@ void describe('loadConfig', () => {
       ['ROOMS_ADVERTISE_ADDR', 'host:99999'],
       ['ROOMS_MAX_SEATS', '0'],
       ['ROOMS_MEETING_EMPTY_TTL_MS', '999'],
+      ['ROOMS_MEETING_PRESENCE_TTL_MS', '999'],
       ['ROOMS_MEETING_STALE_MS', '1.5'],
       ['ROOMS_MEETING_CHAT_RETENTION_MS', '59999'],
       ['ROOMS_MEETING_CHAT_RETENTION_MS', '-1'],

@@ -34,6 +34,10 @@ export function wireMeetingMedia(deps: {
   redis: Redis | null;
   keyPrefix: string;
   logger: Logger;
+  /** This node's id: the key of its presence leases in the meetings. */
+  nodeId: string;
+  /** The meetings' presence TTL; the signalling refreshes every third of it. */
+  presenceTtlMs: number;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
   const media = deps.media;
@@ -46,6 +50,8 @@ export function wireMeetingMedia(deps: {
       : new MemoryMeetingMediaState(),
     broadcaster: deps.publisher,
     logger,
+    nodeId: deps.nodeId,
+    liveRefreshMs: Math.floor(deps.presenceTtlMs / 3),
   });
   const quietly = (what: string, run: () => Promise<void>) => {
     run().catch((err: unknown) => logger.warn({ err }, `${what} failed`));

@@ -43,6 +43,7 @@ import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
 import { wireMeetings, type Meetings } from './meetings.js';
 import { meetingFrames } from '../edge/meeting/meeting-frames.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
+import type { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { CanFollow } from '../edge/ws/hub.js';
 import { MemoryKeyValue } from '../adapters/memory/memory-key-value.js';
 import { RedisKeyValue } from '../adapters/redis/redis-key-value.js';
@@ -66,6 +67,8 @@ export interface RoomsNode {
   readonly delivery: Delivery;
   /** The notification centre (the meeting invite's `pushBatch`). */
   readonly notifications: NotificationCentre;
+  /** The meetings' WebSocket signalling (this node's presence notices to the meetings). */
+  readonly meetingSignalling: MeetingSignalling;
   /** The HTTP address actually bound (port 0 picks a free one). */
   readonly httpAddress: string;
   /** Drains the host, then closes HTTP, SQL and Redis. Idempotent. */
@@ -206,6 +209,8 @@ export async function startNode(
       redis,
       keyPrefix: config.keyPrefix,
       logger,
+      nodeId: config.nodeId,
+      presenceTtlMs: config.meeting.presenceTtlMs,
     });
     const signalling = meetingMedia;
     // Closed after the sockets (closers run in reverse): their disconnects release media first.
@@ -231,6 +236,7 @@ export async function startNode(
       meetings,
       delivery: wired,
       notifications,
+      meetingSignalling: signalling.signalling,
       httpAddress,
       close: () => (closing ??= closeAll()),
     };

@@ -1,10 +1,16 @@
 /**
- * The meeting's decider: routes each command to its function, and the three durable
- * timers (empty TTL, host grace, stale cleanup) with the one system command that fires
- * every due one.
+ * The meeting's decider: routes each command to its function, and the four durable
+ * timers (empty TTL, presence leases, host grace, stale cleanup) with the one system
+ * command that fires every due one.
  */
 import type { DecideContext, Decision } from '../decider.js';
-import { expireHostGrace, markSocketLive, markSocketsGone, transferHost } from './decide-host.js';
+import {
+  expireHostGrace,
+  expirePresence,
+  markSocketLive,
+  markSocketsGone,
+  transferHost,
+} from './decide-host.js';
 import {
   createMeeting,
   endMeeting,
@@ -14,7 +20,7 @@ import {
   leaveMeeting,
 } from './decide-membership.js';
 import { changeMemberState, sendChat } from './decide-signals.js';
-import { assertNever, evolveMeeting } from './evolve.js';
+import { assertNever, evolveMeeting, presenceOf } from './evolve.js';
 import type { MeetingCommand, MeetingEvent, MeetingSettings, MeetingState } from './types.js';
 
 export function decideMeeting(
@@ -41,7 +47,7 @@ export function decideMeeting(
     case 'SendChat':
       return sendChat(state, command, ctx);
     case 'MarkSocketLive':
-      return markSocketLive(state, command, ctx);
+      return markSocketLive(state, command, ctx, settings);
     case 'MarkSocketsGone':
       return markSocketsGone(state, command, ctx, settings);
     case 'ExpireMeetingDeadlines':
@@ -51,12 +57,13 @@ export function decideMeeting(
   }
 }
 
-export type MeetingTimer = 'empty_ttl' | 'host_grace' | 'stale';
+export type MeetingTimer = 'empty_ttl' | 'presence' | 'host_grace' | 'stale';
 
 /**
- * The meeting's timers with their deadlines, earliest first (equal times: empty TTL, host
- * grace, stale). Only a meeting in progress has any. The stale deadline counts from the
- * last event: refused commands change nothing, so they keep nothing alive.
+ * The meeting's timers with their deadlines, earliest first (equal times: empty TTL,
+ * presence, host grace, stale). Only a meeting in progress has any. `presence` is the
+ * earliest lease of any (user, node). The stale deadline counts from the last event:
+ * refused commands change nothing, so they keep nothing alive.
  */
 export function meetingTimers(
   state: MeetingState,
@@ -66,6 +73,10 @@ export function meetingTimers(
   const timers: { timer: MeetingTimer; at_ms: number }[] = [];
   if (state.empty_deadline_ms !== null) {
     timers.push({ timer: 'empty_ttl', at_ms: state.empty_deadline_ms });
+  }
+  const leases = presenceOf(state);
+  if (leases.length > 0) {
+    timers.push({ timer: 'presence', at_ms: Math.min(...leases.map((e) => e.until_ms)) });
   }
   if (state.host_grace !== null) {
     timers.push({ timer: 'host_grace', at_ms: state.host_grace.deadline_ms });
@@ -94,11 +105,13 @@ export function expireMeetingDeadlines(
 ): MeetingEvent[] {
   const events: MeetingEvent[] = [];
   let current = state;
-  // At most one firing per timer kind; the bound keeps a bug from looping forever.
-  for (let round = 0; round < 3; round++) {
+  // Every firing clears its deadline, but one may start another: an expired lease starts
+  // the grace, possibly of a host who got the role from a grace that expired just before.
+  // The bound keeps a bug from looping forever.
+  for (let round = 0; round < 8; round++) {
     const due = meetingTimers(current, settings)[0];
     if (!due || due.at_ms > ctx.nowMs) break;
-    const fired = fire(current, due.timer, ctx);
+    const fired = fire(current, due.timer, ctx, settings);
     if (fired.length === 0) break;
     events.push(...fired);
     current = fired.reduce(evolveMeeting, current);
@@ -106,12 +119,19 @@ export function expireMeetingDeadlines(
   return events;
 }
 
-function fire(state: MeetingState, timer: MeetingTimer, ctx: DecideContext): MeetingEvent[] {
+function fire(
+  state: MeetingState,
+  timer: MeetingTimer,
+  ctx: DecideContext,
+  settings: MeetingSettings,
+): MeetingEvent[] {
   switch (timer) {
     case 'empty_ttl':
       // Nobody is inside (a join cancels the countdown); the edge closes the router and
       // broadcasts meeting.room.ended {reason: empty_ttl}.
       return endWith(state, 'empty_ttl', ctx);
+    case 'presence':
+      return expirePresence(state, ctx, settings);
     case 'host_grace':
       return expireHostGrace(state, ctx);
     case 'stale':

@@ -10,7 +10,9 @@
  * - keep the single-meeting index (invariant 6) and pass `in_other_meeting`;
  * - retry CreateMeeting with a new code on ROOM_CODE_CONFLICT (5 tries in all);
  * - invite tokens (INVITE_EXPIRED) live entirely at the edge;
- * - tell the cell about WebSocket presence (MarkSocketLive / MarkSocketsGone);
+ * - tell the cell about WebSocket presence, per node (MarkSocketLive on join and then every
+ *   third of presenceTtlMs while a socket stays, MarkSocketsGone when the node's last one
+ *   goes);
  * - map events to broadcasts: MemberJoined → meeting.member.joined; MemberLeft →
  *   meeting.member.left (and, for reason `kicked`, meeting.member.kicked to that user
  *   alone); HostChanged → meeting.host.changed; MeetingEnded → meeting.room.ended plus
@@ -28,6 +30,7 @@ export type MeetingKind = RoomKind<MeetingState, MeetingCommand, MeetingEvent>;
 export const defaultMeetingSettings: MeetingSettings = Object.freeze({
   emptyTtlMs: 300_000,
   hostGraceMs: 30_000,
+  presenceTtlMs: 90_000,
   staleMs: 4 * 60 * 60 * 1000,
   maxMembersCap: 8,
 });
@@ -52,12 +55,15 @@ export function meetingKind(settings: MeetingSettings = defaultMeetingSettings):
 }
 
 /**
- * Socket liveness notices are kept in the log (they keep a meeting from going stale), not
- * sent out; the password hash never leaves the cell.
+ * Socket presence (notices and expired leases) is kept in the log (it keeps a meeting from
+ * going stale and drives the host grace), not sent out; the password hash never leaves the
+ * cell.
  */
 export function toOutbox(event: MeetingEvent): { type: string; data: unknown } | null {
   switch (event.type) {
     case 'SocketLive':
+    case 'SocketsGone':
+    case 'PresenceExpired':
       return null;
     case 'MeetingCreated': {
       const { password_hash: _secret, ...rest } = event;

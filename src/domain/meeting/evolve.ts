@@ -1,5 +1,5 @@
 /** Pure and total: the only place the meeting's state changes. */
-import type { MeetingEvent, MeetingState, Participant } from './types.js';
+import type { MeetingEvent, MeetingState, Participant, PresenceEntry } from './types.js';
 
 export function initialMeeting(): MeetingState {
   return {
@@ -22,6 +22,7 @@ export function initialMeeting(): MeetingState {
     empty_deadline_ms: null,
     host_grace: null,
     last_activity_ms: null,
+    presence: [],
   };
 }
 
@@ -83,6 +84,8 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
         })),
         // The grace is about the host's sockets; a host who left has none to wait for.
         host_grace: state.host_grace?.user_id === event.user_id ? null : state.host_grace,
+        // Only active members have presence: a re-join starts from its next live notice.
+        presence: presenceOf(state).filter((e) => e.user_id !== event.user_id),
       };
     case 'EmptyTtlStarted':
       return { ...touched, empty_deadline_ms: event.deadline_ms };
@@ -104,6 +107,7 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
         ended_reason: event.reason,
         empty_deadline_ms: null,
         host_grace: null,
+        presence: [],
       };
     case 'MemberStateChanged':
       return {
@@ -118,7 +122,19 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
     case 'ChatSent':
       return { ...touched, chat_count: Math.max(state.chat_count, event.message_id) };
     case 'SocketLive':
-      return touched;
+      // An event logged before presence was kept only counts as activity.
+      if (event.node_id === undefined || event.until_ms === undefined) return touched;
+      return {
+        ...touched,
+        presence: withEntry(state, {
+          user_id: event.user_id,
+          node_id: event.node_id,
+          until_ms: event.until_ms,
+        }),
+      };
+    case 'SocketsGone':
+    case 'PresenceExpired':
+      return { ...touched, presence: withoutEntry(state, event.user_id, event.node_id) };
     default:
       return assertNever(event);
   }
@@ -132,12 +148,36 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
 function isActivity(event: MeetingEvent): boolean {
   switch (event.type) {
     case 'HostGraceExpired':
+    case 'PresenceExpired':
       return false;
+    case 'HostGraceStarted':
+      return event.cause !== 'presence_expired';
     case 'HostChanged':
       return event.auto_reason !== 'host_grace_expired';
     default:
       return true;
   }
+}
+
+/** The presence entries of the meeting (none in a state saved before they were kept). */
+export function presenceOf(state: MeetingState): readonly PresenceEntry[] {
+  return state.presence ?? [];
+}
+
+/** The nodes that hold a presence entry of the user. */
+export function presenceOfUser(state: MeetingState, userId: string): PresenceEntry[] {
+  return presenceOf(state).filter((e) => e.user_id === userId);
+}
+
+/** Adds the (user, node) entry, or replaces it in place: one entry per (user, node). */
+function withEntry(state: MeetingState, entry: PresenceEntry): readonly PresenceEntry[] {
+  const all = presenceOf(state);
+  const at = all.findIndex((e) => e.user_id === entry.user_id && e.node_id === entry.node_id);
+  return at < 0 ? [...all, entry] : all.map((e, i) => (i === at ? entry : e));
+}
+
+function withoutEntry(state: MeetingState, userId: string, nodeId: string) {
+  return presenceOf(state).filter((e) => e.user_id !== userId || e.node_id !== nodeId);
 }
 
 export function participantOf(state: MeetingState, userId: string): Participant | undefined {

@@ -4,7 +4,9 @@
  * and long (past the empty TTL, the host grace and the stale limit) and the timer worker.
  * After every step: at most one host, and the host is an active participant while anyone
  * is active in a meeting in progress; active count ≤ max_members; an ended meeting has
- * nobody active and no timer; a refusal changes nothing; a due alarm fires exactly once.
+ * nobody active and no timer; presence entries are one per (user, node), of active members
+ * only, and a host in grace has none; a refusal changes nothing; a due alarm fires exactly
+ * once.
  * At the end, replaying the log (also through JSON) rebuilds the state.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +14,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isDomainError } from '../decider.js';
 import { meetingReasons } from './errors.js';
-import { activeParticipants, participantOf } from './evolve.js';
+import { activeParticipants, participantOf, presenceOf, presenceOfUser } from './evolve.js';
 import { ctx, fold } from './testing/given-when-then.js';
 import {
   commandOf,
@@ -41,6 +43,11 @@ function checkState(state: MeetingState, world: World): void {
   }
   const hosts = meetingDetail(state).participants.filter((p) => p.role === 1);
   assert.ok(hosts.length <= 1, 'at most one host');
+  const leases = presenceOf(state).map((e) => `${e.user_id}\u0000${e.node_id}`);
+  assert.equal(new Set(leases).size, leases.length, 'one presence entry per (user, node)');
+  for (const e of presenceOf(state)) {
+    assert.ok(participantOf(state, e.user_id)?.left_at_ms === null, 'presence of active only');
+  }
   if (state.status === null) {
     assert.deepEqual(state.participants, []);
     return;
@@ -56,12 +63,14 @@ function checkState(state: MeetingState, world: World): void {
     if (state.host_grace) {
       assert.equal(state.host_grace.user_id, state.host_id, 'the grace is the host’s');
       assert.ok(participantOf(state, state.host_grace.user_id)?.left_at_ms === null);
+      assert.deepEqual(presenceOfUser(state, state.host_grace.user_id), [], 'no grace while live');
     }
   } else {
     assert.equal(state.status, 2);
     assert.deepEqual(active, [], 'an ended meeting has nobody active');
     assert.equal(state.empty_deadline_ms, null);
     assert.equal(state.host_grace, null);
+    assert.deepEqual(presenceOf(state), [], 'an ended meeting has no presence');
     assert.equal(kind.nextDeadline(state), null, 'an ended meeting waits for nothing');
     assert.ok(state.ended_reason !== null && state.ended_at_ms !== null);
   }
@@ -184,6 +193,7 @@ describe('meeting invariants (property)', () => {
           );
           if (e.type === 'MeetingEnded') seen.add(`ended:${e.reason}`);
           if (e.type === 'MemberJoined' && e.rejoined) seen.add('rejoined');
+          if (e.type === 'HostGraceStarted' && e.cause) seen.add(`grace:${e.cause}`);
         }
       }),
       { numRuns: 300 },
@@ -199,6 +209,9 @@ describe('meeting invariants (property)', () => {
       'rejoined',
       'MeetingRevived',
       'HostGraceCancelled',
+      'SocketsGone',
+      'PresenceExpired',
+      'grace:presence_expired',
       'ChatSent',
     ]) {
       assert.ok(seen.has(wanted), `some run reaches ${wanted}`);

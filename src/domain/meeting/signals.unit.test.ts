@@ -15,8 +15,11 @@ import {
   HOST,
   MEETING_ID,
   left,
+  live,
   meetingWith,
+  NODE_A,
   NOW,
+  socketLive,
 } from './testing/given-when-then.js';
 import type { MeetingCommand, MemberMediaState } from './types.js';
 import { replyOf } from './view.js';
@@ -170,19 +173,23 @@ describe('SendChat', () => {
 });
 
 describe('MarkSocketLive (meeting.room.join)', () => {
-  it('an active member: a liveness event, nothing else changes', () => {
+  it('an active member: a liveness event with the node’s lease, nothing else changes', () => {
     const before = given(meetingWith(['u-1'])).state;
     const after = given(meetingWith(['u-1']))
-      .when({ type: 'MarkSocketLive', user_id: 'u-1' })
-      .then([{ type: 'SocketLive', user_id: 'u-1', at_ms: NOW }]);
-    assert.deepEqual({ ...after, last_activity_ms: null }, { ...before, last_activity_ms: null });
+      .when(live('u-1'))
+      .then([socketLive('u-1', NODE_A, NOW)]);
+    const rest = (s: typeof after) => ({ ...s, last_activity_ms: null, presence: [] });
+    assert.deepEqual(rest(after), rest(before));
     assert.equal(after.last_activity_ms, NOW);
   });
 
-  it('ACK failures: 会议不存在, 你当前未在会议中', () => {
-    given().when({ type: 'MarkSocketLive', user_id: 'u-1' }).thenError('MEETING_NOT_FOUND');
+  it('ACK failures: 会议不存在, 你当前未在会议中; a malformed node id is refused', () => {
+    given().when(live('u-1')).thenError('MEETING_NOT_FOUND');
     given(meetingWith(['u-1']), left('u-1'))
-      .when({ type: 'MarkSocketLive', user_id: 'u-1' })
+      .when(live('u-1'))
       .thenError('NOT_IN_MEETING');
+    given(meetingWith(['u-1']))
+      .when(live('u-1', ''))
+      .thenError('INVALID_ARGUMENT');
   });
 });

@@ -16,22 +16,24 @@ import {
   EXPIRE,
   fold,
   given,
+  gone,
   graceStarted,
   HOST,
   hostChanged,
   join,
   joined,
   left,
+  live,
   meetingWith,
+  NODE_A,
   NOW,
   settings,
+  socketLive,
   T0,
 } from './testing/given-when-then.js';
-import type { MeetingCommand, MeetingEvent } from './types.js';
+import type { MeetingEvent } from './types.js';
 
 const kind = meetingKind(settings);
-const gone = (user_id = HOST): MeetingCommand => ({ type: 'MarkSocketsGone', user_id });
-const live = (user_id = HOST): MeetingCommand => ({ type: 'MarkSocketLive', user_id });
 const GRACE_END = T0 + settings.hostGraceMs;
 
 describe('host grace', () => {
@@ -74,7 +76,7 @@ describe('host grace', () => {
     const state = given(meetingWith(['u-1']), graceStarted())
       .when(live(), { nowMs: GRACE_END - 1 })
       .then([
-        { type: 'SocketLive', user_id: HOST, at_ms: GRACE_END - 1 },
+        socketLive(HOST, NODE_A, GRACE_END - 1),
         { type: 'HostGraceCancelled', user_id: HOST, at_ms: GRACE_END - 1 },
       ]);
     assert.deepEqual(kind.decide(state, EXPIRE, ctx({ nowMs: GRACE_END })), []);
@@ -172,8 +174,9 @@ describe('stale cleanup', () => {
     const later = T0 + 3 * 60 * 60 * 1000;
     const touched = given(history)
       .when(live('u-1'), { nowMs: later })
-      .then([{ type: 'SocketLive', user_id: 'u-1', at_ms: later }]);
-    assert.equal(kind.nextDeadline(touched), later + settings.staleMs);
+      .then([socketLive('u-1', NODE_A, later)]);
+    const stale = (t: ReturnType<typeof meetingTimers>) => t.find((x) => x.timer === 'stale');
+    assert.equal(stale(meetingTimers(touched, settings))?.at_ms, later + settings.staleMs);
     const refused = kind.decide(fold(history), join('u-1'), ctx({ nowMs: later }));
     assert.ok(isDomainError(refused), 'an active member joining again is refused');
     assert.equal(kind.nextDeadline(fold(history)), T0 + 1 + settings.staleMs);

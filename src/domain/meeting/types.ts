@@ -27,6 +27,18 @@ export type LeftReason = 'leave' | 'kicked' | 'host_end' | 'system_error';
  */
 export type AutoReason = 'host_left_with_members' | 'host_grace_expired' | 'empty_room_revived';
 
+/**
+ * One node's report that a user has a live WebSocket on the meeting's channel there: a
+ * lease that lives until `until_ms` unless the node refreshes it. The host's grace starts
+ * when the host's last entry goes (its node said so, or the lease ran out).
+ */
+export interface PresenceEntry {
+  readonly user_id: string;
+  /** The reporting node's `ROOMS_NODE_ID`. */
+  readonly node_id: string;
+  readonly until_ms: number;
+}
+
 /** One `meeting_participants` row: a user has at most one per meeting, reused on re-join. */
 export interface Participant {
   /** The row id the edge allocated for the first join; kept on every re-join. */
@@ -89,6 +101,11 @@ export interface MeetingState {
   readonly host_grace: { readonly user_id: string; readonly deadline_ms: number } | null;
   /** When the last command changed something (timers do not count); stale after staleMs. */
   readonly last_activity_ms: number | null;
+  /**
+   * Per active user, the nodes that reported a live socket, each until its lease runs out
+   * (one entry per (user, node)). Absent in states saved before presence was kept.
+   */
+  readonly presence?: readonly PresenceEntry[];
 }
 
 /**
@@ -154,14 +171,21 @@ export type MeetingCommand =
     } & MemberMediaState)
   | { readonly type: 'SendChat'; readonly user_id: string; readonly content: string }
   /**
-   * A live WebSocket of the user is on the meeting's channel: sent on `meeting.room.join`
-   * and, while it stays, at least once per staleMs / 2 (it keeps the meeting from going
-   * stale). The host's cancels a pending host grace.
+   * A live WebSocket of the user on node `node_id` is on the meeting's channel: sent on
+   * `meeting.room.join` and, while it stays, well within every presence TTL (it refreshes
+   * the node's entry and keeps the meeting from going stale). The host's cancels a pending
+   * host grace.
    */
-  | { readonly type: 'MarkSocketLive'; readonly user_id: string }
-  /** The user's last WebSocket to the meeting dropped; for the host, the grace starts. */
-  | { readonly type: 'MarkSocketsGone'; readonly user_id: string }
-  /** System command of the timer worker: every due deadline (empty TTL, host grace, stale). */
+  | { readonly type: 'MarkSocketLive'; readonly user_id: string; readonly node_id: string }
+  /**
+   * The user's last WebSocket to the meeting on node `node_id` dropped: that node's entry
+   * goes; the host's grace starts when the host has no entry left on any node.
+   */
+  | { readonly type: 'MarkSocketsGone'; readonly user_id: string; readonly node_id: string }
+  /**
+   * System command of the timer worker: every due deadline (empty TTL, presence leases, host
+   * grace, stale).
+   */
   | { readonly type: 'ExpireMeetingDeadlines' };
 
 export type MeetingEvent =
@@ -218,6 +242,11 @@ export type MeetingEvent =
       readonly type: 'HostGraceStarted';
       readonly user_id: string;
       readonly deadline_ms: number;
+      /**
+       * `presence_expired`: the host's last presence lease ran out (the timer's doing, so no
+       * activity); absent: the host's last node said its sockets were gone.
+       */
+      readonly cause?: 'presence_expired' | undefined;
       readonly at_ms: number;
     }
   | { readonly type: 'HostGraceCancelled'; readonly user_id: string; readonly at_ms: number }
@@ -247,13 +276,42 @@ export type MeetingEvent =
       readonly content: string;
       readonly at_ms: number;
     }
-  | { readonly type: 'SocketLive'; readonly user_id: string; readonly at_ms: number };
+  /**
+   * A live socket notice. `node_id` and `until_ms` (absent in events logged before presence
+   * was kept) add or refresh that node's presence entry.
+   */
+  | {
+      readonly type: 'SocketLive';
+      readonly user_id: string;
+      readonly node_id?: string | undefined;
+      readonly until_ms?: number | undefined;
+      readonly at_ms: number;
+    }
+  /** The node said the user's last socket there is gone: its entry is removed. */
+  | {
+      readonly type: 'SocketsGone';
+      readonly user_id: string;
+      readonly node_id: string;
+      readonly at_ms: number;
+    }
+  /** The node's lease for the user ran out (no refresh came: the node died or lost touch). */
+  | {
+      readonly type: 'PresenceExpired';
+      readonly user_id: string;
+      readonly node_id: string;
+      readonly at_ms: number;
+    };
 
 export interface MeetingSettings {
   /** An emptied meeting ends (`empty_ttl`) after this long without a join (seed: 300 s). */
   readonly emptyTtlMs: number;
   /** The host without a live WebSocket for this long loses the host role. */
   readonly hostGraceMs: number;
+  /**
+   * How long a node's report of a user's live socket holds without a refresh (the
+   * signalling refreshes every third of it); then the node counts as gone for that user.
+   */
+  readonly presenceTtlMs: number;
   /** A meeting with no activity for this long ends (`system_error`; seed: 4 h). */
   readonly staleMs: number;
   /** The MVP's hard capacity limit (seed: 8); larger `max_members` are truncated to it. */

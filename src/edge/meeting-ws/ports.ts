@@ -30,10 +30,16 @@ export interface MeetingMembership {
    * this throws: a user who never joined is treated like one who left (NOT_IN_MEETING).
    */
   member(appCode: string, roomCode: string, userId: string): Promise<MeetingMember>;
-  /** The cell's `MarkSocketLive`: a live WebSocket of the user follows the meeting. */
-  socketLive(appCode: string, roomCode: string, userId: string): Promise<void>;
-  /** The cell's `MarkSocketsGone`: the user's last WebSocket left (the host's grace starts). */
-  socketsGone(appCode: string, roomCode: string, userId: string): Promise<void>;
+  /**
+   * The cell's `MarkSocketLive`: a live WebSocket of the user on node `nodeId` follows the
+   * meeting (that node's presence lease for the user starts or is refreshed).
+   */
+  socketLive(appCode: string, roomCode: string, userId: string, nodeId: string): Promise<void>;
+  /**
+   * The cell's `MarkSocketsGone`: the user's last WebSocket on node `nodeId` left (that
+   * node's lease ends; the host's grace starts when the host has none left on any node).
+   */
+  socketsGone(appCode: string, roomCode: string, userId: string, nodeId: string): Promise<void>;
   /**
    * The cell's `ChangeMemberState` (another member's state needs the host: HOST_ONLY_WS
    * `仅主持人可执行此操作`; at least one field). Its commit broadcasts

@@ -20,6 +20,7 @@ import {
   mediaRoom,
   meetingCode,
   routerTransports,
+  STACK_NODE_ID,
   startStack,
   type Stack,
 } from './testing/stack.js';
@@ -90,6 +91,14 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     const host = await joined('16');
     const member = await joined('17');
     assert.deepEqual(stack.membership.ops('socketLive'), [code, code]);
+    assert.deepEqual(
+      stack.membership.calls.map((c) => [c.op, c.userId, c.nodeId]),
+      [
+        ['socketLive', '16', STACK_NODE_ID],
+        ['socketLive', '17', STACK_NODE_ID],
+      ],
+      'each notice names this node',
+    );
     const { producerIds } = await publish(host);
     const frame = await member.waitFor((f) => f.event === 'meeting.member.producer.new');
     assert.deepEqual(frame.data, {
@@ -320,6 +329,7 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       () => (stack.membership.ops('socketsGone', '16').length === 1 ? true : undefined),
       'socketsGone',
     );
+    assert.equal(stack.membership.calls.find((c) => c.op === 'socketsGone')?.nodeId, STACK_NODE_ID);
     const closed = await member.waitFor(
       (f) => f.event === 'meeting.member.producer.new' && f.data.closed === true,
     );
@@ -334,6 +344,19 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       'a released producer is listed',
     );
   });
+  void it('a reconnect’s live notice waits for the disconnect’s gone notice of the same node (never overtakes it)', async () => {
+    stack.membership.goneDelayMs = 300; // a slow owner
+    const first = await joined('16');
+    first.close();
+    await waitFor(
+      () => (stack.membership.timeline.includes('gone 16') ? true : undefined),
+      'the gone notice sent',
+    );
+    const again = await joined('16');
+    assert.ok(again);
+    assert.deepEqual(stack.membership.timeline, ['live 16', 'gone 16', 'gone done 16', 'live 16']);
+  });
+
   void it('while a socket follows the meeting, the meeting keeps hearing socketLive; after the leave it does not', async () => {
     const quick = await startStack(server, { liveRefreshMs: 50 });
     try {

@@ -7,11 +7,19 @@
  *
  * A user's media resources in a meeting live while one of the user's sockets on this node
  * follows the meeting: `meeting.room.leave`, or the close of the user's last such socket,
- * releases them on the media server. While a socket follows, the meeting hears
- * `socketLive` every `liveRefreshMs` and the resource records' TTL restarts.
+ * releases them on the media server.
+ *
+ * Presence is per node: the meeting keeps a lease per (user, node) and judges "the host's
+ * last socket" across all nodes. This node reports `socketLive` with its node id on
+ * `meeting.room.join` and then every `liveRefreshMs` (a third of the meeting's presence TTL)
+ * while a socket of the user here follows the meeting (the resource records' TTL restarts
+ * too), and `socketsGone` when its last one stops. If this node dies, its leases simply run
+ * out. The notices of one (user, meeting) leave in the order they were decided here, so a
+ * disconnect's notice never overtakes the reconnect's.
  */
 import type { Logger } from 'pino';
 import { routeKey, type CellKey } from '../../cell/lease.js';
+import { defaultMeetingSettings } from '../../domain/meeting/domain.js';
 import type { MediaServers } from '../../meeting/media-servers.js';
 import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
 import {
@@ -26,8 +34,11 @@ import { MediaHandlers } from './media-handlers.js';
 import type { MeetingMediaState, MeetingMembership } from './ports.js';
 import { MemberStatePayload, parsePayload, RoomPayload } from './schemas.js';
 
-/** 30 min: under the records' 1 h TTL and the meeting's stale half-period (2 h). */
-export const DEFAULT_LIVE_REFRESH_MS = 30 * 60 * 1000;
+/**
+ * A third of the default presence TTL (90 s → 30 s): a lease survives two lost refreshes.
+ * Far under the records' 1 h TTL and the meeting's stale limit.
+ */
+export const DEFAULT_LIVE_REFRESH_MS = defaultMeetingSettings.presenceTtlMs / 3;
 
 /** What the signalling uses of the hub. */
 export type SignallingHub = Pick<WsHub, 'handle' | 'onSocketClosed' | 'followers'>;
@@ -39,7 +50,12 @@ export interface MeetingSignallingDeps {
   readonly state: MeetingMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
-  /** How often a followed meeting hears `socketLive` and its records' TTL restarts. */
+  /** This node's `ROOMS_NODE_ID`: the key of its presence leases in each meeting. */
+  readonly nodeId: string;
+  /**
+   * How often a followed meeting hears `socketLive` and its records' TTL restarts: well
+   * within the meeting's presence TTL (a third of it), or live sockets' leases run out.
+   */
   readonly liveRefreshMs?: number;
 }
 
@@ -57,6 +73,8 @@ export class MeetingSignalling {
     { user: WsUser; meetings: Map<string, { key: CellKey; mediaServer: string | null }> }
   >();
   private readonly pending = new Set<Promise<void>>();
+  /** Per (user, meeting): the tail of its presence notices (never rejects). */
+  private readonly notices = new Map<string, Promise<void>>();
   private readonly refresh: NodeJS.Timeout;
 
   constructor(private readonly deps: MeetingSignallingDeps) {
@@ -112,7 +130,7 @@ export class MeetingSignalling {
     const wasFollowing = context.follows(key);
     await context.follow(key);
     try {
-      await this.deps.membership.socketLive(user.appCode, room_code, user.userId);
+      await this.notify(user, key, 'live');
     } catch (error) {
       if (!wasFollowing) context.unfollow(key);
       throw error;
@@ -145,7 +163,7 @@ export class MeetingSignalling {
     context.unfollow(key);
     if (this.deps.hub.followers(user, key) === 0) {
       this.forgetJoin(user, key);
-      await this.deps.membership.socketsGone(user.appCode, room_code, user.userId);
+      await this.notify(user, key, 'gone');
     }
     this.deps.broadcaster.toRoom(key, MEMBER_LEFT, {
       room_code,
@@ -166,9 +184,9 @@ export class MeetingSignalling {
 
   /**
    * A socket closed: for each meeting the user joined here that no socket of the user on
-   * this node follows any more, release the user's media and tell the meeting (the host's
-   * grace starts). "Last" is per node: a user with sockets on two nodes is released when
-   * either node loses its last one.
+   * this node follows any more, release the user's media and tell the meeting this node's
+   * sockets are gone. The media release is per node; the host grace is the meeting's
+   * judgement across nodes (it starts only when no node holds a lease of the host).
    */
   private onSocketClosed(user: WsUser): void {
     const entry = this.joined.get(userKey(user));
@@ -182,15 +200,20 @@ export class MeetingSignalling {
 
   private async gone(user: WsUser, key: CellKey, mediaServer: string | null): Promise<void> {
     const log = this.logger.child({ room: key, user_id: user.userId });
+    // Queued now, before any await: a reconnect's live notice queues behind it.
+    const told = this.notify(user, key, 'gone').catch((err: unknown) =>
+      log.warn({ err }, 'socketsGone after disconnect failed'),
+    );
     await this.handlers
       .release(key, user.userId, mediaServer)
       .catch((err: unknown) => log.warn({ err }, 'media release after disconnect failed'));
-    await this.deps.membership
-      .socketsGone(key.appCode, key.roomId, user.userId)
-      .catch((err: unknown) => log.warn({ err }, 'socketsGone after disconnect failed'));
+    await told;
   }
 
-  /** Meetings still followed hear socketLive; records' TTLs restart. */
+  /**
+   * Meetings still followed hear socketLive (one command per (user, meeting) on this node);
+   * records' TTLs restart. A failed round is made good by the next: the TTL spans three.
+   */
   private keepLive(): void {
     for (const { user, meetings } of [...this.joined.values()]) {
       for (const { key } of [...meetings.values()]) {
@@ -199,9 +222,11 @@ export class MeetingSignalling {
           this.forgetJoin(user, key);
           continue;
         }
+        // A notice still on its way (a slow owner): this round adds nothing to it.
+        if (this.notices.has(noticeKey(user, key))) continue;
         this.track(
           Promise.all([
-            this.deps.membership.socketLive(key.appCode, key.roomId, user.userId),
+            this.notify(user, key, 'live'),
             this.deps.state.touch(key, user.userId),
           ]).then(
             () => undefined,
@@ -210,6 +235,27 @@ export class MeetingSignalling {
         );
       }
     }
+  }
+
+  /**
+   * Sends one presence notice of this node for (user, meeting), after the ones before it
+   * have settled, so the meeting applies them in the order they were decided here.
+   */
+  private notify(user: WsUser, key: CellKey, notice: 'live' | 'gone'): Promise<void> {
+    const id = noticeKey(user, key);
+    const { membership, nodeId } = this.deps;
+    const send = () =>
+      notice === 'live'
+        ? membership.socketLive(key.appCode, key.roomId, user.userId, nodeId)
+        : membership.socketsGone(key.appCode, key.roomId, user.userId, nodeId);
+    const before = this.notices.get(id);
+    const sent = before ? before.then(send) : send();
+    const tail = sent.catch(() => undefined);
+    this.notices.set(id, tail);
+    void tail.then(() => {
+      if (this.notices.get(id) === tail) this.notices.delete(id);
+    });
+    return sent;
   }
 
   private track(work: Promise<void>): void {
@@ -235,3 +281,4 @@ export class MeetingSignalling {
 }
 
 const userKey = (user: WsUser) => `${user.appCode}\u0000${user.userId}`;
+const noticeKey = (user: WsUser, key: CellKey) => `${userKey(user)}\u0000${routeKey(key)}`;

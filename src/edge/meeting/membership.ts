@@ -29,11 +29,19 @@ export function meetingMembership(api: MeetingApi): MeetingMembership {
       };
       return { isHost: reply.is_host, mediaServer: reply.media_server };
     },
-    async socketLive(appCode, roomCode, userId) {
-      await api.call('MarkSocketLive', { ...caller(appCode, roomCode, userId), ...fresh() });
+    async socketLive(appCode, roomCode, userId, nodeId) {
+      await api.call('MarkSocketLive', {
+        ...caller(appCode, roomCode, userId),
+        ...fresh(),
+        node_id: nodeId,
+      });
     },
-    async socketsGone(appCode, roomCode, userId) {
-      await api.call('MarkSocketsGone', { ...caller(appCode, roomCode, userId), ...fresh() });
+    async socketsGone(appCode, roomCode, userId, nodeId) {
+      await api.call('MarkSocketsGone', {
+        ...caller(appCode, roomCode, userId),
+        ...fresh(),
+        node_id: nodeId,
+      });
     },
     async changeState(appCode, roomCode, actorId, change: MemberStateChange) {
       const { target_user_id, ...fields } = change;

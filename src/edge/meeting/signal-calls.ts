@@ -1,8 +1,8 @@
 /**
  * The meeting calls the WebSocket signalling makes (no REST route): who is an active member
- * (and the host), a live socket on the meeting's channel, the last socket gone, and a
- * member's media state. Declared like the REST calls, so they run on the meeting's owner or
- * are forwarded there once by gRPC `MeetingCall`.
+ * (and the host), a live socket on the meeting's channel on a node, the node's last socket
+ * gone, and a member's media state. Declared like the REST calls, so they run on the
+ * meeting's owner or are forwarded there once by gRPC `MeetingCall`.
  */
 import { z } from 'zod';
 import { refuse } from '../../domain/meeting/errors.js';
@@ -14,6 +14,8 @@ import { RequestIdField } from './requests.js';
 const withRequestId = { request_id: RequestIdField.optional() };
 const flag = z.boolean().optional();
 const userId = z.int().min(1).transform(String);
+/** The reporting node's `ROOMS_NODE_ID` (its presence lease is keyed by it). */
+const nodeId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'node_id is a ROOMS_NODE_ID');
 
 const done = () => ({});
 
@@ -38,22 +40,22 @@ export const signalCalls = {
   MarkSocketLive: declare({
     kind: 'command',
     scope: 'room',
-    body: z.strictObject({ ...withRequestId }),
+    body: z.strictObject({ ...withRequestId, node_id: nodeId }),
     handle: (ctx, req) =>
       ctx.execute(
         { ...req, room_code: req.room_code! },
-        { type: 'MarkSocketLive', user_id: req.caller_id },
+        { type: 'MarkSocketLive', user_id: req.caller_id, node_id: req.node_id },
         done,
       ),
   }),
   MarkSocketsGone: declare({
     kind: 'command',
     scope: 'room',
-    body: z.strictObject({ ...withRequestId }),
+    body: z.strictObject({ ...withRequestId, node_id: nodeId }),
     handle: (ctx, req) =>
       ctx.execute(
         { ...req, room_code: req.room_code! },
-        { type: 'MarkSocketsGone', user_id: req.caller_id },
+        { type: 'MarkSocketsGone', user_id: req.caller_id, node_id: req.node_id },
         done,
       ),
   }),

@@ -15,6 +15,8 @@ import type { Database } from '../schema.js';
 /** Events that change nothing these rows show. */
 const INVISIBLE = new Set<MeetingEvent['type']>([
   'SocketLive',
+  'SocketsGone',
+  'PresenceExpired',
   'MemberStateChanged',
   'HostGraceStarted',
   'HostGraceCancelled',

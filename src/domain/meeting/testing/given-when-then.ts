@@ -16,10 +16,14 @@ import type {
   PasswordVerdict,
 } from '../types.js';
 
-/** The settings every decider test runs with (the seed's 300 s TTL and 4 h; a 3 s grace). */
+/**
+ * The settings every decider test runs with (the seed's 300 s TTL and 4 h; a 3 s grace, a
+ * 9 s presence lease).
+ */
 export const settings: MeetingSettings = Object.freeze({
   emptyTtlMs: 300_000,
   hostGraceMs: 3_000,
+  presenceTtlMs: 9_000,
   staleMs: 4 * 60 * 60 * 1000,
   maxMembersCap: 8,
 });
@@ -32,6 +36,9 @@ export const T0 = 1_000_000;
 export const NOW = T0 + 1_000;
 export const VERSION = 100;
 export const HOST = 'u-host';
+/** Two nodes that report sockets (`ROOMS_NODE_ID`s). */
+export const NODE_A = 'node-a';
+export const NODE_B = 'node-b';
 /** The meeting's numeric id (the seed's `id` / `room_id`). */
 export const MEETING_ID = 12;
 /** A bcrypt-shaped hash (the decider never looks inside it). */
@@ -134,6 +141,19 @@ export function graceStarted(user_id = HOST, at = T0): MeetingEvent {
   return { type: 'HostGraceStarted', user_id, deadline_ms: at + settings.hostGraceMs, at_ms: at };
 }
 
+/** A live socket notice of `node` at `at`: its lease runs until at + presenceTtlMs. */
+export function socketLive(user_id: string, node_id: string, at = T0): MeetingEvent {
+  return { type: 'SocketLive', user_id, node_id, until_ms: at + settings.presenceTtlMs, at_ms: at };
+}
+
+export function socketsGone(user_id: string, node_id: string, at = NOW): MeetingEvent {
+  return { type: 'SocketsGone', user_id, node_id, at_ms: at };
+}
+
+export function presenceExpired(user_id: string, node_id: string, at = NOW): MeetingEvent {
+  return { type: 'PresenceExpired', user_id, node_id, at_ms: at };
+}
+
 export function ended(reason: EndedReason, at = T0, by?: string): MeetingEvent {
   return {
     type: 'MeetingEnded',
@@ -168,3 +188,13 @@ export function leave(user_id: string): MeetingCommand {
 }
 
 export const EXPIRE: MeetingCommand = { type: 'ExpireMeetingDeadlines' };
+
+/** `meeting.room.join` or a refresh on `node_id` (default the host on node A). */
+export function live(user_id = HOST, node_id = NODE_A): MeetingCommand {
+  return { type: 'MarkSocketLive', user_id, node_id };
+}
+
+/** The user's last socket on `node_id` closed (default the host on node A). */
+export function gone(user_id = HOST, node_id = NODE_A): MeetingCommand {
+  return { type: 'MarkSocketsGone', user_id, node_id };
+}

@@ -28,6 +28,8 @@ export interface Step {
 }
 
 const user = fc.constantFrom<User>(...USERS);
+/** The nodes reporting sockets (`__proto__` is a valid node id too). */
+const node = fc.constantFrom('node-a', 'node-b', '__proto__');
 const verdict = fc.constantFrom<PasswordVerdict>(
   'not_required',
   'missing',
@@ -121,11 +123,15 @@ const commandArb: fc.Arbitrary<MeetingCommand> = fc.oneof(
   },
   {
     weight: 3,
-    arbitrary: user.map((u): MeetingCommand => ({ type: 'MarkSocketLive', user_id: u })),
+    arbitrary: fc
+      .tuple(user, node)
+      .map(([u, n]): MeetingCommand => ({ type: 'MarkSocketLive', user_id: u, node_id: n })),
   },
   {
     weight: 4,
-    arbitrary: user.map((u): MeetingCommand => ({ type: 'MarkSocketsGone', user_id: u })),
+    arbitrary: fc
+      .tuple(user, node)
+      .map(([u, n]): MeetingCommand => ({ type: 'MarkSocketsGone', user_id: u, node_id: n })),
   },
   { weight: 1, arbitrary: fc.constant<MeetingCommand>({ type: 'ExpireMeetingDeadlines' }) },
 );

@@ -23,8 +23,17 @@ import { MeetingSignalling } from '../signalling.js';
 /** Meetings by room code: the host and the active participants. */
 export class FakeMembership implements MeetingMembership {
   readonly meetings = new Map<string, { host: string; active: Set<string> }>();
-  readonly calls: { op: string; roomCode: string; userId: string; change?: MemberStateChange }[] =
-    [];
+  readonly calls: {
+    op: string;
+    roomCode: string;
+    userId: string;
+    nodeId?: string;
+    change?: MemberStateChange;
+  }[] = [];
+  /** What happened when, for ordering checks: `live`, `gone` and `gone done` per call. */
+  readonly timeline: string[] = [];
+  /** How long a socketsGone takes to answer (a slow owner). */
+  goneDelayMs = 0;
 
   add(roomCode: string, host: string, ...others: string[]): void {
     this.addInApp('default', roomCode, host, ...others);
@@ -51,14 +60,22 @@ export class FakeMembership implements MeetingMembership {
     return Promise.resolve({ isHost: meeting.host === userId, mediaServer: TEST_MEDIA_SERVER });
   }
 
-  socketLive(_appCode: string, roomCode: string, userId: string): Promise<void> {
-    this.calls.push({ op: 'socketLive', roomCode, userId });
+  socketLive(_appCode: string, roomCode: string, userId: string, nodeId: string): Promise<void> {
+    this.calls.push({ op: 'socketLive', roomCode, userId, nodeId });
+    this.timeline.push(`live ${userId}`);
     return Promise.resolve();
   }
 
-  socketsGone(_appCode: string, roomCode: string, userId: string): Promise<void> {
-    this.calls.push({ op: 'socketsGone', roomCode, userId });
-    return Promise.resolve();
+  async socketsGone(
+    _appCode: string,
+    roomCode: string,
+    userId: string,
+    nodeId: string,
+  ): Promise<void> {
+    this.calls.push({ op: 'socketsGone', roomCode, userId, nodeId });
+    this.timeline.push(`gone ${userId}`);
+    if (this.goneDelayMs > 0) await new Promise((r) => setTimeout(r, this.goneDelayMs));
+    this.timeline.push(`gone done ${userId}`);
   }
 
   /** Decides like the meeting cell: another member's state needs the host. */
@@ -96,13 +113,15 @@ export interface Stack {
 }
 
 const tokens = testTokens();
+/** The node id the stack's signalling reports with, unless told otherwise. */
+export const STACK_NODE_ID = 'stack-node';
 
 /** The id the stack's meetings record for its media server. */
 export const TEST_MEDIA_SERVER = 'media-test';
 
 export async function startStack(
   mediaServer: MediaServer,
-  options: { internalToken?: string; liveRefreshMs?: number } = {},
+  options: { internalToken?: string; liveRefreshMs?: number; nodeId?: string } = {},
 ): Promise<Stack> {
   const bus = new MemoryRealtimeBus();
   const publisher = new RealtimePublisher({ bus, logger: silentLogger });
@@ -130,6 +149,7 @@ export async function startStack(
     state,
     broadcaster: publisher,
     logger: silentLogger,
+    nodeId: options.nodeId ?? STACK_NODE_ID,
     ...(options.liveRefreshMs === undefined ? {} : { liveRefreshMs: options.liveRefreshMs }),
   });
   const server: Server = createServer();
