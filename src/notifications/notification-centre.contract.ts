@@ -455,6 +455,38 @@ export function notificationCentreContract(
       );
     });
 
+    it('the node deletes notifications older than ROOMS_NOTIFICATION_RETENTION_MS; the list and unread count agree', async () => {
+      const DAY = 86_400_000;
+      const user = await newUser();
+      const ids: number[] = [];
+      for (let n = 1; n <= 4; n++) ids.push((await push([user], n))[0]!.notification.id);
+      await markRead(ids[0]!, user);
+      const age = (id: number, ms: number) =>
+        sender.sql.db
+          .updateTable('notifications')
+          .set({ created_at_ms: Date.now() - ms })
+          .where('id', '=', id)
+          .execute();
+      // The default retention is 30 days: two older, one younger.
+      assert.equal(sender.notificationRetention.config.retentionMs, 30 * DAY);
+      await age(ids[0]!, 31 * DAY);
+      await age(ids[1]!, 31 * DAY);
+      await age(ids[2]!, 29 * DAY);
+      // Twice: the first may join a background sweep that began before the rows aged.
+      await sender.notificationRetention.sweep();
+      await sender.notificationRetention.sweep();
+      const page = await list(user);
+      assert.deepEqual(
+        page.list.map((n) => n.id),
+        [ids[3], ids[2]],
+      );
+      assert.equal(page.has_more, false);
+      assert.equal(await unread(user), 2);
+      const gone = await call('POST', `/api/v1/notifications/${ids[1]}/read`, user.token);
+      assert.equal(gone.status, 404);
+      assert.deepEqual(await ok('POST', '/api/v1/notifications/read-all', user), { updated: 2 });
+    });
+
     it('pushes notification.new live to every socket of the recipient, and to nobody else', async () => {
       const [alice, bob] = [await newUser(), await newUser()];
       try {
