@@ -341,6 +341,107 @@ export function notificationCentreContract(
       assert.equal(await rowCount(), before, 'a refused batch writes no row');
     });
 
+    it('pushEachOnce writes one request once: a retry on any node writes and pushes nothing and gets the first', async () => {
+      const [a, b] = [await newUser(), await newUser()];
+      const socket = await connect(reader, a);
+      try {
+        const key = `meeting_invite:835-000-036:${a.id}:once-${userSeq}`;
+        const items = (n: number) => [
+          { recipient: a.id, notification: invite(n) },
+          { recipient: b.id, notification: invite(n + 1) },
+        ];
+        const first = await sender.notifications.pushEachOnce('default', key, items(1));
+        assert.equal(first.fresh, true);
+        assert.deepEqual(
+          first.notifications.map((p) => p.userId),
+          [a.id, b.id],
+        );
+        // A retry (on the other node where there is one) with new contents, as a retried
+        // invite has new tokens: nothing is written, the first notifications answer.
+        const again = await reader.notifications.pushEachOnce('default', key, items(3));
+        assert.deepEqual(again, { fresh: false, notifications: first.notifications });
+        assert.deepEqual(await reader.notifications.sentUnder('default', key), first.notifications);
+        for (const [user, n] of [
+          [a, 1],
+          [b, 2],
+        ] as const) {
+          const rows = await rowsOf('default', user.id);
+          assert.equal(rows.length, 1);
+          assert.deepEqual(JSON.parse(rows[0]!.extra), invite(n).extra);
+          assert.equal(rows[0]!.request_key, key);
+        }
+        // A marker after the retry: once it arrives, a second frame would have.
+        const [marker] = await push([a], 9);
+        await eventually(() => socket.news().some((f) => f.data.id === marker!.notification.id));
+        assert.deepEqual(
+          socket.news().map((f) => f.data.id),
+          [first.notifications[0]!.notification.id, marker!.notification.id],
+        );
+        // The same key in another app, and another key, are other requests.
+        const elsewhere = await sender.notifications.pushEachOnce('other_app', key, items(5));
+        assert.equal(elsewhere.fresh, true);
+        const next = await sender.notifications.pushEachOnce('default', `${key}-2`, items(7));
+        assert.equal(next.fresh, true);
+        assert.equal((await rowsOf('default', a.id)).length, 3);
+        assert.deepEqual(await sender.notifications.sentUnder('default', `${key}-3`), []);
+        // Keys are byte for byte: another case is another request.
+        const upper = await sender.notifications.pushEachOnce(
+          'default',
+          key.toUpperCase(),
+          items(9),
+        );
+        assert.equal(upper.fresh, true);
+        const before = await rowCount();
+        for (const bad of ['', 'a b', 'x'.repeat(256), 'é', 12, null]) {
+          await assert.rejects(
+            sender.notifications.pushEachOnce('default', bad as string, items(11)),
+            (e: { code?: string }) => e.code === 'INVALID_ARGUMENT',
+          );
+        }
+        await assert.rejects(
+          sender.notifications.pushEachOnce('default', `${key}-4`, [
+            { recipient: a.id, notification: invite(1) },
+            { recipient: a.id, notification: invite(2) },
+          ]),
+          (e: { code?: string }) => e.code === 'INVALID_ARGUMENT',
+        );
+        assert.equal(await rowCount(), before, 'a refused batch writes no row');
+      } finally {
+        for (const s of sockets.splice(0)) s.close();
+      }
+    });
+
+    it('copies of one request at once on every node write one set, even naming other recipients', async () => {
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()];
+      const key = `meeting_invite:835-000-036:${a.id}:race-${userSeq}`;
+      // Copies that decided differently (the state moved between them): [a, b] or [c].
+      const copies = [0, 1, 2, 3, 4, 5].map((i) => {
+        const node = nodes[i % nodes.length]!;
+        const items =
+          i % 2 === 0
+            ? [
+                { recipient: a.id, notification: invite(i) },
+                { recipient: b.id, notification: invite(i) },
+              ]
+            : [{ recipient: c.id, notification: invite(i) }];
+        return node.notifications.pushEachOnce('default', key, items);
+      });
+      const results = await Promise.all(copies);
+      const winners = results.filter((r) => r.fresh);
+      assert.equal(winners.length, 1, 'one copy wrote');
+      const written = winners[0]!.notifications;
+      for (const r of results) assert.deepEqual(r.notifications, written);
+      const rows = [
+        ...(await rowsOf('default', a.id)),
+        ...(await rowsOf('default', b.id)),
+        ...(await rowsOf('default', c.id)),
+      ];
+      assert.deepEqual(
+        rows.map((r) => Number(r.id)).sort((x, y) => x - y),
+        written.map((p) => p.notification.id).sort((x, y) => x - y),
+      );
+    });
+
     it('pages newest first with before_id and limit: every notification once, no gaps', async () => {
       const user = await newUser();
       const other = await newUser();
