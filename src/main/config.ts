@@ -95,6 +95,11 @@ const schema = z.object({
   ROOMS_MEETING_CHAT_RETENTION_MS: int(0)
     .refine((v) => v === 0 || v >= 60_000, '0 or at least 60000')
     .default(86_400_000),
+  // A notification outlives the invite token it carries (600 s) and the invite's retries.
+  ROOMS_NOTIFICATION_RETENTION_MS: int(0)
+    .refine((v) => v === 0 || v >= 3_600_000, '0 or at least 3600000')
+    .default(2_592_000_000),
+  ROOMS_NOTIFICATION_MAX_PER_USER: int(0, 1_000_000).default(1_000),
   ROOMS_ADMIN_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   ROOMS_TRTC_APPS: z
     .string()
@@ -294,6 +299,13 @@ export interface Config {
     /** The chats of a meeting ended this long ago are deleted; 0 keeps them. */
     readonly chatRetentionMs: number;
   };
+  /** The notification centre's retention sweep. */
+  readonly notifications: {
+    /** Notifications created this long ago are deleted; 0 keeps them. */
+    readonly retentionMs: number;
+    /** Newest notifications kept per recipient; 0: no cap. */
+    readonly maxPerUser: number;
+  };
   readonly voice: {
     readonly presenceTimeoutMs: number;
     readonly publishTimeoutMs: number;
@@ -409,6 +421,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       presenceTtlMs: e.ROOMS_MEETING_PRESENCE_TTL_MS,
       staleMs: e.ROOMS_MEETING_STALE_MS,
       chatRetentionMs: e.ROOMS_MEETING_CHAT_RETENTION_MS,
+    },
+    notifications: {
+      retentionMs: e.ROOMS_NOTIFICATION_RETENTION_MS,
+      maxPerUser: e.ROOMS_NOTIFICATION_MAX_PER_USER,
     },
     voice: {
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
 import {
   clusterSkipReason,
@@ -189,5 +190,37 @@ describe('meetings on two nodes', { skip }, () => {
     assert.deepEqual(await transportOn(nodeA, 'carol', code2), [-1, '会议媒体服务暂不可用']);
     await a.call('POST', `/meeting/rooms/${code2}/end`, { as: 'carol', body: {} });
     for (const client of clients) client.close();
+  });
+
+  it('an invite whose recorded outcome is lost is answered from its notifications on the other node, sending nothing more', async () => {
+    // carol is in no meeting now (alice and bob are, in m1 and m2): she hosts this one.
+    const created = await a.call('POST', '/meeting/rooms', { as: 'carol', body: { title: 'm3' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const code = created.body.data.room.room_code as string;
+    const body = { request_id: 'cluster-invite-1', invitee_ids: [a.ids.alice, a.ids.bob] };
+    const first = await a.call('POST', `/meeting/rooms/${code}/invite`, { as: 'carol', body });
+    assert.deepEqual([first.status, first.body.data], [200, { pushed: 2, skipped: 0 }]);
+    // As if the node died between the notifications' commit and the outcome's record.
+    const redis = new Redis(testRedisUrl());
+    try {
+      const key = `${keyPrefix}kv:meeting:invite-req:default:${code}:${a.ids.carol}:cluster-invite-1`;
+      assert.equal(await redis.del(key), 1, 'the recorded outcome was there');
+    } finally {
+      redis.disconnect();
+    }
+    const retry = await a.call('POST', `/meeting/rooms/${code}/invite`, {
+      as: 'carol',
+      body,
+      via: nodes[1]!.http,
+    });
+    assert.deepEqual([retry.status, retry.body.data], [200, { pushed: 2, skipped: 0 }]);
+    for (const who of ['alice', 'bob']) {
+      const list = await a.call('GET', '/notifications?limit=50', { as: who, via: nodes[1]!.http });
+      const invites = (list.body.data.list as { extra: { room_code?: string } }[]).filter(
+        (n) => n.extra.room_code === code,
+      );
+      assert.equal(invites.length, 1, `${who}: one invite`);
+    }
+    await a.call('POST', `/meeting/rooms/${code}/end`, { as: 'carol', body: {} });
   });
 });

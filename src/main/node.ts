@@ -20,6 +20,8 @@ import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/da
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import { SqlNotificationStore } from '../adapters/sql/notifications/sql-notification-store.js';
 import { NotificationCentre } from '../notifications/notification-centre.js';
+import { sqlNotificationRetentionStore } from '../adapters/sql/notifications/notification-retention.js';
+import { NotificationRetention } from '../notifications/notification-retention.js';
 import { CellHost } from '../cell/host.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
@@ -69,6 +71,8 @@ export interface RoomsNode {
   readonly notifications: NotificationCentre;
   /** The meetings' WebSocket signalling (this node's presence notices to the meetings). */
   readonly meetingSignalling: MeetingSignalling;
+  /** Deletes old notifications and caps each recipient's (`ROOMS_NOTIFICATION_*`); started. */
+  readonly notificationRetention: NotificationRetention;
   /** The HTTP address actually bound (port 0 picks a free one). */
   readonly httpAddress: string;
   /** Drains the host, then closes HTTP, SQL and Redis. Idempotent. */
@@ -132,6 +136,13 @@ export async function startNode(
       clock: systemClock,
       logger,
     });
+    const notificationRetention = new NotificationRetention(config.notifications, {
+      store: sqlNotificationRetentionStore(sql.db),
+      clock: systemClock,
+      logger,
+    });
+    notificationRetention.start();
+    closers.push(() => notificationRetention.stop());
     const meetings = wireMeetings({
       config,
       host,
@@ -237,6 +248,7 @@ export async function startNode(
       delivery: wired,
       notifications,
       meetingSignalling: signalling.signalling,
+      notificationRetention,
       httpAddress,
       close: () => (closing ??= closeAll()),
     };

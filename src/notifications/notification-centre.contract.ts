@@ -341,6 +341,107 @@ export function notificationCentreContract(
       assert.equal(await rowCount(), before, 'a refused batch writes no row');
     });
 
+    it('pushEachOnce writes one request once: a retry on any node writes and pushes nothing and gets the first', async () => {
+      const [a, b] = [await newUser(), await newUser()];
+      const socket = await connect(reader, a);
+      try {
+        const key = `meeting_invite:835-000-036:${a.id}:once-${userSeq}`;
+        const items = (n: number) => [
+          { recipient: a.id, notification: invite(n) },
+          { recipient: b.id, notification: invite(n + 1) },
+        ];
+        const first = await sender.notifications.pushEachOnce('default', key, items(1));
+        assert.equal(first.fresh, true);
+        assert.deepEqual(
+          first.notifications.map((p) => p.userId),
+          [a.id, b.id],
+        );
+        // A retry (on the other node where there is one) with new contents, as a retried
+        // invite has new tokens: nothing is written, the first notifications answer.
+        const again = await reader.notifications.pushEachOnce('default', key, items(3));
+        assert.deepEqual(again, { fresh: false, notifications: first.notifications });
+        assert.deepEqual(await reader.notifications.sentUnder('default', key), first.notifications);
+        for (const [user, n] of [
+          [a, 1],
+          [b, 2],
+        ] as const) {
+          const rows = await rowsOf('default', user.id);
+          assert.equal(rows.length, 1);
+          assert.deepEqual(JSON.parse(rows[0]!.extra), invite(n).extra);
+          assert.equal(rows[0]!.request_key, key);
+        }
+        // A marker after the retry: once it arrives, a second frame would have.
+        const [marker] = await push([a], 9);
+        await eventually(() => socket.news().some((f) => f.data.id === marker!.notification.id));
+        assert.deepEqual(
+          socket.news().map((f) => f.data.id),
+          [first.notifications[0]!.notification.id, marker!.notification.id],
+        );
+        // The same key in another app, and another key, are other requests.
+        const elsewhere = await sender.notifications.pushEachOnce('other_app', key, items(5));
+        assert.equal(elsewhere.fresh, true);
+        const next = await sender.notifications.pushEachOnce('default', `${key}-2`, items(7));
+        assert.equal(next.fresh, true);
+        assert.equal((await rowsOf('default', a.id)).length, 3);
+        assert.deepEqual(await sender.notifications.sentUnder('default', `${key}-3`), []);
+        // Keys are byte for byte: another case is another request.
+        const upper = await sender.notifications.pushEachOnce(
+          'default',
+          key.toUpperCase(),
+          items(9),
+        );
+        assert.equal(upper.fresh, true);
+        const before = await rowCount();
+        for (const bad of ['', 'a b', 'x'.repeat(256), 'é', 12, null]) {
+          await assert.rejects(
+            sender.notifications.pushEachOnce('default', bad as string, items(11)),
+            (e: { code?: string }) => e.code === 'INVALID_ARGUMENT',
+          );
+        }
+        await assert.rejects(
+          sender.notifications.pushEachOnce('default', `${key}-4`, [
+            { recipient: a.id, notification: invite(1) },
+            { recipient: a.id, notification: invite(2) },
+          ]),
+          (e: { code?: string }) => e.code === 'INVALID_ARGUMENT',
+        );
+        assert.equal(await rowCount(), before, 'a refused batch writes no row');
+      } finally {
+        for (const s of sockets.splice(0)) s.close();
+      }
+    });
+
+    it('copies of one request at once on every node write one set, even naming other recipients', async () => {
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()];
+      const key = `meeting_invite:835-000-036:${a.id}:race-${userSeq}`;
+      // Copies that decided differently (the state moved between them): [a, b] or [c].
+      const copies = [0, 1, 2, 3, 4, 5].map((i) => {
+        const node = nodes[i % nodes.length]!;
+        const items =
+          i % 2 === 0
+            ? [
+                { recipient: a.id, notification: invite(i) },
+                { recipient: b.id, notification: invite(i) },
+              ]
+            : [{ recipient: c.id, notification: invite(i) }];
+        return node.notifications.pushEachOnce('default', key, items);
+      });
+      const results = await Promise.all(copies);
+      const winners = results.filter((r) => r.fresh);
+      assert.equal(winners.length, 1, 'one copy wrote');
+      const written = winners[0]!.notifications;
+      for (const r of results) assert.deepEqual(r.notifications, written);
+      const rows = [
+        ...(await rowsOf('default', a.id)),
+        ...(await rowsOf('default', b.id)),
+        ...(await rowsOf('default', c.id)),
+      ];
+      assert.deepEqual(
+        rows.map((r) => Number(r.id)).sort((x, y) => x - y),
+        written.map((p) => p.notification.id).sort((x, y) => x - y),
+      );
+    });
+
     it('pages newest first with before_id and limit: every notification once, no gaps', async () => {
       const user = await newUser();
       const other = await newUser();
@@ -453,6 +554,38 @@ export function notificationCentreContract(
         (await list(stranger)).list.map((n) => n.title),
         ['会议邀请 2'],
       );
+    });
+
+    it('the node deletes notifications older than ROOMS_NOTIFICATION_RETENTION_MS; the list and unread count agree', async () => {
+      const DAY = 86_400_000;
+      const user = await newUser();
+      const ids: number[] = [];
+      for (let n = 1; n <= 4; n++) ids.push((await push([user], n))[0]!.notification.id);
+      await markRead(ids[0]!, user);
+      const age = (id: number, ms: number) =>
+        sender.sql.db
+          .updateTable('notifications')
+          .set({ created_at_ms: Date.now() - ms })
+          .where('id', '=', id)
+          .execute();
+      // The default retention is 30 days: two older, one younger.
+      assert.equal(sender.notificationRetention.config.retentionMs, 30 * DAY);
+      await age(ids[0]!, 31 * DAY);
+      await age(ids[1]!, 31 * DAY);
+      await age(ids[2]!, 29 * DAY);
+      // Twice: the first may join a background sweep that began before the rows aged.
+      await sender.notificationRetention.sweep();
+      await sender.notificationRetention.sweep();
+      const page = await list(user);
+      assert.deepEqual(
+        page.list.map((n) => n.id),
+        [ids[3], ids[2]],
+      );
+      assert.equal(page.has_more, false);
+      assert.equal(await unread(user), 2);
+      const gone = await call('POST', `/api/v1/notifications/${ids[1]}/read`, user.token);
+      assert.equal(gone.status, 404);
+      assert.deepEqual(await ok('POST', '/api/v1/notifications/read-all', user), { updated: 2 });
     });
 
     it('pushes notification.new live to every socket of the recipient, and to nobody else', async () => {

@@ -29,6 +29,8 @@ export const MAX_EXTRA_CHARS = 4_096;
 export const NOTIFICATION_NEW_EVENT = 'notification.new';
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+/** A sending request's key: printable ASCII, as request ids are. */
+const REQUEST_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** A user id as tokens carry it: a positive decimal integer without leading zeros. */
 const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
@@ -75,6 +77,14 @@ export interface PushedNotification {
   /** The recipient. */
   readonly userId: string;
   readonly notification: NotificationJson;
+}
+
+/** What {@link NotificationCentre.pushEachOnce} did. */
+export interface PushedOnce {
+  /** False: the request's notifications were written before; nothing was written or pushed now. */
+  readonly fresh: boolean;
+  /** The request's notifications: written now, or before (then as they are now). */
+  readonly notifications: PushedNotification[];
 }
 
 export interface NotificationPage {
@@ -144,20 +154,40 @@ export class NotificationCentre {
     appCode: string,
     items: readonly PersonalNotification[],
   ): Promise<PushedNotification[]> {
+    return this.#insertAndPush(appCode, checkItems(appCode, items));
+  }
+
+  /**
+   * {@link pushEach} at most once per request: the rows carry `requestKey` (unique per app
+   * and recipient). When notifications were already written under it (a retry of a request
+   * whose first run committed, on any node, before or after a crash) nothing is written and
+   * no frame is pushed, and those notifications are returned (`fresh: false`).
+   * @param requestKey the sending request's key, 1-255 printable ASCII characters, scoped by
+   *   the sender (e.g. `meeting_invite:{room}:{caller}:{request id}`)
+   * @throws AppError as {@link pushEach}, and `INVALID_ARGUMENT` for a bad request key
+   */
+  async pushEachOnce(
+    appCode: string,
+    requestKey: string,
+    items: readonly PersonalNotification[],
+  ): Promise<PushedOnce> {
+    checkRequestKey(requestKey);
+    const rows = checkItems(appCode, items);
+    const { inserted, rows: stored } = await this.deps.store.insertBatchOnce(
+      appCode,
+      requestKey,
+      rows,
+      this.deps.clock.nowMs(),
+    );
+    if (!inserted) return { fresh: false, notifications: stored.map(pushedOf) };
+    return { fresh: true, notifications: this.#push(appCode, stored) };
+  }
+
+  /** The notifications written under a request's key (none: an empty list), in id order. */
+  async sentUnder(appCode: string, requestKey: string): Promise<PushedNotification[]> {
     checkAppCode(appCode);
-    if (!Array.isArray(items)) throw errors.INVALID_ARGUMENT('items must be an array');
-    if (items.length > MAX_RECIPIENTS) throw errors.TOO_MANY_RECIPIENTS(MAX_RECIPIENTS);
-    const seen = new Set<string>();
-    const rows = items.map((item: PersonalNotification) => {
-      if (typeof item !== 'object' || item === null) {
-        throw errors.INVALID_ARGUMENT('each item must be an object');
-      }
-      checkRecipient(item.recipient);
-      if (seen.has(item.recipient)) throw errors.INVALID_ARGUMENT('a recipient is named twice');
-      seen.add(item.recipient);
-      return { userId: item.recipient, ...checkInput(item.notification) };
-    });
-    return this.#insertAndPush(appCode, rows);
+    checkRequestKey(requestKey);
+    return (await this.deps.store.listByRequestKey(appCode, requestKey)).map(pushedOf);
   }
 
   async #insertAndPush(
@@ -165,10 +195,11 @@ export class NotificationCentre {
     rows: readonly NewNotification[],
   ): Promise<PushedNotification[]> {
     const stored = await this.deps.store.insertBatch(appCode, rows, this.deps.clock.nowMs());
-    const pushed = stored.map((row) => ({
-      userId: row.userId,
-      notification: notificationJson(row),
-    }));
+    return this.#push(appCode, stored);
+  }
+
+  #push(appCode: string, stored: readonly StoredNotification[]): PushedNotification[] {
+    const pushed = stored.map(pushedOf);
     // After the commit only: a frame never announces a row that is not there.
     for (const { userId, notification } of pushed) {
       try {
@@ -210,6 +241,33 @@ export class NotificationCentre {
   /** Marks all of the caller's notifications read; returns how many were unread. */
   markAllRead(appCode: string, userId: string): Promise<number> {
     return this.deps.store.markAllRead(appCode, userId, this.deps.clock.nowMs());
+  }
+}
+
+function pushedOf(row: StoredNotification): PushedNotification {
+  return { userId: row.userId, notification: notificationJson(row) };
+}
+
+/** A {@link NotificationCentre.pushEach} batch, validated: its rows. */
+function checkItems(appCode: string, items: readonly PersonalNotification[]): NewNotification[] {
+  checkAppCode(appCode);
+  if (!Array.isArray(items)) throw errors.INVALID_ARGUMENT('items must be an array');
+  if (items.length > MAX_RECIPIENTS) throw errors.TOO_MANY_RECIPIENTS(MAX_RECIPIENTS);
+  const seen = new Set<string>();
+  return items.map((item: PersonalNotification) => {
+    if (typeof item !== 'object' || item === null) {
+      throw errors.INVALID_ARGUMENT('each item must be an object');
+    }
+    checkRecipient(item.recipient);
+    if (seen.has(item.recipient)) throw errors.INVALID_ARGUMENT('a recipient is named twice');
+    seen.add(item.recipient);
+    return { userId: item.recipient, ...checkInput(item.notification) };
+  });
+}
+
+function checkRequestKey(key: unknown): void {
+  if (typeof key !== 'string' || !REQUEST_KEY_PATTERN.test(key)) {
+    throw errors.INVALID_ARGUMENT('request key must be 1-255 printable ASCII characters');
   }
 }
 

@@ -39,6 +39,20 @@ export interface NotificationStore {
     rows: readonly NewNotification[],
     nowMs: number,
   ): Promise<StoredNotification[]>;
+  /**
+   * Like {@link insertBatch}, every row under the sending request's key (unique per app and
+   * recipient) — unless rows under that key exist already (the request ran before, maybe on
+   * another node): then it inserts nothing and returns those, `inserted: false`. Of two calls
+   * racing under one key, one inserts its rows and the other gets them.
+   */
+  insertBatchOnce(
+    appCode: string,
+    requestKey: string,
+    rows: readonly NewNotification[],
+    nowMs: number,
+  ): Promise<{ readonly inserted: boolean; readonly rows: StoredNotification[] }>;
+  /** The rows written under a request's key (any recipient), in id order. */
+  listByRequestKey(appCode: string, requestKey: string): Promise<StoredNotification[]>;
   /** The recipient's rows with `id < beforeId` (all when null), newest first, at most `limit`. */
   list(
     appCode: string,

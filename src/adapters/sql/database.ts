@@ -18,6 +18,8 @@ import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
 import { meetingEndedIndex } from './migrations/0009_meeting_ended_index.js';
+import { notificationCreatedIndex } from './migrations/0010_notification_created_index.js';
+import { notificationRequestKeys } from './migrations/0011_notification_request_keys.js';
 import type { Database } from './schema.js';
 
 export interface SqlBackend {
@@ -120,6 +122,8 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0007_meetings': meetingTables(flavor),
     '0008_notifications': notificationTables(flavor),
     '0009_meeting_ended_index': meetingEndedIndex(),
+    '0010_notification_created_index': notificationCreatedIndex(),
+    '0011_notification_request_keys': notificationRequestKeys(flavor),
   };
   const migrator = new Migrator({
     db,

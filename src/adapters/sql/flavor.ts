@@ -35,3 +35,9 @@ export function isUniqueViolation(error: unknown): boolean {
     e.code === 'SQLITE_CONSTRAINT_UNIQUE'
   );
 }
+
+/** True when MySQL rolled the transaction back to break a deadlock (SQLite has none). */
+export function isDeadlock(error: unknown): boolean {
+  const e = error as { code?: unknown } | null;
+  return e?.code === 'ER_LOCK_DEADLOCK';
+}

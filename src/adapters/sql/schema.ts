@@ -228,6 +228,8 @@ export interface NotificationsTable {
   is_read: number;
   read_at_ms: number | null;
   created_at_ms: number;
+  /** The sending request's key (0011), unique per app and recipient; null: none. */
+  request_key: string | null;
 }
 
 export interface Database {

@@ -16,6 +16,9 @@ import {
   testRedisUrl,
 } from '../../testing/backends.js';
 import { meetingClient } from '../meeting/testing/meeting-client.js';
+import { MemoryKeyValue } from '../../adapters/memory/memory-key-value.js';
+import type { KeyValue } from '../../shared/key-value.js';
+import { CLAIM_MS } from '../meeting/invites.js';
 
 const HEX32 = /[0-9a-f]{32}/;
 
@@ -370,5 +373,232 @@ describe('meeting invites REST on Redis', { skip }, () => {
     assert.deepEqual(retried.body.data, { pushed: 1, skipped: 0 });
     assert.equal((await invitesOf('a6')).length, before + 1);
     await endAll();
+  });
+});
+
+/**
+ * A KeyValue store whose writes a test can fail or hold: the node running an invite dies, or
+ * pauses, at that step.
+ */
+class FaultyKeyValue implements KeyValue {
+  onSet: ((key: string, value: string) => Promise<void> | void) | null = null;
+  /** Runs after a read, before its caller sees the value. */
+  onGet: ((key: string, value: string | null) => Promise<void> | void) | null = null;
+  constructor(private readonly inner: KeyValue) {}
+  async get(key: string) {
+    const value = await this.inner.get(key);
+    await this.onGet?.(key, value);
+    return value;
+  }
+  async set(key: string, value: string, ttlMs: number) {
+    await this.onSet?.(key, value);
+    return this.inner.set(key, value, ttlMs);
+  }
+  del(key: string) {
+    return this.inner.del(key);
+  }
+  incr(key: string, ttlMs: number) {
+    return this.inner.incr(key, ttlMs);
+  }
+  setIfAbsent(key: string, value: string, ttlMs: number) {
+    return this.inner.setIfAbsent(key, value, ttlMs);
+  }
+  getCappingTtl(key: string, maxTtlMs: number) {
+    return this.inner.getCappingTtl(key, maxTtlMs);
+  }
+}
+
+describe('meeting invites: a node dying or pausing mid-invite', () => {
+  let app: TestHttpApp;
+  let kvAheadMs = 0;
+  const kv = new FaultyKeyValue(
+    new MemoryKeyValue({ clock: { nowMs: () => Date.now() + kvAheadMs } }),
+  );
+  /** `notification.new` frames by recipient id. */
+  const frames = new Map<string, number>();
+  const c = meetingClient(() => app.http);
+  const { call, ids } = c;
+
+  before(async () => {
+    app = await startTestHttpApp(
+      {},
+      {
+        kv,
+        push: {
+          toUser: (_app, userId, event) => {
+            if (event === 'notification.new') frames.set(userId, (frames.get(userId) ?? 0) + 1);
+          },
+        },
+      },
+    );
+    await c.users(['host', 'member', 'b1', 'b2', 'b3']);
+  });
+  after(async () => {
+    await app?.close();
+  });
+  /** Meetings to end after each test, so every test's users start outside any meeting. */
+  const open: string[] = [];
+  afterEach(async () => {
+    kv.onSet = null;
+    kv.onGet = null;
+    kvAheadMs = 0;
+    for (const code of open.splice(0)) {
+      await call('POST', `/meeting/rooms/${code}/end`, { as: 'host', body: {} });
+    }
+  });
+
+  const create = async (as: string) => {
+    const r = await call('POST', '/meeting/rooms', { as, body: { title: '周会' } });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const code = r.body.data.room.room_code as string;
+    open.push(code);
+    return code;
+  };
+  const join = async (as: string, code: string) => {
+    const r = await call('POST', `/meeting/rooms/${code}/join`, { as, body: {} });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  };
+  const leave = async (as: string, code: string) => {
+    const r = await call('POST', `/meeting/rooms/${code}/leave`, { as, body: {} });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  };
+  const invite = (as: string, code: string, body: unknown) =>
+    call('POST', `/meeting/rooms/${code}/invite`, { as, body });
+  const invitesOf = async (as: string): Promise<any[]> => {
+    const r = await call('GET', '/notifications?limit=50', { as });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return (r.body.data.list as any[]).filter((n) => n.type === 'meeting_invite');
+  };
+  const countsOf = async (names: readonly string[]) =>
+    Object.fromEntries(
+      await Promise.all(names.map(async (n) => [n, (await invitesOf(n)).length] as const)),
+    );
+  const framesOf = (names: readonly string[]) =>
+    Object.fromEntries(names.map((n) => [n, frames.get(String(ids[n])) ?? 0]));
+
+  it('dead after the notifications committed, before the outcome was recorded: a retry sends nothing and answers that outcome', async () => {
+    const code = await create('host');
+    await join('member', code);
+    const body = { request_id: 'crash-1', invitee_ids: [ids.b1, ids.b2, ids.member] };
+    // The record of the outcome never happens: the node died just after the commit.
+    kv.onSet = (key, value) => {
+      if (key.startsWith('meeting:invite-req:') && !value.startsWith('pending')) {
+        throw new Error('node died');
+      }
+    };
+    const first = await invite('host', code, body);
+    kv.onSet = null;
+    assert.ok(first.status >= 500, JSON.stringify(first.body));
+    assert.deepEqual(await countsOf(['b1', 'b2', 'member']), { b1: 1, b2: 1, member: 0 });
+    const tokens = (await invitesOf('b1')).map((n) => n.extra.invite_token as string);
+
+    // The state moves on (deciding again would invite the member too), and the dead node's
+    // claim on the request id expires.
+    await leave('member', code);
+    kvAheadMs = CLAIM_MS + 1_000;
+    const retry = await invite('host', code, body);
+    assert.deepEqual([retry.status, retry.body.data], [200, { pushed: 2, skipped: 1 }]);
+    assert.deepEqual(await countsOf(['b1', 'b2', 'member']), { b1: 1, b2: 1, member: 0 });
+    assert.deepEqual(framesOf(['b1', 'b2', 'member']), { b1: 1, b2: 1, member: 0 }, 'no new push');
+    assert.deepEqual(
+      (await invitesOf('b1')).map((n) => n.extra.invite_token),
+      tokens,
+      'the first token stands',
+    );
+    const again = await invite('host', code, body);
+    assert.deepEqual([again.status, again.body.data], [200, { pushed: 2, skipped: 1 }]);
+    // The same id with other invitees is another operation, as before the crash.
+    const reused = await invite('host', code, { request_id: 'crash-1', invitee_ids: [ids.b3] });
+    assert.equal(reused.status, 409, JSON.stringify(reused.body));
+
+    // Another request id is another invite.
+    const next = await invite('host', code, { ...body, request_id: 'crash-2' });
+    assert.deepEqual([next.status, next.body.data], [200, { pushed: 3, skipped: 0 }]);
+    assert.deepEqual(await countsOf(['b1', 'b2', 'member']), { b1: 2, b2: 2, member: 1 });
+    assert.deepEqual(framesOf(['b1', 'b2', 'member']), { b1: 2, b2: 2, member: 1 });
+  });
+
+  it('the recorded outcome lost (KeyValue store restarted): the committed notifications are still the answer', async () => {
+    const code = await create('host');
+    const body = { request_id: 'lost-1', invitee_ids: [ids.b3] };
+    const before = await countsOf(['b3']);
+    const first = await invite('host', code, body);
+    assert.deepEqual(first.body.data, { pushed: 1, skipped: 0 });
+    await kv.del(`meeting:invite-req:default:${code}:${ids.host}:lost-1`);
+    const retry = await invite('host', code, body);
+    assert.deepEqual([retry.status, retry.body.data], [200, { pushed: 1, skipped: 0 }]);
+    assert.deepEqual(await countsOf(['b3']), { b3: before.b3! + 1 });
+  });
+
+  it('a copy paused past its claim while a retry is refused: the late copy sends nothing and answers the refusal', async () => {
+    const code = await create('host');
+    await join('member', code);
+    const body = { request_id: 'pause-1', invitee_ids: [ids.b3] };
+    const before = await countsOf(['b3']);
+    let reached!: () => void;
+    let release!: () => void;
+    const paused = new Promise<void>((r) => (reached = r));
+    const held = new Promise<void>((r) => (release = r));
+    // The first copy pauses after deciding, while it writes the invitee's token.
+    kv.onSet = async (key) => {
+      if (!key.startsWith('meeting:invite:')) return;
+      kv.onSet = null;
+      reached();
+      await held;
+    };
+    const late = invite('member', code, body);
+    await paused;
+    // Meanwhile its claim expires, the inviter leaves, and a retry is refused.
+    kvAheadMs = CLAIM_MS + 1_000;
+    await leave('member', code);
+    const retry = await invite('member', code, body);
+    assert.deepEqual(
+      [retry.status, retry.body.message],
+      [400, '你当前未在会议中'],
+      JSON.stringify(retry.body),
+    );
+    release();
+    const answer = await late;
+    assert.deepEqual(
+      [answer.status, answer.body.message],
+      [400, '你当前未在会议中'],
+      `the first recorded outcome: ${JSON.stringify(answer.body)}`,
+    );
+    assert.deepEqual(await countsOf(['b3']), before, 'the late copy sent nothing');
+  });
+
+  it('a copy paused between its claim check and its commit: the retry commits, the late copy writes nothing and answers the same', async () => {
+    const code = await create('host');
+    const body = { request_id: 'pause-2', invitee_ids: [ids.b1, ids.b2] };
+    const before = await countsOf(['b1', 'b2']);
+    const lateTokens: string[] = [];
+    let reached!: () => void;
+    let release!: () => void;
+    const paused = new Promise<void>((r) => (reached = r));
+    const held = new Promise<void>((r) => (release = r));
+    kv.onSet = (key) => {
+      if (key.startsWith('meeting:invite:')) lateTokens.push(key);
+    };
+    // The first copy's claim check passes, then the copy pauses before it commits.
+    kv.onGet = async (key, value) => {
+      if (!key.startsWith('meeting:invite-req:') || !value?.startsWith('pending')) return;
+      kv.onGet = null;
+      kv.onSet = null;
+      reached();
+      await held;
+    };
+    const late = invite('host', code, body);
+    await paused;
+    kvAheadMs = CLAIM_MS + 1_000;
+    const retry = await invite('host', code, body);
+    assert.deepEqual([retry.status, retry.body.data], [200, { pushed: 2, skipped: 0 }]);
+    release();
+    const answer = await late;
+    assert.deepEqual([answer.status, answer.body.data], [200, { pushed: 2, skipped: 0 }]);
+    assert.deepEqual(await countsOf(['b1', 'b2']), { b1: before.b1! + 1, b2: before.b2! + 1 });
+    assert.equal(lateTokens.length, 2);
+    for (const key of lateTokens) {
+      assert.equal(await kv.get(key), null, "the late copy's unsent tokens are gone");
+    }
   });
 });

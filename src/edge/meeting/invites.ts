@@ -9,12 +9,20 @@
  * Idempotency: an invite's outcome (answer or refusal) is recorded in the KeyValue store
  * under the caller-scoped request id, with the tokens' TTL; a retry within it gets the first
  * outcome and sends nothing. The request is claimed first (set-if-absent), so two copies
- * racing send once: the second answers `BUSY` (retry) while the first is in flight. A claim
- * whose node died before recording expires after {@link CLAIM_MS}; a retry after that
- * invites again (a second notification only if the first node died between the commit of
- * the notifications and the record: the window is one KeyValue write).
+ * racing send once: the second answers `BUSY` (retry) while the first is in flight.
+ *
+ * The notifications are the durable half of the outcome: they are written under the
+ * request's key (`meeting_invite:{room}:{caller}:{request id}`, unique per app and invitee in
+ * the database), all in one transaction. A claim whose node died before recording expires
+ * after {@link CLAIM_MS}; the retry that claims the request again first looks for its
+ * notifications, and when they are there (the first run committed, then died, or the record
+ * was lost) answers from them: `pushed` = their number, `skipped` = the rest, nothing
+ * written, nothing pushed, whatever the meeting's state is now. A copy that paused past its
+ * claim checks, just before its commit, that the claim is still its own; when another copy
+ * has taken the request over it sends nothing and answers that copy's outcome. Even a commit
+ * racing that check writes nothing twice: the database lets one set of rows in per key.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { DomainError } from '../../domain/decider.js';
 import { refuse } from '../../domain/meeting/errors.js';
 import { isActive } from '../../domain/meeting/evolve.js';
@@ -35,10 +43,23 @@ export const CLAIM_MS = 30_000;
 export const INVITE_TOKEN_PATTERN = /^[0-9a-f]{32}$/;
 export const MEETING_INVITE_TYPE = 'meeting_invite';
 
-/** Port: the notification centre's per-recipient batch (one transaction for all). */
+/** A notification the centre wrote: to whom. */
+interface SentNotification {
+  readonly userId: string;
+}
+
+/**
+ * Port: the notification centre's per-recipient batch (one transaction for all), written at
+ * most once per request key.
+ */
 export interface InviteNotifier {
-  pushEach(
+  /**
+   * Writes and pushes the batch under `requestKey`, unless notifications were written under
+   * it before: then nothing is written or pushed, and `fresh` is false with those.
+   */
+  pushEachOnce(
     appCode: string,
+    requestKey: string,
     items: readonly {
       readonly recipient: string;
       readonly notification: {
@@ -48,7 +69,9 @@ export interface InviteNotifier {
         readonly extra: Readonly<Record<string, unknown>>;
       };
     }[],
-  ): Promise<unknown>;
+  ): Promise<{ readonly fresh: boolean; readonly notifications: readonly SentNotification[] }>;
+  /** The notifications written under `requestKey` (none: empty). */
+  sentUnder(appCode: string, requestKey: string): Promise<readonly SentNotification[]>;
 }
 
 /** Port: who a user is, as the invite card shows them (accounts' user repository). */
@@ -72,6 +95,14 @@ function requestKey(appCode: string, roomCode: string, scopedRequestId: string):
   return `meeting:invite-req:${appCode}:${roomCode}:${scopedRequestId}`;
 }
 
+/** The notification centre's key of one invite request (the centre scopes it by app). */
+function notificationKey(roomCode: string, scopedRequestId: string): string {
+  return `${MEETING_INVITE_TYPE}:${roomCode}:${scopedRequestId}`;
+}
+
+/** A claim's value is `pending:{uuid}`: a paused copy tells its own claim from a retry's. */
+const CLAIM_PREFIX = 'pending';
+
 /** What the store keeps per token: the seed's value, exactly. */
 interface TokenValue {
   room_code: string;
@@ -83,6 +114,18 @@ interface TokenValue {
 type Outcome =
   | { readonly invitees: string; readonly answer: { pushed: number; skipped: number } }
   | { readonly invitees: string; readonly refused: DomainError };
+
+/** Another copy of the request took it over while this one was paused: answer its outcome. */
+class TakenOver extends Error {}
+
+/** One run of an invite request: its keys and its claim. */
+interface Run {
+  readonly kv: KeyValue;
+  readonly key: string;
+  readonly claim: string;
+  readonly fingerprint: string;
+  readonly sentKey: string;
+}
 
 export async function inviteMembers(
   deps: MeetingInviteDeps & { readonly clock: Clock },
@@ -98,23 +141,76 @@ export async function inviteMembers(
 ): Promise<{ pushed: number; skipped: number }> {
   const { kv } = deps;
   const invitees = [...new Set(req.invitee_ids)];
-  // The same request id with other invitees is another operation, not a retry.
-  const fingerprint = [...invitees].sort().join(',');
-  const key = requestKey(req.app_code, req.room_code, req.request_key);
-  if (!(await kv.setIfAbsent(key, 'pending', CLAIM_MS))) return replay(kv, key, fingerprint);
-  const denied = state ? checkMeetingAccess(state, req.caller_id) : refuse('MEETING_NOT_FOUND');
+  const run: Run = {
+    kv,
+    key: requestKey(req.app_code, req.room_code, req.request_key),
+    claim: `${CLAIM_PREFIX}:${randomUUID()}`,
+    // The same request id with other invitees is another operation, not a retry.
+    fingerprint: [...invitees].sort().join(','),
+    sentKey: notificationKey(req.room_code, req.request_key),
+  };
+  if (!(await kv.setIfAbsent(run.key, run.claim, CLAIM_MS))) {
+    return replay(kv, run.key, run.fingerprint);
+  }
   let outcome: Outcome;
   try {
-    outcome = denied
-      ? { invitees: fingerprint, refused: denied }
-      : { invitees: fingerprint, answer: await send(deps, req, state!, invitees) };
+    outcome = await decide(deps, req, state, invitees, run);
+    // A refusal, or nobody to invite, is only decided if no other copy took over meanwhile.
+    await checkClaim(run);
   } catch (error) {
-    // Nothing decided (a store failed, or bad input): free the request id for a retry.
-    await kv.del(key).catch(() => undefined);
+    if (error instanceof TakenOver) return replay(kv, run.key, run.fingerprint);
+    // Nothing recorded (a store failed, bad input, or a commit whose answer was lost): free
+    // the request id for a retry, which finds any committed notifications, unless another
+    // copy holds it by now.
+    await releaseClaim(run).catch(() => undefined);
     throw error;
   }
-  await record(kv, key, outcome);
+  await record(kv, run.key, outcome);
   return answerOf(outcome);
+}
+
+async function decide(
+  deps: MeetingInviteDeps & { readonly clock: Clock },
+  req: { readonly app_code: string; readonly caller_id: string; readonly room_code: string },
+  state: MeetingState | null,
+  invitees: readonly string[],
+  run: Run,
+): Promise<Outcome> {
+  // Notifications committed under this request are its decided outcome, though the copy
+  // that wrote them died before recording it: never decide again on today's state.
+  const earlier = await deps.notifier.sentUnder(req.app_code, run.sentKey);
+  if (earlier.length > 0) return earlierOutcome(earlier, invitees, run.fingerprint);
+  const denied = state ? checkMeetingAccess(state, req.caller_id) : refuse('MEETING_NOT_FOUND');
+  if (denied) return { invitees: run.fingerprint, refused: denied };
+  return { invitees: run.fingerprint, answer: await send(deps, req, state!, invitees, run) };
+}
+
+/** The outcome the notifications of an earlier run of the request tell. */
+function earlierOutcome(
+  earlier: readonly SentNotification[],
+  invitees: readonly string[],
+  fingerprint: string,
+): Outcome {
+  const asked = new Set(invitees);
+  // Someone invited then but not named now: the same id with other invitees.
+  if (!earlier.every((n) => asked.has(n.userId))) throw errors.REQUEST_ID_REUSED();
+  const answer = { pushed: earlier.length, skipped: invitees.length - earlier.length };
+  return { invitees: fingerprint, answer };
+}
+
+/**
+ * Just before the commit: is the claim still this run's? A copy paused past {@link CLAIM_MS}
+ * may find a retry's claim or outcome there (TakenOver), or nothing (it claims again).
+ */
+async function checkClaim(run: Run): Promise<void> {
+  const current = await run.kv.get(run.key);
+  if (current === run.claim) return;
+  if (current === null && (await run.kv.setIfAbsent(run.key, run.claim, CLAIM_MS))) return;
+  throw new TakenOver();
+}
+
+async function releaseClaim(run: Run): Promise<void> {
+  if ((await run.kv.get(run.key)) === run.claim) await run.kv.del(run.key);
 }
 
 function answerOf(outcome: Outcome): { pushed: number; skipped: number } {
@@ -127,6 +223,7 @@ async function send(
   req: { readonly app_code: string; readonly caller_id: string; readonly room_code: string },
   state: MeetingState,
   invitees: readonly string[],
+  run: Run,
 ): Promise<{ pushed: number; skipped: number }> {
   const pending = invitees.filter((id) => !isActive(state, id));
   const skipped = invitees.length - pending.length;
@@ -137,8 +234,10 @@ async function send(
   };
   const expiresAtMs = deps.clock.nowMs() + INVITE_TTL_MS;
   const items = [];
+  const tokens: string[] = [];
   for (const invitee of pending) {
     const token = randomBytes(16).toString('hex');
+    tokens.push(token);
     const value: TokenValue = {
       room_code: state.room_code,
       inviter_id: idJson(req.caller_id),
@@ -166,7 +265,22 @@ async function send(
       },
     });
   }
-  await deps.notifier.pushEach(req.app_code, items);
+  // Tokens with no notification are harmless (nobody has them); never the other way round.
+  const unsent = () =>
+    Promise.all(tokens.map((t) => deps.kv.del(inviteKey(req.app_code, t)).catch(() => undefined)));
+  try {
+    await checkClaim(run);
+  } catch (error) {
+    await unsent();
+    throw error;
+  }
+  const result = await deps.notifier.pushEachOnce(req.app_code, run.sentKey, items);
+  if (!result.fresh) {
+    // Another copy's commit came first: its notifications are the outcome.
+    await unsent();
+    const outcome = earlierOutcome(result.notifications, invitees, run.fingerprint);
+    return answerOf(outcome);
+  }
   return { pushed: pending.length, skipped };
 }
 
@@ -181,7 +295,7 @@ async function replay(
   fingerprint: string,
 ): Promise<{ pushed: number; skipped: number }> {
   const raw = await kv.get(key);
-  if (raw === null || raw === 'pending') throw errors.BUSY();
+  if (raw === null || raw.startsWith(CLAIM_PREFIX)) throw errors.BUSY();
   const outcome = JSON.parse(raw) as Outcome;
   if (outcome.invitees !== fingerprint) throw errors.REQUEST_ID_REUSED();
   return answerOf(outcome);

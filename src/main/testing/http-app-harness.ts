@@ -13,7 +13,10 @@ import { MemoryRateLimiter } from '../../adapters/memory/memory-rate-limiter.js'
 import { openSqlBackend } from '../../adapters/sql/database.js';
 import { SqlCellStore } from '../../adapters/sql/sql-cell-store.js';
 import { SqlNotificationStore } from '../../adapters/sql/notifications/sql-notification-store.js';
-import { NotificationCentre } from '../../notifications/notification-centre.js';
+import {
+  NotificationCentre,
+  type NotificationPush,
+} from '../../notifications/notification-centre.js';
 import { CellHost } from '../../cell/host.js';
 import { silentLogger } from '../../cell/testing/harness.js';
 import { DestinationPolicy } from '../../outbox/destinations.js';
@@ -48,6 +51,8 @@ export async function startTestHttpApp(
     kvClock?: Clock;
     /** Another KeyValue store (e.g. Redis, whose calls really interleave); `kvClock` is unused then. */
     kv?: KeyValue;
+    /** Receives the notification centre's live frames (default: none are sent). */
+    push?: NotificationPush;
   } = {},
 ): Promise<TestHttpApp> {
   const dir = await mkdtemp(join(tmpdir(), 'rooms-http-'));
@@ -75,7 +80,7 @@ export async function startTestHttpApp(
   const kv = options.kv ?? new MemoryKeyValue({ clock: options.kvClock ?? systemClock });
   const notifications = new NotificationCentre({
     store: new SqlNotificationStore(sql),
-    push: { toUser: () => undefined }, // no WebSocket hub here: stored only
+    push: options.push ?? { toUser: () => undefined }, // no WebSocket hub here: stored only
     clock: systemClock,
     logger: silentLogger,
   });

@@ -1,12 +1,13 @@
 /** The notification centre's store on SQLite or MySQL (../database.ts). */
-import type { Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type {
   NewNotification,
   NotificationStore,
   StoredNotification,
 } from '../../../notifications/notification-store.js';
 import type { SqlBackend } from '../database.js';
-import type { NotificationsTable } from '../schema.js';
+import { isDeadlock, isUniqueViolation } from '../flavor.js';
+import type { Database, NotificationsTable } from '../schema.js';
 
 type Row = Selectable<NotificationsTable>;
 
@@ -26,6 +27,42 @@ function fromRow(row: Row): StoredNotification {
   };
 }
 
+/**
+ * One INSERT per row: the id of each row is its statement's insertId. A multi-row INSERT
+ * tells MySQL's client only the first id, and the others are not reliably consecutive
+ * (auto_increment_increment, interleaved lock mode).
+ */
+async function insertRows(
+  trx: Transaction<Database>,
+  appCode: string,
+  rows: readonly NewNotification[],
+  nowMs: number,
+  requestKey: string | null,
+): Promise<StoredNotification[]> {
+  const out: StoredNotification[] = [];
+  for (const row of rows) {
+    const values = {
+      app_code: appCode,
+      user_id: row.userId,
+      type: row.type,
+      title: row.title,
+      content: row.content,
+      extra: row.extra,
+      is_read: 0,
+      read_at_ms: null,
+      created_at_ms: nowMs,
+      request_key: requestKey,
+    };
+    const result = await trx.insertInto('notifications').values(values).executeTakeFirst();
+    if (result.insertId === undefined) throw new Error('notification insert returned no id');
+    out.push(fromRow({ id: Number(result.insertId), ...values }));
+  }
+  return out;
+}
+
+/** A racing copy under one key: its rows won the unique key, or (MySQL) the locks deadlocked. */
+const RACE_ATTEMPTS = 3;
+
 export class SqlNotificationStore implements NotificationStore {
   constructor(private readonly sql: SqlBackend) {}
 
@@ -35,29 +72,58 @@ export class SqlNotificationStore implements NotificationStore {
     nowMs: number,
   ): Promise<StoredNotification[]> {
     if (rows.length === 0) return [];
-    // One INSERT per row, all in one transaction: the id of each row is its statement's
-    // insertId. A multi-row INSERT tells MySQL's client only the first id, and the others
-    // are not reliably consecutive (auto_increment_increment, interleaved lock mode).
-    return this.sql.db.transaction().execute(async (trx) => {
-      const out: StoredNotification[] = [];
-      for (const row of rows) {
-        const values = {
-          app_code: appCode,
-          user_id: row.userId,
-          type: row.type,
-          title: row.title,
-          content: row.content,
-          extra: row.extra,
-          is_read: 0,
-          read_at_ms: null,
-          created_at_ms: nowMs,
-        };
-        const result = await trx.insertInto('notifications').values(values).executeTakeFirst();
-        if (result.insertId === undefined) throw new Error('notification insert returned no id');
-        out.push(fromRow({ id: Number(result.insertId), ...values }));
+    return this.sql.db.transaction().execute((trx) => insertRows(trx, appCode, rows, nowMs, null));
+  }
+
+  async insertBatchOnce(
+    appCode: string,
+    requestKey: string,
+    rows: readonly NewNotification[],
+    nowMs: number,
+  ): Promise<{ inserted: boolean; rows: StoredNotification[] }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.sql.db.transaction().execute(async (trx) => {
+          // A locking read on MySQL: it waits for a racing copy's commit and then sees its
+          // rows; an empty range stays locked, so two copies cannot both find none and insert
+          // (one of them deadlocks and tries again). SQLite runs one transaction at a time.
+          const earlier = await this.#byKey(trx, appCode, requestKey, true);
+          if (earlier.length > 0) return { inserted: false, rows: earlier };
+          return { inserted: true, rows: await insertRows(trx, appCode, rows, nowMs, requestKey) };
+        });
+      } catch (error) {
+        if (attempt >= RACE_ATTEMPTS || !(isUniqueViolation(error) || isDeadlock(error))) {
+          throw error;
+        }
       }
-      return out;
-    });
+    }
+  }
+
+  listByRequestKey(appCode: string, requestKey: string): Promise<StoredNotification[]> {
+    return this.#byKey(this.sql.db, appCode, requestKey, false);
+  }
+
+  async #byKey(
+    db: Kysely<Database>,
+    appCode: string,
+    requestKey: string,
+    lock: boolean,
+  ): Promise<StoredNotification[]> {
+    // The locking read names its index: on a small table MySQL may prefer one on app_code
+    // alone and lock every row of the app; this way only the request's own range is locked.
+    const rows =
+      lock && this.sql.flavor === 'mysql'
+        ? (
+            await sql<Row>`SELECT * FROM notifications FORCE INDEX (notifications_request)
+              WHERE app_code = ${appCode} AND request_key = ${requestKey} FOR UPDATE`.execute(db)
+          ).rows
+        : await db
+            .selectFrom('notifications')
+            .selectAll()
+            .where('app_code', '=', appCode)
+            .where('request_key', '=', requestKey)
+            .execute();
+    return rows.map(fromRow).sort((a, b) => a.id - b.id);
   }
 
   async list(
