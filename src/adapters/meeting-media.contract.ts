@@ -1,16 +1,16 @@
 /**
- * One behavioural contract for every {@link MeetingMediaState} adapter (in memory for
+ * One behavioural contract for every {@link RoomMediaState} adapter (in memory for
  * embedded mode, Redis for the cluster), so the two cannot drift.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CellKey } from '../cell/lease.js';
-import type { MeetingMediaState } from '../edge/meeting-ws/ports.js';
+import type { RoomMediaState } from '../edge/room-media/ports.js';
 import type { ManualOrRealControl } from './lease.contract.js';
 
 export interface MeetingMediaEnv {
   /** Its records expire `clock.shortTtlMs` after their last write or touch. */
-  readonly state: MeetingMediaState;
+  readonly state: RoomMediaState;
   readonly clock: ManualOrRealControl;
   cleanup(): Promise<void>;
 }
@@ -35,7 +35,7 @@ export function meetingMediaContract(
       }
     });
 
-  void describe(`MeetingMediaState contract: ${name}`, { skip: options.skip ?? false }, () => {
+  void describe(`RoomMediaState contract: ${name}`, { skip: options.skip ?? false }, () => {
     void run(
       'records a user’s transports, producers and consumers per meeting',
       async ({ state }) => {

@@ -7,8 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { MemoryMeetingMediaState } from '../adapters/memory/memory-meeting-media.js';
-import { RedisMeetingMediaState } from '../adapters/redis/redis-meeting-media.js';
+import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
+import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
 import type { CommittedBatch } from '../cell/cell.js';
 import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
@@ -46,8 +46,8 @@ export function wireMeetingMedia(deps: {
     membership: meetingMembership(deps.meetings.api),
     media,
     state: deps.redis
-      ? new RedisMeetingMediaState({ redis: deps.redis, keyPrefix: deps.keyPrefix })
-      : new MemoryMeetingMediaState(),
+      ? new RedisRoomMediaState({ redis: deps.redis, keyPrefix: deps.keyPrefix })
+      : new MemoryRoomMediaState(),
     broadcaster: deps.publisher,
     logger,
     nodeId: deps.nodeId,

@@ -63,8 +63,16 @@ export interface MediaOrchestrator {
     peerId?: string,
   ): Promise<TransportInfo>;
   connectTransport(transportId: string, dtlsParameters: MediaJson): Promise<void>;
-  /** Returns the producer id. */
-  createProducer(transportId: string, kind: MediaKind, rtpParameters: MediaJson): Promise<string>;
+  /**
+   * Returns the producer id. `appData` (flat strings, e.g. a voice seat's mic session) is
+   * kept with the producer and carried by its media events.
+   */
+  createProducer(
+    transportId: string,
+    kind: MediaKind,
+    rtpParameters: MediaJson,
+    appData?: Readonly<Record<string, string>>,
+  ): Promise<string>;
   /** Creates the consumer paused: call {@link resumeConsumer} once the track is mounted. */
   createConsumer(
     transportId: string,

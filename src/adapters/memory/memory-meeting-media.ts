@@ -1,5 +1,5 @@
 /**
- * {@link MeetingMediaState} in this process (embedded mode): per meeting, per user, the
+ * {@link RoomMediaState} in this process (embedded mode): per meeting, per user, the
  * records with one expiry that every write and `touch` pushes back. Expired records are
  * treated as absent at once and dropped on the next access (and by a sweep every so
  * many writes), so memory does not grow with forgotten meetings.
@@ -9,11 +9,11 @@ import type {
   ConsumerRecord,
   LiveProducer,
   MediaResourceIds,
-  MeetingMediaState,
+  RoomMediaState,
   ProducerRecord,
   TransportRecord,
   UserMediaResources,
-} from '../../edge/meeting-ws/ports.js';
+} from '../../edge/room-media/ports.js';
 import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 
@@ -28,7 +28,7 @@ interface Entry {
   expiresAtMs: number;
 }
 
-export class MemoryMeetingMediaState implements MeetingMediaState {
+export class MemoryRoomMediaState implements RoomMediaState {
   /** routeKey(meeting) → user → records. */
   readonly #meetings = new Map<
     string,

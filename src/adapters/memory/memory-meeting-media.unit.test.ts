@@ -1,11 +1,11 @@
 import { manualTime } from '../lease.contract.js';
 import { meetingMediaContract } from '../meeting-media.contract.js';
-import { MemoryMeetingMediaState } from './memory-meeting-media.js';
+import { MemoryRoomMediaState } from './memory-meeting-media.js';
 
 meetingMediaContract('memory', () => {
   const { clock, control } = manualTime();
   return Promise.resolve({
-    state: new MemoryMeetingMediaState({ clock, ttlMs: control.shortTtlMs }),
+    state: new MemoryRoomMediaState({ clock, ttlMs: control.shortTtlMs }),
     clock: control,
     cleanup: async () => {},
   });

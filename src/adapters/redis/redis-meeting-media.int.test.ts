@@ -10,7 +10,7 @@ import {
 import { realTime } from '../lease.contract.js';
 import { meetingMediaContract } from '../meeting-media.contract.js';
 import { MEETING_MEDIA_TTL_MS } from '../memory/memory-meeting-media.js';
-import { RedisMeetingMediaState } from './redis-meeting-media.js';
+import { RedisRoomMediaState } from './redis-meeting-media.js';
 
 const skip = await clusterSkipReason();
 const url = testRedisUrl();
@@ -21,7 +21,7 @@ meetingMediaContract(
     const keyPrefix = testKeyPrefix();
     const redis = new Redis(url);
     return Promise.resolve({
-      state: new RedisMeetingMediaState({ redis, keyPrefix, ttlMs: 600 }),
+      state: new RedisRoomMediaState({ redis, keyPrefix, ttlMs: 600 }),
       clock: realTime(600),
       cleanup: async () => {
         await deleteKeysWithPrefix(url, keyPrefix);
@@ -44,7 +44,7 @@ void describe('redis meeting media specifics', { skip }, () => {
   });
 
   void it('keeps a user’s set under {prefix}meeting:resources:{app}:{room}:{user} with a 1 h PEXPIRE', async () => {
-    const state = new RedisMeetingMediaState({ redis, keyPrefix });
+    const state = new RedisRoomMediaState({ redis, keyPrefix });
     const meeting = { appCode: 'app', roomId: '835-000-036' };
     await state.addTransport(meeting, '16', { id: 't1', direction: 'send' });
     await state.addProducer(meeting, '16', { id: 'p1', kind: 'audio' });
@@ -64,7 +64,7 @@ void describe('redis meeting media specifics', { skip }, () => {
       enableOfflineQueue: false,
     });
     dead.on('error', () => undefined);
-    const state = new RedisMeetingMediaState({ redis: dead, keyPrefix });
+    const state = new RedisRoomMediaState({ redis: dead, keyPrefix });
     const meeting = { appCode: 'app', roomId: '835-000-036' };
     for (const attempt of [
       state.addTransport(meeting, '16', { id: 't1', direction: 'send' }),

@@ -1,5 +1,5 @@
 /**
- * {@link MeetingMediaState} on Redis, shared by every node. Keys, under the deployment's
+ * {@link RoomMediaState} on Redis, shared by every node. Keys, under the deployment's
  * prefix (`ROOMS_KEY_PREFIX`), with app, room and user URI-encoded:
  * - `{prefix}meeting:resources:{app}:{room}:{user}` HASH, the seed's per-user set:
  *   `t:{id}` → direction, `p:{id}` → kind, `c:{id}` → producer id;
@@ -17,11 +17,11 @@ import type {
   ConsumerRecord,
   LiveProducer,
   MediaResourceIds,
-  MeetingMediaState,
+  RoomMediaState,
   ProducerRecord,
   TransportRecord,
   UserMediaResources,
-} from '../../edge/meeting-ws/ports.js';
+} from '../../edge/room-media/ports.js';
 import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
 import { errors } from '../../shared/error-codes.js';
 import { MEETING_MEDIA_TTL_MS } from '../memory/memory-meeting-media.js';
@@ -45,7 +45,7 @@ interface MediaCommands {
 
 const enc = encodeURIComponent;
 
-export class RedisMeetingMediaState implements MeetingMediaState {
+export class RedisRoomMediaState implements RoomMediaState {
   readonly #redis: Redis & MediaCommands;
   readonly #prefix: string;
   readonly #ttlMs: number;

@@ -1,21 +1,8 @@
 /**
- * The signalling's S→C frames that are not cell events (sent with
- * `RealtimePublisher.toRoom`), and the mapping of media server failures to the seed's ACK
- * texts.
+ * The meeting signalling's S→C frames that are not cell events (sent with
+ * `RealtimePublisher.toRoom`).
  */
-import type { CellKey } from '../../cell/lease.js';
-import {
-  isMediaResourceNotFound,
-  isMediaServerError,
-  type MediaKind,
-} from '../../meeting/media-orchestrator.js';
-import { AppError } from '../../shared/errors.js';
-import { errors } from '../../shared/error-codes.js';
-
-/** Port: a frame to every socket following a room, outside its frame chain. */
-export interface RoomBroadcaster {
-  toRoom(key: CellKey, event: string, data: Record<string, unknown>): void;
-}
+import type { MediaKind } from '../../meeting/media-orchestrator.js';
 
 export const PRODUCER_NEW = 'meeting.member.producer.new';
 export const MEMBER_LEFT = 'meeting.member.left';
@@ -44,22 +31,4 @@ export function producerFrame(
     kind,
     closed,
   };
-}
-
-/**
- * Runs one orchestrator call; its failures become the seed's ACK texts: 会议资源不存在 and
- * 会议媒体服务暂不可用 as they are, anything else `mediaOrchestrator error: <detail>`.
- */
-export async function mediaCall<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw asMediaError(error);
-  }
-}
-
-export function asMediaError(error: unknown): AppError {
-  if (isMediaResourceNotFound(error) || isMediaServerError(error)) return error as AppError;
-  const detail = error instanceof AppError ? error.message : 'unexpected failure';
-  return errors.MEDIA_ORCHESTRATOR_ERROR.withCause(error, detail);
 }

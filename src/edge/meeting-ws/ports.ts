@@ -1,13 +1,9 @@
 /**
- * What the meeting's WebSocket signalling needs from the rest of the node: the meeting's
- * membership (the meeting cell), the media resources each user holds (Redis in cluster
- * mode, in memory in embedded mode), the media servers (`MediaServers`, declared in
- * src/meeting/media-servers.ts) and the room broadcaster (`RealtimePublisher.toRoom`).
- * A meeting is addressed by its cell key: `{ appCode, roomId: room_code }`.
+ * What the meeting's WebSocket signalling needs of the meeting cell: its membership and
+ * presence notices. The media resources and rules are ../room-media/ports.ts's. A meeting
+ * is addressed by its cell key: `{ appCode, roomId: room_code }`.
  */
-import type { CellKey } from '../../cell/lease.js';
 import type { MemberMediaState } from '../../domain/meeting/types.js';
-import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
 
 /** An active participant, as the meeting sees it now. */
 export interface MeetingMember {
@@ -51,66 +47,4 @@ export interface MeetingMembership {
     actorId: string,
     change: MemberStateChange,
   ): Promise<void>;
-}
-
-export interface TransportRecord {
-  readonly id: string;
-  readonly direction: TransportDirection;
-}
-export interface ProducerRecord {
-  readonly id: string;
-  readonly kind: MediaKind;
-}
-export interface ConsumerRecord {
-  readonly id: string;
-  readonly producerId: string;
-}
-
-/** What one user holds in one meeting. */
-export interface UserMediaResources {
-  readonly transports: readonly TransportRecord[];
-  readonly producers: readonly ProducerRecord[];
-  readonly consumers: readonly ConsumerRecord[];
-}
-
-/** Ids to forget, by kind (all optional). */
-export interface MediaResourceIds {
-  readonly transports?: readonly string[];
-  readonly producers?: readonly string[];
-  readonly consumers?: readonly string[];
-}
-
-/** A producer of the meeting that has not been closed through the signalling. */
-export interface LiveProducer {
-  readonly userId: string;
-  readonly producerId: string;
-  readonly kind: MediaKind;
-}
-
-/**
- * The media resources each user holds in each meeting (the seed's
- * `resources:{room}:{user}` set): for ownership checks, for the clean-up on
- * `meeting.room.leave` and on disconnect, and for late joiners (the meeting's live
- * producers). Every record lives `ttlMs` (1 h by default) after the last write or
- * {@link MeetingMediaState.touch} of its user in that meeting, so nothing outlives a
- * forgotten meeting. Each method is atomic.
- */
-export interface MeetingMediaState {
-  addTransport(meeting: CellKey, userId: string, transport: TransportRecord): Promise<void>;
-  /** Also enters the meeting's live producers. */
-  addProducer(meeting: CellKey, userId: string, producer: ProducerRecord): Promise<void>;
-  /** Also indexes the consumer by its user, for `meeting.consume.resume {consumer_id}`. */
-  addConsumer(meeting: CellKey, userId: string, consumer: ConsumerRecord): Promise<void>;
-  /** Empty lists when the user holds nothing there. */
-  resources(meeting: CellKey, userId: string): Promise<UserMediaResources>;
-  /** Drops these records of the user (and their indexes); unknown ids are ignored. */
-  forget(meeting: CellKey, userId: string, ids: MediaResourceIds): Promise<void>;
-  /** Drops every record of the user in the meeting. */
-  clear(meeting: CellKey, userId: string): Promise<void>;
-  /** The meeting's live producers, of every user. */
-  liveProducers(meeting: CellKey): Promise<LiveProducer[]>;
-  /** The meeting (room code) of one of this user's consumers, or null if not the user's. */
-  consumerRoom(appCode: string, userId: string, consumerId: string): Promise<string | null>;
-  /** Restarts the TTL of the user's records in the meeting and of the meeting's producers. */
-  touch(meeting: CellKey, userId: string): Promise<void>;
 }

@@ -22,17 +22,14 @@ import { routeKey, type CellKey } from '../../cell/lease.js';
 import { defaultMeetingSettings } from '../../domain/meeting/domain.js';
 import type { MediaServers } from '../../meeting/media-servers.js';
 import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
-import {
-  MEMBER_LEFT,
-  PRODUCER_NEW,
-  producerFrame,
-  userIdJson,
-  WS_LEAVE_REASON,
-  type RoomBroadcaster,
-} from './frames.js';
-import { MediaHandlers } from './media-handlers.js';
-import type { MeetingMediaState, MeetingMembership } from './ports.js';
-import { MemberStatePayload, parsePayload, RoomPayload } from './schemas.js';
+import type { RoomBroadcaster } from '../room-media/media-call.js';
+import { MediaHandlers } from '../room-media/media-handlers.js';
+import type { RoomMediaState } from '../room-media/ports.js';
+import { parsePayload } from '../room-media/schemas.js';
+import { MEMBER_LEFT, PRODUCER_NEW, producerFrame, userIdJson, WS_LEAVE_REASON } from './frames.js';
+import { meetingMediaRules } from './media-rules.js';
+import type { MeetingMembership } from './ports.js';
+import { roomCode, MemberStatePayload, RoomPayload } from './schemas.js';
 
 /**
  * A third of the default presence TTL (90 s → 30 s): a lease survives two lost refreshes.
@@ -47,7 +44,7 @@ export interface MeetingSignallingDeps {
   readonly hub: SignallingHub;
   readonly membership: MeetingMembership;
   readonly media: MediaServers;
-  readonly state: MeetingMediaState;
+  readonly state: RoomMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
   /** This node's `ROOMS_NODE_ID`: the key of its presence leases in each meeting. */
@@ -79,7 +76,12 @@ export class MeetingSignalling {
 
   constructor(private readonly deps: MeetingSignallingDeps) {
     this.logger = deps.logger.child({ module: 'meeting-ws' });
-    this.handlers = new MediaHandlers({ ...deps, logger: this.logger });
+    this.handlers = new MediaHandlers({
+      ...deps,
+      rules: meetingMediaRules(deps.membership),
+      roomId: roomCode,
+      logger: this.logger,
+    });
     const h = this.handlers;
     const events: Record<string, WsHandler> = {
       'meeting.room.join': (c, d) => this.join(c, d),

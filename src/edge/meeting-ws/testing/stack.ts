@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HttpMediaOrchestrator } from '../../../adapters/media/http-media-orchestrator.js';
 import { MemoryRealtimeBus } from '../../../adapters/memory/memory-bus.js';
-import { MemoryMeetingMediaState } from '../../../adapters/memory/memory-meeting-media.js';
+import { MemoryRoomMediaState } from '../../../adapters/memory/memory-meeting-media.js';
 import { silentLogger } from '../../../cell/testing/harness.js';
 import { refuse } from '../../../domain/meeting/errors.js';
 import type { MediaServer } from '../../../media-server/server.js';
@@ -103,7 +103,7 @@ export class FakeMembership implements MeetingMembership {
 
 export interface Stack {
   readonly membership: FakeMembership;
-  readonly state: MemoryMeetingMediaState;
+  readonly state: MemoryRoomMediaState;
   readonly media: HttpMediaOrchestrator;
   readonly signalling: MeetingSignalling;
   readonly hub: WsHub;
@@ -135,7 +135,7 @@ export async function startStack(
     },
   );
   const membership = new FakeMembership();
-  const state = new MemoryMeetingMediaState();
+  const state = new MemoryRoomMediaState();
   const media = new HttpMediaOrchestrator({
     baseUrl: mediaServer.url,
     internalToken: options.internalToken ?? TEST_TOKEN,

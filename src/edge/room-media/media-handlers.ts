@@ -1,45 +1,35 @@
 /**
- * The media half of the meeting's signalling: transports, producers, consumers, and the
- * release of everything a user holds in a meeting. Every call re-checks that the caller is
- * an active participant, and only touches the caller's OWN resources, as recorded in
- * {@link MeetingMediaState} when they were created: the media server addresses resources by
- * id alone, so an id of someone else's (or of another meeting) must never reach it.
+ * The media signalling of every room kind: transports, producers, consumers, and the
+ * release of everything a user holds in a room. The kind's {@link RoomMediaRules} say who
+ * may use media and who may produce what; every call re-checks them against the room's
+ * state, and only touches the caller's OWN resources, as recorded in {@link RoomMediaState}
+ * when they were created: the media server addresses resources by id alone, so an id of
+ * someone else's (or of another room) must never reach it.
  */
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
-import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { MediaKind, MediaOrchestrator } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
-import {
-  asMediaError,
-  mediaCall,
-  PRODUCER_NEW,
-  producerFrame,
-  type RoomBroadcaster,
-} from './frames.js';
+import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
 import type {
   MediaResourceIds,
-  MeetingMediaState,
-  MeetingMembership,
   ProducerRecord,
+  RoomMediaRules,
+  RoomMediaState,
   TransportRecord,
 } from './ports.js';
-import {
-  ConsumeResumePayload,
-  ConsumeStartPayload,
-  parsePayload,
-  ProduceStartPayload,
-  ProducerClosePayload,
-  TransportConnectPayload,
-  TransportCreatePayload,
-} from './schemas.js';
+import { mediaPayloads, parsePayload, type MediaPayloads } from './schemas.js';
 
 export interface MediaHandlerDeps {
-  readonly membership: MeetingMembership;
-  /** Each meeting's media calls go to the server its state records. */
+  readonly rules: RoomMediaRules;
+  /** How the kind's room ids look (checked before anything else). */
+  readonly roomId: z.ZodString;
+  /** Each room's media calls go to the server of the id its rules answer. */
   readonly media: MediaServers;
-  readonly state: MeetingMediaState;
+  readonly state: RoomMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
 }
@@ -47,16 +37,23 @@ export interface MediaHandlerDeps {
 type Data = Readonly<Record<string, unknown>>;
 
 export class MediaHandlers {
-  constructor(private readonly deps: MediaHandlerDeps) {}
+  private readonly payloads: MediaPayloads;
 
-  /** `meeting.transport.create {room_code, direction}`; the socket must have joined. */
+  constructor(private readonly deps: MediaHandlerDeps) {
+    this.payloads = mediaPayloads(deps.rules.roomField, deps.roomId);
+  }
+
+  /** `….transport.create {room, direction}`; the socket must follow the room. */
   async createTransport(context: WsContext, data: Data) {
-    const { room_code, direction } = parsePayload(TransportCreatePayload, data);
-    const { key, media } = await this.meeting(context, room_code);
-    // Resources live as long as a socket follows the meeting: its close releases them.
-    if (!context.follows(key)) throw errors.MEETING_NOT_JOINED();
+    const payload = parsePayload(this.payloads.TransportCreate, data);
+    const { direction } = payload;
+    const { key, media } = await this.room(context, payload.room);
+    // Resources live as long as a socket follows the room: its close releases them.
+    if (!context.follows(key)) throw this.deps.rules.notJoined();
     const userId = context.user.userId;
-    const info = await mediaCall(() => media.createTransport(mediaRoomOf(key), direction, userId));
+    const info = await mediaCall(() =>
+      media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
+    );
     await this.record(
       () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
       () => media.closeTransport(info.id),
@@ -64,51 +61,46 @@ export class MediaHandlers {
     return info;
   }
 
-  /** `meeting.transport.connect {room_code, transport_id, dtls_parameters}`. */
+  /** `….transport.connect {room, transport_id, dtls_parameters}`. */
   async connectTransport(context: WsContext, data: Data) {
-    const { room_code, transport_id, dtls_parameters } = parsePayload(
-      TransportConnectPayload,
-      data,
-    );
-    const { key, media } = await this.meeting(context, room_code);
+    const payload = parsePayload(this.payloads.TransportConnect, data);
+    const { transport_id, dtls_parameters } = payload;
+    const { key, media } = await this.room(context, payload.room);
     await this.ownTransport(key, context.user.userId, transport_id);
     await mediaCall(() => media.connectTransport(transport_id, dtls_parameters));
     return {};
   }
 
-  /** `meeting.produce.start`: on the caller's own send transport; announced to the room. */
+  /**
+   * `….produce.start`: on the caller's own send transport, if the kind's rules let the
+   * caller produce this kind now; announced to the room.
+   */
   async produce(context: WsContext, data: Data) {
-    const { room_code, transport_id, kind, rtp_parameters } = parsePayload(
-      ProduceStartPayload,
-      data,
-    );
-    const { key, media } = await this.meeting(context, room_code);
+    const payload = parsePayload(this.payloads.ProduceStart, data);
+    const { transport_id, kind, rtp_parameters } = payload;
+    const roomId = payload.room;
+    const { key, media } = await this.room(context, roomId);
     const userId = context.user.userId;
-    await this.ownTransport(key, userId, transport_id, 'send', 'meeting.produce.start');
+    await this.ownTransport(key, userId, transport_id, 'send', this.event('produce.start'));
+    const appData = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind);
     const producerId = await mediaCall(() =>
-      media.createProducer(transport_id, kind, rtp_parameters),
+      media.createProducer(transport_id, kind, rtp_parameters, appData),
     );
     await this.record(
       () => this.deps.state.addProducer(key, userId, { id: producerId, kind }),
       () => media.closeProducer(producerId),
     );
-    this.deps.broadcaster.toRoom(
-      key,
-      PRODUCER_NEW,
-      producerFrame(room_code, userId, producerId, kind, false),
-    );
+    this.announce(key, userId, producerId, kind, false);
     return { producer_id: producerId };
   }
 
-  /** `meeting.consume.start`: a live producer of this meeting, on the caller's recv transport. */
+  /** `….consume.start`: a live producer of this room, on the caller's recv transport. */
   async consume(context: WsContext, data: Data) {
-    const { room_code, transport_id, producer_id, rtp_capabilities } = parsePayload(
-      ConsumeStartPayload,
-      data,
-    );
-    const { key, media } = await this.meeting(context, room_code);
+    const payload = parsePayload(this.payloads.ConsumeStart, data);
+    const { transport_id, producer_id, rtp_capabilities } = payload;
+    const { key, media } = await this.room(context, payload.room);
     const userId = context.user.userId;
-    await this.ownTransport(key, userId, transport_id, 'recv', 'meeting.consume.start');
+    await this.ownTransport(key, userId, transport_id, 'recv', this.event('consume.start'));
     const live = await this.deps.state.liveProducers(key);
     if (!live.some((p) => p.producerId === producer_id)) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     // The orchestrator creates consumers paused: the client resumes once its track is mounted.
@@ -123,12 +115,13 @@ export class MediaHandlers {
   }
 
   /**
-   * `meeting.producer.close`: the caller's own producer (closed twice = success, as on the
+   * `….producer.close`: the caller's own producer (closed twice = success, as on the
    * media server); someone else's is refused; an id nobody here holds is already closed.
    */
   async closeProducer(context: WsContext, data: Data) {
-    const { room_code, producer_id } = parsePayload(ProducerClosePayload, data);
-    const { key, media } = await this.meeting(context, room_code);
+    const payload = parsePayload(this.payloads.ProducerClose, data);
+    const { producer_id } = payload;
+    const { key, media } = await this.room(context, payload.room);
     const userId = context.user.userId;
     const held = await this.deps.state.resources(key, userId);
     const mine = held.producers.find((p) => p.id === producer_id);
@@ -141,21 +134,17 @@ export class MediaHandlers {
     }
     await mediaCall(() => media.closeProducer(producer_id));
     await this.deps.state.forget(key, userId, { producers: [producer_id] });
-    this.deps.broadcaster.toRoom(
-      key,
-      PRODUCER_NEW,
-      producerFrame(room_code, userId, producer_id, mine.kind, true),
-    );
+    this.announce(key, userId, producer_id, mine.kind, true);
     return {};
   }
 
-  /** `meeting.consume.resume {consumer_id}`: the caller's own consumer; no broadcast. */
+  /** `….consume.resume {consumer_id}`: the caller's own consumer; no broadcast. */
   async resume(context: WsContext, data: Data) {
-    const { consumer_id } = parsePayload(ConsumeResumePayload, data);
+    const { consumer_id } = parsePayload(this.payloads.ConsumeResume, data);
     const { appCode, userId } = context.user;
-    const roomCode = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
-    if (roomCode === null) throw errors.MEETING_MEDIA_NOT_OWNED('consumer');
-    const { media } = await this.meeting(context, roomCode);
+    const roomId = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
+    if (roomId === null) throw errors.MEETING_MEDIA_NOT_OWNED('consumer');
+    const { media } = await this.room(context, roomId);
     await mediaCall(() => media.resumeConsumer(consumer_id));
     return {};
   }
@@ -203,28 +192,37 @@ export class MediaHandlers {
       transports: closed.transports,
     };
     await this.deps.state.forget(key, userId, ids);
-    for (const p of closed.producers) {
-      this.deps.broadcaster.toRoom(
-        key,
-        PRODUCER_NEW,
-        producerFrame(key.roomId, userId, p.id, p.kind, true),
-      );
-    }
+    for (const p of closed.producers) this.announce(key, userId, p.id, p.kind, true);
     if (failure !== null) throw asMediaError(failure);
   }
 
+  /** The kind's name of an event (`meeting.produce.start`, `voice.produce.start`). */
+  private event(name: string): string {
+    return `${this.deps.rules.eventPrefix}.${name}`;
+  }
+
+  /** Announces a producer opened or closed to the room. */
+  announce(key: CellKey, userId: string, producerId: string, kind: MediaKind, closed: boolean) {
+    const { rules, broadcaster } = this.deps;
+    broadcaster.toRoom(
+      key,
+      rules.producerNewEvent,
+      rules.producerFrame(key.roomId, userId, producerId, kind, closed),
+    );
+  }
+
   /**
-   * The meeting of this app, once the caller is an active participant of it, and the
-   * orchestrator of the media server its state records.
+   * The room of this app, once the kind's rules let the caller use media in it, and the
+   * orchestrator of the media server the rules name.
    */
-  private async meeting(
+  private async room(
     context: WsContext,
-    roomCode: string,
+    roomId: string,
   ): Promise<{ key: CellKey; media: MediaOrchestrator; mediaServer: string | null }> {
     const { appCode, userId } = context.user;
-    const { mediaServer } = await this.deps.membership.member(appCode, roomCode, userId);
+    const { mediaServer } = await this.deps.rules.access(appCode, roomId, userId);
     return {
-      key: { appCode, roomId: roomCode },
+      key: { appCode, roomId },
       media: this.deps.media.of(mediaServer),
       mediaServer,
     };

@@ -1,0 +1,106 @@
+/**
+ * What the room-kind-agnostic media signalling (./media-handlers.ts) needs: the resources
+ * each user holds (Redis in cluster mode, in memory in embedded mode), and the rules of the
+ * room's kind (who may use media, who may produce what, how producers are announced).
+ */
+import type { CellKey } from '../../cell/lease.js';
+import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
+import type { MediaRoomKind } from '../../meeting/media-servers.js';
+import type { AppError } from '../../shared/errors.js';
+
+/**
+ * One room kind's media rules. Every method throws the kind's refusals as AppErrors (e.g.
+ * 你当前未在会议中 for a meeting, 用户不在房间 for a voice room).
+ */
+export interface RoomMediaRules {
+  readonly kind: MediaRoomKind;
+  /** The payload key that names the room (`room_code` for meetings, `room_id`). */
+  readonly roomField: 'room_code' | 'room_id';
+  /** The kind's event names start with it (`meeting`, `voice`). */
+  readonly eventPrefix: string;
+  /** The event announcing a producer opened or closed (`…producer.new`). */
+  readonly producerNewEvent: string;
+  /** The user may use media in the room now; the media server its router is on. */
+  access(appCode: string, roomId: string, userId: string): Promise<{ mediaServer: string | null }>;
+  /**
+   * The user may produce `kind` in the room now (re-checked against the room's state); the
+   * app data the producer carries (a voice seat's `mic_session_id`).
+   */
+  mayProduce(
+    appCode: string,
+    roomId: string,
+    userId: string,
+    kind: MediaKind,
+  ): Promise<Readonly<Record<string, string>>>;
+  /** The payload of `producerNewEvent`. */
+  producerFrame(
+    roomId: string,
+    userId: string,
+    producerId: string,
+    kind: MediaKind,
+    closed: boolean,
+  ): Record<string, unknown>;
+  /** What a transport request of a socket that does not follow the room answers. */
+  notJoined(): AppError;
+}
+
+export interface TransportRecord {
+  readonly id: string;
+  readonly direction: TransportDirection;
+}
+export interface ProducerRecord {
+  readonly id: string;
+  readonly kind: MediaKind;
+}
+export interface ConsumerRecord {
+  readonly id: string;
+  readonly producerId: string;
+}
+
+/** What one user holds in one room. */
+export interface UserMediaResources {
+  readonly transports: readonly TransportRecord[];
+  readonly producers: readonly ProducerRecord[];
+  readonly consumers: readonly ConsumerRecord[];
+}
+
+/** Ids to forget, by kind (all optional). */
+export interface MediaResourceIds {
+  readonly transports?: readonly string[];
+  readonly producers?: readonly string[];
+  readonly consumers?: readonly string[];
+}
+
+/** A producer of the room that has not been closed through the signalling. */
+export interface LiveProducer {
+  readonly userId: string;
+  readonly producerId: string;
+  readonly kind: MediaKind;
+}
+
+/**
+ * The media resources each user holds in each room, of every kind (the meeting seed's
+ * `resources:{room}:{user}` set): for ownership checks, for the clean-up on leave and on
+ * disconnect, and for late joiners (the room's live producers). Every record lives `ttlMs`
+ * (1 h by default) after the last write or {@link RoomMediaState.touch} of its user in
+ * that room, so nothing outlives a forgotten room. Each method is atomic.
+ */
+export interface RoomMediaState {
+  addTransport(meeting: CellKey, userId: string, transport: TransportRecord): Promise<void>;
+  /** Also enters the meeting's live producers. */
+  addProducer(meeting: CellKey, userId: string, producer: ProducerRecord): Promise<void>;
+  /** Also indexes the consumer by its user, for `meeting.consume.resume {consumer_id}`. */
+  addConsumer(meeting: CellKey, userId: string, consumer: ConsumerRecord): Promise<void>;
+  /** Empty lists when the user holds nothing there. */
+  resources(meeting: CellKey, userId: string): Promise<UserMediaResources>;
+  /** Drops these records of the user (and their indexes); unknown ids are ignored. */
+  forget(meeting: CellKey, userId: string, ids: MediaResourceIds): Promise<void>;
+  /** Drops every record of the user in the meeting. */
+  clear(meeting: CellKey, userId: string): Promise<void>;
+  /** The meeting's live producers, of every user. */
+  liveProducers(meeting: CellKey): Promise<LiveProducer[]>;
+  /** The meeting (room code) of one of this user's consumers, or null if not the user's. */
+  consumerRoom(appCode: string, userId: string, consumerId: string): Promise<string | null>;
+  /** Restarts the TTL of the user's records in the meeting and of the meeting's producers. */
+  touch(meeting: CellKey, userId: string): Promise<void>;
+}

@@ -1,0 +1,66 @@
+/**
+ * Payloads of the media events every room kind's signalling takes (transports, producers,
+ * consumers), for the key that names the room in that kind (`room_code` for meetings,
+ * `room_id` for voice rooms). Taken as typed: nothing is coerced, and a wrong or missing
+ * field is refused with `参数错误: <field>: <rule>`. mediasoup's own objects (DTLS and RTP
+ * parameters, RTP capabilities) are checked for shape only; the media server checks them
+ * in depth.
+ */
+import { z } from 'zod';
+import { errors } from '../../shared/error-codes.js';
+
+/** Ids the media server made (UUIDs in practice). */
+const mediaId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, '1-128 of A-Za-z0-9_-');
+/** A JSON object, passed through as is. */
+const mediaJson = z.record(z.string(), z.unknown());
+
+type Room = { readonly room: string };
+type Json = Record<string, unknown>;
+
+/** The media payloads, each with the room under `room` whatever the kind calls it. */
+export interface MediaPayloads {
+  readonly TransportCreate: z.ZodType<Room & { direction: 'send' | 'recv' }>;
+  readonly TransportConnect: z.ZodType<Room & { transport_id: string; dtls_parameters: Json }>;
+  readonly ProduceStart: z.ZodType<
+    Room & { transport_id: string; kind: 'audio' | 'video'; rtp_parameters: Json }
+  >;
+  readonly ConsumeStart: z.ZodType<
+    Room & { transport_id: string; producer_id: string; rtp_capabilities: Json }
+  >;
+  readonly ProducerClose: z.ZodType<Room & { producer_id: string }>;
+  readonly ConsumeResume: z.ZodType<{ consumer_id: string }>;
+}
+
+/** The media payloads of a kind whose rooms are named by `field`, checked by `roomId`. */
+export function mediaPayloads(field: 'room_code' | 'room_id', roomId: z.ZodString): MediaPayloads {
+  const withRoom = <T extends z.ZodRawShape>(shape: T) =>
+    z.object({ [field]: roomId, ...shape }).transform((parsed: Json) => {
+      const { [field]: room, ...rest } = parsed;
+      return { room, ...rest };
+    }) as unknown as z.ZodType<Room & z.output<z.ZodObject<T>>>;
+  return {
+    TransportCreate: withRoom({ direction: z.enum(['send', 'recv']) }),
+    TransportConnect: withRoom({ transport_id: mediaId, dtls_parameters: mediaJson }),
+    ProduceStart: withRoom({
+      transport_id: mediaId,
+      kind: z.enum(['audio', 'video']),
+      rtp_parameters: mediaJson,
+    }),
+    ConsumeStart: withRoom({
+      transport_id: mediaId,
+      producer_id: mediaId,
+      rtp_capabilities: mediaJson,
+    }),
+    ProducerClose: withRoom({ producer_id: mediaId }),
+    ConsumeResume: z.object({ consumer_id: mediaId }),
+  };
+}
+
+/** Parses `data` or throws BAD_REQUEST naming the first bad field. */
+export function parsePayload<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  throw errors.BAD_REQUEST(`${where}${issue?.message ?? 'invalid data'}`);
+}
