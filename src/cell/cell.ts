@@ -263,7 +263,11 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       // Unknown outcome (e.g. the connection died at COMMIT): reload from SQL next time.
       this.#deps.logger.error({ err: error }, 'commit failed');
       this.close('fenced', 'commit failed');
-      const failure = errors.COMMIT_FAILED.withCause(error);
+      // A database that is unavailable says so (the edges pass its reason on to the caller).
+      const failure =
+        error instanceof AppError && error.kind === 'unavailable'
+          ? error
+          : errors.COMMIT_FAILED.withCause(error);
       for (const group of todo) for (const p of group) p.reject(failure);
     }
   }
