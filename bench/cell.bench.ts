@@ -11,7 +11,7 @@
  * runs ROUNDS times, raw and ours alternating; the medians are compared.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { createRedisClient } from '../src/adapters/redis/redis-client.js';
 import { RedisLeaseManager } from '../src/adapters/redis/redis-lease.js';
 import { RedisNodeRegistry } from '../src/adapters/redis/redis-node-registry.js';
 import { openSqlBackend, type SqlBackend } from '../src/adapters/sql/database.js';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const keyPrefix = testKeyPrefix();
   const redisUrl = testRedisUrl();
   const sql = await openSqlBackend(database.url, { poolSize: POOL });
-  const redis = new Redis(redisUrl, { enableAutoPipelining: true });
+  const redis = createRedisClient(redisUrl, { enableAutoPipelining: true }, silentLogger, 'bench');
   const lease = new RedisLeaseManager({ redis, keyPrefix });
   const host = new CellHost(
     {

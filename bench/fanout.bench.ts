@@ -20,7 +20,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import { createRedisClient } from '../src/adapters/redis/redis-client.js';
 import { MemoryRealtimeBus } from '../src/adapters/memory/memory-bus.js';
 import { MemoryLeaseManager } from '../src/adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../src/adapters/memory/memory-node-registry.js';
@@ -289,12 +289,17 @@ async function openStack(cluster: boolean): Promise<Stack> {
     const database = await createTestDatabase();
     closers.push(() => database.drop());
     sql = await openSqlBackend(database.url, { poolSize: 16 });
-    const redis = new Redis(testRedisUrl(), { enableAutoPipelining: true });
+    const redis = createRedisClient(
+      testRedisUrl(),
+      { enableAutoPipelining: true },
+      silentLogger,
+      'bench',
+    );
     closers.push(async () => {
       redis.disconnect();
       await deleteKeysWithPrefix(testRedisUrl(), keyPrefix);
     });
-    bus = RedisRealtimeBus.connect(testRedisUrl(), keyPrefix);
+    bus = RedisRealtimeBus.connect(testRedisUrl(), keyPrefix, silentLogger);
     lease = new RedisLeaseManager({ redis, keyPrefix });
     registry = new RedisNodeRegistry({ redis, keyPrefix });
   } else {

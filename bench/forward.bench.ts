@@ -5,7 +5,8 @@
  * non-owner, which forwards. Rounds alternate; medians are compared. Last line:
  * `ratio_forwarded=<mixed throughput / direct throughput>`.
  */
-import { Redis } from 'ioredis';
+import { createRedisClient } from '../src/adapters/redis/redis-client.js';
+import { silentLogger } from '../src/cell/testing/harness.js';
 import { GrpcForwarder } from '../src/edge/grpc/room-service.js';
 import {
   createTestDatabase,
@@ -25,7 +26,7 @@ const CONCURRENCY = 32;
 async function main(): Promise<void> {
   const database = await createTestDatabase();
   const keyPrefix = testKeyPrefix();
-  const redis = new Redis(testRedisUrl());
+  const redis = createRedisClient(testRedisUrl(), {}, silentLogger, 'bench');
   const token = 'bench-grpc-token-0123456789abcdef0123';
   const client = new GrpcForwarder({ token, tls: null, timeoutMs: 10_000, markForwarded: false });
   const nodes: { id: string; grpc: string; process: ServerProcess }[] = [];

@@ -64,6 +64,9 @@ type Attempt =
 
 /** Outcomes kept in memory per cell (older request ids are looked up in SQL). */
 const SEEN_LIMIT = 4096;
+/** Re-runs of a batch the database rolled back on a lock conflict, and their spacing. */
+const LOCK_RETRIES = 5;
+const LOCK_RETRY_BASE_MS = 10;
 
 export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTypes = StoreTypes> {
   /** `commit` after every commit, in version order; `close` once. */
@@ -240,7 +243,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       // A unique violation means a request id of the batch already has an outcome (an
       // earlier owner's): answer those from the store and decide the rest again.
       for (let attempt = 0; todo.length > 0; attempt++) {
-        const outcome = await this.#commitOnce(todo.map((group) => group[0]!));
+        const outcome = await this.#commitRetryingLocks(todo.map((group) => group[0]!));
         if (outcome.kind === 'done') {
           this.#deps.metrics.batchSize.observe(todo.length);
           this.#deps.metrics.commitSeconds.observe((performance.now() - started) / 1000);
@@ -260,11 +263,41 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         todo = unanswered;
       }
     } catch (error) {
-      // Unknown outcome (e.g. the connection died at COMMIT): reload from SQL next time.
-      this.#deps.logger.error({ err: error }, 'commit failed');
-      this.close('fenced', 'commit failed');
-      const failure = errors.COMMIT_FAILED.withCause(error);
+      // A database that is unavailable says so (the edges pass its reason on to the caller).
+      const failure =
+        error instanceof AppError && error.kind === 'unavailable'
+          ? error
+          : errors.COMMIT_FAILED.withCause(error);
+      if (isLockConflict(error)) {
+        // Still losing after the retries, but rolled back: the state in memory is the
+        // database's, so the cell stays; the callers retry.
+        this.#deps.logger.warn({ err: error }, 'commit kept losing lock conflicts');
+      } else {
+        // Unknown outcome (e.g. the connection died at COMMIT): reload from SQL next time.
+        this.#deps.logger.error({ err: error }, 'commit failed');
+        this.close('fenced', 'commit failed');
+      }
       for (const group of todo) for (const p of group) p.reject(failure);
+    }
+  }
+
+  /**
+   * {@link Cell.#commitOnce}, run again when the database rolled it back on a lock conflict
+   * (a deadlock victim, a lock wait timeout): nothing of it was written and nothing was
+   * applied in memory, so the batch is decided again from the same state. A reload would
+   * cost more and fail the same way.
+   */
+  async #commitRetryingLocks(leaders: readonly Pending<C>[]): Promise<Attempt> {
+    for (let retry = 1; ; retry++) {
+      try {
+        return await this.#commitOnce(leaders);
+      } catch (error) {
+        if (!isLockConflict(error) || retry > LOCK_RETRIES || this.#closed) throw error;
+        this.#deps.metrics.lockRetries.inc();
+        this.#deps.logger.info({ err: error, retry }, 'commit lost a lock conflict, retrying');
+        // Jittered, so two transactions that deadlocked do not meet again at once.
+        await sleep(LOCK_RETRY_BASE_MS * retry * (0.5 + Math.random()));
+      }
     }
   }
 
@@ -376,6 +409,14 @@ function settle(group: readonly Pending<unknown>[], outcome: Outcome, duplicate:
     else if (duplicate || i > 0) p.resolve({ ...outcome.result, duplicate: true });
     else p.resolve(outcome.result);
   });
+}
+
+function isLockConflict(error: unknown): boolean {
+  return error instanceof AppError && error.code === errors.DATABASE_LOCK_CONFLICT.code;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function deadlineError(): AppError {

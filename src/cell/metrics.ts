@@ -7,6 +7,7 @@ export interface CellMetrics {
   readonly batchSize: Histogram;
   readonly commitSeconds: Histogram;
   readonly fenced: Counter;
+  readonly lockRetries: Counter;
   readonly leaseRenewals: Counter<'outcome'>;
   readonly timersFired: Counter;
 }
@@ -35,6 +36,11 @@ export function createCellMetrics(registry = new Registry()): CellMetrics {
     fenced: new Counter({
       name: 'rooms_cell_fenced_total',
       help: 'Cells dropped because their lease or SQL fence was lost',
+      registers,
+    }),
+    lockRetries: new Counter({
+      name: 'rooms_cell_lock_retries_total',
+      help: 'Batches run again after the database rolled them back on a deadlock or lock wait timeout',
       registers,
     }),
     leaseRenewals: new Counter({

@@ -59,7 +59,7 @@ export function wireDelivery(deps: {
 }): Delivery {
   const { config, http, clock, logger, plugins = {} } = deps;
   const bus: RealtimeBus = config.redisUrl
-    ? RedisRealtimeBus.connect(config.redisUrl, config.keyPrefix)
+    ? RedisRealtimeBus.connect(config.redisUrl, config.keyPrefix, logger)
     : new MemoryRealtimeBus();
   const realtimeMetrics = createRealtimeMetrics(deps.registry);
   const publisher = new RealtimePublisher({

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
 import { resolveJwtSecret } from '../accounts/secret.js';
@@ -13,6 +13,7 @@ import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator
 import { MemoryLeaseManager } from '../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../adapters/memory/memory-node-registry.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
+import { createRedisClient } from '../adapters/redis/redis-client.js';
 import { RedisLeaseManager } from '../adapters/redis/redis-lease.js';
 import { RedisNodeRegistry } from '../adapters/redis/redis-node-registry.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
@@ -290,7 +291,12 @@ function coordination(
       redis: null,
     };
   }
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableAutoPipelining: true });
+  const redis = createRedisClient(
+    config.redisUrl,
+    { maxRetriesPerRequest: 2, enableAutoPipelining: true },
+    logger,
+    'coordination',
+  );
   closers.push(() => redis.quit());
   return {
     lease: new RedisLeaseManager({ redis, keyPrefix: config.keyPrefix }),

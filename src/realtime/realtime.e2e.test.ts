@@ -74,7 +74,7 @@ void describe(
     /** The third node: owns the room and publishes its commits to Redis. */
     const startOwner = async () => {
       redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
-      bus = RedisRealtimeBus.connect(redisUrl, keyPrefix);
+      bus = RedisRealtimeBus.connect(redisUrl, keyPrefix, silentLogger);
       const publisher = new RealtimePublisher({ bus, logger: silentLogger });
       owner = new CellHost(
         { ...fastConfig, leaseTtlMs: 10_000, nodeId: 'owner', advertiseAddr: '127.0.0.1:1' },

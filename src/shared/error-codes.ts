@@ -50,6 +50,10 @@ export const errors = defineErrors({
   NOT_OWNER_NODE: ['unavailable', 'forwarded call reached %s, not the owner'],
   OWNER_UNREACHABLE: ['unavailable', "the room's owner cannot be reached: %s"],
   NODE_DRAINING: ['unavailable', 'node %s is draining'],
+  /** The SQL database cannot be reached or dropped the connection (driver detail: log only). */
+  DATABASE_UNAVAILABLE: ['unavailable', 'the database is unavailable, retry'],
+  /** A deadlock victim or a lock wait timeout: nothing was written. */
+  DATABASE_LOCK_CONFLICT: ['unavailable', 'the database gave up on a lock conflict, retry'],
   ROOM_KIND_MISMATCH: ['conflict', 'room is a %s, not a %s'],
   UNKNOWN_KIND: ['internal', 'no room kind %s is registered'],
   LOG_GAP: ['internal', 'replay reached v%s, the room row says v%s'],

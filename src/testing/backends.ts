@@ -244,10 +244,14 @@ export function freePort(): Promise<number> {
 export interface PrivateRedis {
   readonly url: string;
   readonly port: number;
-  /** Process id of the server. */
+  /** Process id of the server (of the current one, after a restart). */
   readonly pid: number;
   /** Its working directory (removed by `stop()`). */
   readonly dir: string;
+  /** Stops the server (SIGKILL by default: a crash); `restart()` brings it back. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts it again on the same port (empty: it keeps nothing); resolves once it answers. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -296,66 +300,97 @@ async function startPrivateRedisOnce(port: number): Promise<PrivateRedis> {
   const args = ['--save', '', '--appendonly', 'no', '--bind', '127.0.0.1', '--port', String(port)];
   // Its output goes to a file, not a pipe: nothing of ours to drain or keep the loop alive.
   const logPath = path.join(dir, 'redis.log');
-  const log = await open(logPath, 'a');
-  let spawnError: Error | undefined;
-  let child: ChildProcess;
-  try {
-    child = spawn('redis-server', [...args, '--dir', dir], { stdio: ['ignore', log.fd, log.fd] });
-    // Attached before any await: a spawn failure (e.g. ENOENT) is emitted on the next tick.
-    child.once('error', (error) => {
-      spawnError = error;
-    });
-  } finally {
-    await log.close();
-  }
   const output = async (): Promise<string> =>
     (await readFile(logPath, 'utf8').catch(() => '')).slice(-4_000);
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+  let spawnError: Error | undefined;
 
   // If the test process exits without stop(), do not leave the server behind.
   const killOnExit = (): void => {
-    child.kill('SIGKILL');
+    child?.kill('SIGKILL');
   };
   process.once('exit', killOnExit);
 
-  const url = `redis://127.0.0.1:${port}`;
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const running = child;
+    if (!running || hasExited(running) || spawnError !== undefined) return;
+    running.kill(signal);
+    if (!(await waitForExit(running, STOP_GRACE_MS))) {
+      running.kill('SIGKILL');
+      await waitForExit(running, STOP_GRACE_MS);
+    }
+  };
+
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      if (!hasExited(child) && spawnError === undefined) {
-        child.kill('SIGTERM');
-        if (!(await waitForExit(child, STOP_GRACE_MS))) {
-          child.kill('SIGKILL');
-          await waitForExit(child, STOP_GRACE_MS);
-        }
-      }
+      await kill('SIGTERM');
       process.off('exit', killOnExit);
       await rm(dir, { recursive: true, force: true });
     })();
     return stopping;
   };
 
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    if (spawnError !== undefined || hasExited(child)) {
-      const why = spawnError?.message ?? `exited with ${child.exitCode ?? child.signalCode}`;
-      const tail = await output();
-      await stop();
-      throw new Error(`private redis-server on port ${port} failed to start: ${why}\n${tail}`);
+  /** Spawns the server and waits until it answers PING. */
+  const launch = async (): Promise<void> => {
+    const log = await open(logPath, 'a');
+    spawnError = undefined;
+    let started: ChildProcess;
+    try {
+      started = spawn('redis-server', [...args, '--dir', dir], {
+        stdio: ['ignore', log.fd, log.fd],
+      });
+      // Attached before any await: a spawn failure (e.g. ENOENT) is emitted on the next tick.
+      started.once('error', (error) => {
+        spawnError = error;
+      });
+      child = started;
+    } finally {
+      await log.close();
     }
-    if (await redisAvailable(url)) break;
-    if (Date.now() >= deadline) {
-      const tail = await output();
-      await stop();
-      throw new Error(
-        `private redis-server on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms\n${tail}`,
-      );
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      // Set by the 'error' listener, which TypeScript cannot see from here.
+      const failed = spawnError as Error | undefined;
+      if (failed !== undefined || hasExited(started)) {
+        const why = failed?.message ?? `exited with ${started.exitCode ?? started.signalCode}`;
+        throw new Error(
+          `private redis-server on port ${port} failed to start: ${why}\n${await output()}`,
+        );
+      }
+      if (await redisAvailable(url)) break;
+      if (Date.now() >= deadline) {
+        await kill();
+        throw new Error(
+          `private redis-server on port ${port} did not answer PING within ${START_TIMEOUT_MS} ms\n${await output()}`,
+        );
+      }
+      await sleep(50);
     }
-    await sleep(50);
+    // A forgotten stop() must not keep the test process alive; the exit hook still kills it.
+    started.unref();
+    if (started.pid === undefined) throw new Error('private redis-server has no pid');
+  };
+
+  try {
+    await launch();
+  } catch (error) {
+    await stop();
+    throw error;
   }
-
-  // A forgotten stop() must not keep the test process alive; the exit hook still kills it.
-  child.unref();
-
-  if (child.pid === undefined) throw new Error('private redis-server has no pid');
-  return { url, port, pid: child.pid, dir, stop };
+  return {
+    url,
+    port,
+    get pid() {
+      return child!.pid!;
+    },
+    dir,
+    kill,
+    async restart() {
+      await kill();
+      await launch();
+    },
+    stop,
+  };
 }

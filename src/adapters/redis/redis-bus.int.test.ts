@@ -6,6 +6,7 @@ import {
   testKeyPrefix,
   testRedisUrl,
 } from '../../testing/backends.js';
+import { silentLogger } from '../../cell/testing/harness.js';
 import { RedisRealtimeBus } from './redis-bus.js';
 
 const until = async (check: () => boolean, timeoutMs = 3_000) => {
@@ -22,8 +23,8 @@ void describe('Redis realtime bus', { skip: await clusterSkipReason() }, () => {
   let nodeB: RedisRealtimeBus;
 
   before(() => {
-    nodeA = RedisRealtimeBus.connect(testRedisUrl(), prefix);
-    nodeB = RedisRealtimeBus.connect(testRedisUrl(), prefix);
+    nodeA = RedisRealtimeBus.connect(testRedisUrl(), prefix, silentLogger);
+    nodeB = RedisRealtimeBus.connect(testRedisUrl(), prefix, silentLogger);
   });
   after(async () => {
     await nodeA.close();

@@ -5,8 +5,10 @@
  * deployment's key prefix. ioredis re-subscribes after a reconnect; what was published in
  * between is lost, which clients see as a room_version gap.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { BusHandler, RealtimeBus, Unsubscribe } from '../../realtime/bus.js';
+import { createRedisClient } from './redis-client.js';
 
 interface Channel {
   readonly handlers: Set<BusHandler>;
@@ -27,10 +29,14 @@ export class RedisRealtimeBus implements RealtimeBus {
     });
   }
 
-  /** Opens its own two connections to `url`. */
-  static connect(url: string, keyPrefix: string): RedisRealtimeBus {
+  /** Opens its own two connections to `url`, which log their state changes on `logger`. */
+  static connect(url: string, keyPrefix: string, logger: Logger): RedisRealtimeBus {
     const options = { maxRetriesPerRequest: 2, enableAutoPipelining: true };
-    return new RedisRealtimeBus(new Redis(url, options), new Redis(url), keyPrefix);
+    return new RedisRealtimeBus(
+      createRedisClient(url, options, logger, 'bus-publisher'),
+      createRedisClient(url, {}, logger, 'bus-subscriber'),
+      keyPrefix,
+    );
   }
 
   async publish(channel: string, payload: string): Promise<void> {

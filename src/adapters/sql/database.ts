@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'kysely';
 import { createPool, type Pool } from 'mysql2';
+import { translatingErrors } from './fault-dialect.js';
 import type { SqlFlavor } from './flavor.js';
 import { roomCellRuntime } from './migrations/0001_room_cell_runtime.js';
 import { webhookTables } from './migrations/0002_webhooks.js';
@@ -43,7 +44,10 @@ export async function openSqlBackend(url: string, options: OpenOptions = {}): Pr
   const flavor = sqlFlavorOf(url);
   const mysqlPool = flavor === 'mysql' ? createMysqlPool(url, options) : null;
   const db = new Kysely<Database>({
-    dialect: mysqlPool ? new MysqlDialect({ pool: mysqlPool }) : sqliteDialect(url),
+    // Every query's driver errors become the taxonomy's (an outage is `unavailable`).
+    dialect: translatingErrors(
+      mysqlPool ? new MysqlDialect({ pool: mysqlPool }) : sqliteDialect(url),
+    ),
   });
   let closed: Promise<void> | undefined;
   const backend: SqlBackend = {

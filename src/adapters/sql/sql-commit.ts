@@ -7,7 +7,7 @@ import { format, type SqlValue } from 'mysql2';
 import type { Pool as PromisePool, ResultSetHeader } from 'mysql2/promise';
 import type { BatchTransaction } from '../../cell/cell-store.js';
 import type { DomainError } from '../../shared/errors.js';
-import { isUniqueViolation } from './flavor.js';
+import { isUniqueViolation, translateDatabaseError } from './flavor.js';
 import type { Database } from './schema.js';
 import type { SqlBatchWrite, SqlCommitOutcome } from './sql-store-types.js';
 
@@ -59,7 +59,17 @@ export async function applyWrite(
     if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
     throw error;
   }
-  await trx.commit().execute();
+  try {
+    await trx.commit().execute();
+  } catch (error) {
+    // A COMMIT that failed leaves the connection held, and on SQLite a BUSY one leaves the
+    // transaction open: end both (what a COMMIT did take effect a ROLLBACK cannot undo).
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => undefined);
+    throw error;
+  }
   return { kind: 'committed', write };
 }
 
@@ -68,6 +78,19 @@ export async function applyWrite(
  * or ROLLBACK by the fence's row count: two round trips for the whole batch.
  */
 export async function onePacket(
+  pool: PromisePool,
+  statements: readonly CompiledQuery[],
+  write: SqlBatchWrite,
+): Promise<SqlCommitOutcome> {
+  // The pool under Kysely, used directly: its errors are translated here as Kysely's are.
+  try {
+    return await sendOnePacket(pool, statements, write);
+  } catch (error) {
+    throw translateDatabaseError(error);
+  }
+}
+
+async function sendOnePacket(
   pool: PromisePool,
   statements: readonly CompiledQuery[],
   write: SqlBatchWrite,

@@ -5,11 +5,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { MemoryLeaseManager } from '../../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../../adapters/memory/memory-node-registry.js';
+import { createRedisClient } from '../../adapters/redis/redis-client.js';
 import { RedisLeaseManager } from '../../adapters/redis/redis-lease.js';
 import { RedisNodeRegistry } from '../../adapters/redis/redis-node-registry.js';
 import { openSqlBackend, type SqlBackend } from '../../adapters/sql/database.js';
@@ -96,7 +97,7 @@ export async function mariadbRedisBackend(redisUrl = testRedisUrl()): Promise<Te
     },
     inspect,
     coordination(url = redisUrl) {
-      const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+      const redis = createRedisClient(url, { maxRetriesPerRequest: 1 }, silentLogger, 'test');
       clients.push(redis);
       return {
         lease: new RedisLeaseManager({ redis, keyPrefix }),

@@ -6,7 +6,7 @@ import type {
   StoredNotification,
 } from '../../../notifications/notification-store.js';
 import type { SqlBackend } from '../database.js';
-import { isDeadlock, isUniqueViolation } from '../flavor.js';
+import { isLockConflict, isUniqueViolation } from '../flavor.js';
 import type { Database, NotificationsTable } from '../schema.js';
 
 type Row = Selectable<NotificationsTable>;
@@ -92,7 +92,7 @@ export class SqlNotificationStore implements NotificationStore {
           return { inserted: true, rows: await insertRows(trx, appCode, rows, nowMs, requestKey) };
         });
       } catch (error) {
-        if (attempt >= RACE_ATTEMPTS || !(isUniqueViolation(error) || isDeadlock(error))) {
+        if (attempt >= RACE_ATTEMPTS || !(isUniqueViolation(error) || isLockConflict(error))) {
           throw error;
         }
       }

@@ -59,22 +59,40 @@ export async function chargeGift(
       return refuse('INVALID_ARGUMENT', 'request_id already used for a charge');
     throw error;
   }
-  if (gift.total_price > 0) {
-    const debited = await trx
-      .updateTable('wallets')
-      .set((eb) => ({ balance: eb('balance', '-', gift.total_price), updated_at_ms: nowMs }))
-      .where('app_code', '=', key.appCode)
-      .where('user_id', '=', gift.sender_user_id)
-      .where('balance', '>=', gift.total_price)
-      .executeTakeFirst();
-    if (Number(debited.numUpdatedRows) !== 1) return refuse('INSUFFICIENT_BALANCE');
-  }
+  // Each wallet row is locked by its update, and the updates run in one order for every
+  // gift, user_id ascending (the key's order; the app is the room's): a gift A→B and a gift
+  // B→A in two rooms then wait for each other instead of deadlocking.
   const share = gift.unit_price * gift.count;
-  for (const receiver of gift.receiver_user_ids) {
-    const refused = await credit(trx, key.appCode, receiver, share, nowMs);
+  const moves = [
+    ...(gift.total_price > 0 ? [{ userId: gift.sender_user_id, amount: -gift.total_price }] : []),
+    ...(share > 0 ? gift.receiver_user_ids.map((userId) => ({ userId, amount: share })) : []),
+  ].sort((a, b) => Buffer.compare(Buffer.from(a.userId), Buffer.from(b.userId)));
+  for (const { userId, amount } of moves) {
+    const refused =
+      amount < 0
+        ? await debit(trx, key.appCode, userId, -amount, nowMs)
+        : await credit(trx, key.appCode, userId, amount, nowMs);
     if (refused) return refused;
   }
   return null;
+}
+
+/** Takes `amount` from a balance that holds it, or refuses (changing nothing). */
+async function debit(
+  trx: Transaction<Database>,
+  appCode: string,
+  userId: string,
+  amount: number,
+  nowMs: number,
+): Promise<DomainError | null> {
+  const debited = await trx
+    .updateTable('wallets')
+    .set((eb) => ({ balance: eb('balance', '-', amount), updated_at_ms: nowMs }))
+    .where('app_code', '=', appCode)
+    .where('user_id', '=', userId)
+    .where('balance', '>=', amount)
+    .executeTakeFirst();
+  return Number(debited.numUpdatedRows) === 1 ? null : refuse('INSUFFICIENT_BALANCE');
 }
 
 /**
