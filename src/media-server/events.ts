@@ -3,7 +3,16 @@
  * (a peer's ICE drops, a worker dies, someone speaks). Room logic turns them into RTC events
  * (audio_started / audio_stopped / room_exited); this module only reports them, in order,
  * in process (subscribe) and over `GET /internal/v1/events` (server-sent events).
+ *
+ * Every producer event (and every speaker entry naming a producer) carries the producer's
+ * `app_data` as given at creation (`{}` when none), so a consumer of the stream can tell
+ * which seat or mic session it is about without a lookup. `producer_rtp_started` is sent
+ * once per producer, when its first RTP packet arrives (mediasoup's first `score`
+ * notification, which the worker sends on a stream's first packet, paused or not): from
+ * then on the sender's media really reaches the server. A pause and resume does not send
+ * it again.
  */
+import type { ProducerAppData } from './producer-data.js';
 
 /** Ids every resource event carries, so a consumer needs no lookup. */
 export interface MediaEventScope {
@@ -12,6 +21,15 @@ export interface MediaEventScope {
   /** Opaque id the caller gave at transport creation (e.g. the user id); null if none. */
   readonly peer_id: string | null;
 }
+
+/** What every producer event carries. */
+export type ProducerEventFields = MediaEventScope & {
+  readonly transport_id: string;
+  readonly producer_id: string;
+  readonly kind: 'audio' | 'video';
+  /** The caller's `app_data` of the producer; `{}` when it gave none. */
+  readonly app_data: ProducerAppData;
+};
 
 /** Why a resource went away. */
 export type CloseReason =
@@ -27,19 +45,10 @@ export type MediaEventBody =
   | (MediaEventScope & { type: 'ice_disconnected'; transport_id: string })
   | (MediaEventScope & { type: 'ice_connected'; transport_id: string })
   | (MediaEventScope & { type: 'dtls_failed'; transport_id: string })
-  | (MediaEventScope & {
-      type: 'producer_created' | 'producer_paused' | 'producer_resumed';
-      transport_id: string;
-      producer_id: string;
-      kind: 'audio' | 'video';
+  | (ProducerEventFields & {
+      type: 'producer_created' | 'producer_paused' | 'producer_resumed' | 'producer_rtp_started';
     })
-  | (MediaEventScope & {
-      type: 'producer_closed';
-      transport_id: string;
-      producer_id: string;
-      kind: 'audio' | 'video';
-      reason: CloseReason;
-    })
+  | (ProducerEventFields & { type: 'producer_closed'; reason: CloseReason })
   | (MediaEventScope & {
       type: 'consumer_closed';
       transport_id: string;
@@ -59,13 +68,19 @@ export type MediaEventBody =
       router_id: string;
       producer_id: string;
       peer_id: string | null;
+      app_data: ProducerAppData;
     }
   | {
       type: 'audio_levels';
       room_code: string;
       router_id: string;
       /** dBov, -127 (silence) … 0 (loudest), loudest first. */
-      volumes: { producer_id: string; peer_id: string | null; volume: number }[];
+      volumes: {
+        producer_id: string;
+        peer_id: string | null;
+        app_data: ProducerAppData;
+        volume: number;
+      }[];
     }
   | { type: 'silence'; room_code: string; router_id: string }
   | {

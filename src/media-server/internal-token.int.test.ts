@@ -87,6 +87,11 @@ void describe('media server internal token, path spellings', { skip: mediaSkipRe
   });
 
   void it('refuses the other internal routes spelled differently, too', async () => {
+    const code = room();
+    assert.equal(
+      (await call(server, 'POST', '/internal/v1/routers', { room_code: code })).status,
+      201,
+    );
     for (const target of [
       '/%69nternal/info',
       '/internal/%69nfo',
@@ -95,12 +100,24 @@ void describe('media server internal token, path spellings', { skip: mediaSkipRe
       '/internal/v1/rooms/some-room/%72outer',
       '/internal/v1/rooms',
       '/internal/v1/%72ooms',
+      `/internal/v1/rooms/${code}/producers`,
+      `/internal/v1/rooms/${code}/%70roducers`,
+      `/%69nternal/v1/rooms/${code}/producers`,
+      `//internal/v1/rooms/${code}/producers`,
+      `/internal/v1/rooms/${code}/producers/`,
+      `http://127.0.0.1:${port}/internal/v1/rooms/${code}/producers`,
     ]) {
       const res = await send('GET', target, null);
       assert.ok(res.status === 401 || res.status === 404, `GET ${target}: ${res.head}`);
-      assert.doesNotMatch(res.body, /mediasoup_version|worker_pid|text\/event-stream|room_codes/);
+      assert.doesNotMatch(
+        res.body,
+        /mediasoup_version|worker_pid|text\/event-stream|room_codes|"producers"/,
+      );
     }
     assert.equal((await send('GET', '/internal/v1/rooms', TEST_TOKEN)).status, 200);
+    const listed = await send('GET', `/internal/v1/rooms/${code}/%70roducers`, TEST_TOKEN);
+    assert.equal(listed.status, 200, listed.body);
+    assert.match(listed.body, /"producers":\[\]/);
   });
 
   void it('routes an encoded spelling like the plain one once the token is right', async () => {

@@ -9,6 +9,12 @@ import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
 import type { CloseReason, MediaEventBus, MediaEventScope } from './events.js';
 import { MEDIA_CODECS, type MediaServerOptions } from './options.js';
+import {
+  onFirstRtp,
+  producerEventFields,
+  storedProducerData,
+  type ProducerAppData,
+} from './producer-data.js';
 import { RouterSpeakers } from './speakers.js';
 import type { WorkerPool, WorkerSlot } from './worker-pool.js';
 import { errors } from '../shared/error-codes.js';
@@ -23,8 +29,11 @@ export interface RouterEntry {
   closing?: CloseReason;
 }
 
-export interface TransportEntry {
-  readonly transport: types.WebRtcTransport;
+/** The transports the registry holds: WebRTC for clients, plain RTP for local feeders. */
+export type RegistryTransport = types.WebRtcTransport | types.PlainTransport;
+
+export interface TransportEntry<T extends RegistryTransport = RegistryTransport> {
+  readonly transport: T;
   readonly routerEntry: RouterEntry;
   readonly direction: 'send' | 'recv';
   readonly peerId: string | null;
@@ -32,6 +41,7 @@ export interface TransportEntry {
 }
 
 export interface ProducerEntry {
+  /** Its `appData` is a `StoredProducerData` (peer id and the caller's app data). */
   readonly producer: types.Producer;
   readonly transportEntry: TransportEntry;
   closing?: CloseReason;
@@ -126,7 +136,7 @@ export class MediaRegistry {
     routerEntry: RouterEntry,
     direction: 'send' | 'recv',
     peerId: string | null,
-  ): Promise<TransportEntry> {
+  ): Promise<TransportEntry<types.WebRtcTransport>> {
     const { router, slot } = routerEntry;
     const appData = { peerId, direction };
     const common = {
@@ -147,7 +157,29 @@ export class MediaRegistry {
             portRange: { min, max },
           })),
         });
-    const entry: TransportEntry = { transport, routerEntry, direction, peerId };
+    const entry = { transport, routerEntry, direction, peerId };
+    this.#transports.set(transport.id, entry);
+    this.#watchTransport(entry);
+    return entry;
+  }
+
+  /**
+   * A plain RTP transport (no ICE, no DTLS) that learns its sender from the first packet
+   * (`comedia`): for a process on this host that feeds RTP in, such as the media tests and
+   * tools. Not offered over the HTTP API; its producers are created and reported like any.
+   */
+  async createPlainTransport(
+    routerEntry: RouterEntry,
+    peerId: string | null,
+  ): Promise<TransportEntry<types.PlainTransport>> {
+    const { listenIp: ip, rtcMinPort: min, rtcMaxPort: max } = this.options;
+    const transport = await routerEntry.router.createPlainTransport({
+      listenInfo: { protocol: 'udp', ip, portRange: { min, max } },
+      rtcpMux: true,
+      comedia: true,
+      appData: { peerId, direction: 'send' },
+    });
+    const entry = { transport, routerEntry, direction: 'send' as const, peerId };
     this.#transports.set(transport.id, entry);
     this.#watchTransport(entry);
     return entry;
@@ -160,7 +192,11 @@ export class MediaRegistry {
   }
 
   async connectTransport(id: string, dtlsParameters: types.DtlsParameters): Promise<void> {
-    await this.transport(id).transport.connect({ dtlsParameters });
+    const { transport } = this.transport(id);
+    if (transport.type !== 'webrtc') {
+      throw errors.MEDIA_INVALID_STATE(`transport ${id} is not a WebRTC transport`);
+    }
+    await transport.connect({ dtlsParameters });
   }
 
   closeTransport(id: string): void {
@@ -174,25 +210,20 @@ export class MediaRegistry {
     kind: types.MediaKind,
     rtpParameters: types.RtpParameters,
     paused: boolean,
+    appData?: ProducerAppData,
   ): Promise<ProducerEntry> {
     const transportEntry = this.transport(transportId);
-    const { peerId } = transportEntry;
     const producer = await transportEntry.transport.produce({
       kind,
       rtpParameters,
       paused,
-      appData: { peerId },
+      appData: storedProducerData(transportEntry.peerId, appData),
     });
     const entry: ProducerEntry = { producer, transportEntry };
     this.#producers.set(producer.id, entry);
+    const fields = producerEventFields(this.#scope(transportEntry), entry);
+    this.bus.publish({ type: 'producer_created', ...fields });
     this.#watchProducer(entry);
-    this.bus.publish({
-      type: 'producer_created',
-      ...this.#scope(transportEntry),
-      transport_id: transportId,
-      producer_id: producer.id,
-      kind: producer.kind,
-    });
     await transportEntry.routerEntry.speakers.add(producer, this.logger);
     return entry;
   }
@@ -201,6 +232,14 @@ export class MediaRegistry {
     const entry = this.#producers.get(id);
     if (!entry) throw errors.PRODUCER_NOT_FOUND(id);
     return entry;
+  }
+
+  /** The open producers on the room's router, oldest first; unknown room: not found. */
+  producersOfRoom(roomCode: string): ProducerEntry[] {
+    const routerEntry = this.routerOfRoom(roomCode);
+    return [...this.#producers.values()].filter(
+      (e) => e.transportEntry.routerEntry === routerEntry,
+    );
   }
 
   closeProducer(id: string): void {
@@ -304,23 +343,26 @@ export class MediaRegistry {
       ...this.#scope(entry),
       transport_id: transport.id,
     });
-    let connected = false;
-    transport.on('icestatechange', (state) => {
-      if (state === 'disconnected') {
-        connected = false;
-        this.bus.publish({ type: 'ice_disconnected', ...scope() });
-      } else if ((state === 'connected' || state === 'completed') && !connected) {
-        connected = true;
-        this.bus.publish({ type: 'ice_connected', ...scope() });
-      }
-    });
-    transport.on('dtlsstatechange', (state) => {
-      if (state === 'failed') this.bus.publish({ type: 'dtls_failed', ...scope() });
-    });
-    transport.on('routerclose', () => {
+    if (transport.type === 'webrtc') {
+      let connected = false;
+      transport.on('icestatechange', (state) => {
+        if (state === 'disconnected') {
+          connected = false;
+          this.bus.publish({ type: 'ice_disconnected', ...scope() });
+        } else if ((state === 'connected' || state === 'completed') && !connected) {
+          connected = true;
+          this.bus.publish({ type: 'ice_connected', ...scope() });
+        }
+      });
+      transport.on('dtlsstatechange', (state) => {
+        if (state === 'failed') this.bus.publish({ type: 'dtls_failed', ...scope() });
+      });
+    }
+    const common: types.Transport = transport;
+    common.on('routerclose', () => {
       entry.closing ??= this.#cause(entry.routerEntry, 'router_closed');
     });
-    transport.observer.once('close', () => {
+    common.observer.once('close', () => {
       this.#transports.delete(transport.id);
       const reason = entry.closing ?? this.#cause(entry.routerEntry, 'router_closed');
       this.bus.publish({ type: 'transport_closed', ...scope(), reason });
@@ -329,12 +371,8 @@ export class MediaRegistry {
 
   #watchProducer(entry: ProducerEntry): void {
     const { producer, transportEntry } = entry;
-    const body = () => ({
-      ...this.#scope(transportEntry),
-      transport_id: transportEntry.transport.id,
-      producer_id: producer.id,
-      kind: producer.kind,
-    });
+    const body = () => producerEventFields(this.#scope(transportEntry), entry);
+    onFirstRtp(producer, () => this.bus.publish({ type: 'producer_rtp_started', ...body() }));
     producer.observer.on('pause', () => this.bus.publish({ type: 'producer_paused', ...body() }));
     producer.observer.on('resume', () => this.bus.publish({ type: 'producer_resumed', ...body() }));
     producer.on('transportclose', () => {

@@ -27,6 +27,7 @@ import {
   roomParams,
 } from './schemas.js';
 import { registerEventStream } from './event-stream.js';
+import { appDataOf, peerOf } from './producer-data.js';
 import type { WorkerPool } from './worker-pool.js';
 import { errors } from '../shared/error-codes.js';
 
@@ -133,6 +134,21 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, routerView(registry.routerOfRoom(room_code)));
     }),
   );
+  // A node reconciles against this: producers of a seat or mic session no longer current.
+  app.get(
+    '/internal/v1/rooms/:room_code/producers',
+    handle(async (request, reply) => {
+      const { room_code } = parse(roomParams, request.params);
+      const producers = registry.producersOfRoom(room_code).map(({ producer }) => ({
+        producer_id: producer.id,
+        kind: producer.kind,
+        paused: producer.paused,
+        peer_id: peerOf(producer),
+        app_data: appDataOf(producer),
+      }));
+      return ok(request, reply, { producers });
+    }),
+  );
   app.get(
     '/internal/v1/routers/:id/speakers',
     handle(async (request, reply) =>
@@ -208,6 +224,7 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
         body.kind,
         asRtpParameters(body.rtp_parameters),
         body.paused ?? false,
+        body.app_data,
       );
       return ok(request, reply, { id: producer.id, kind: producer.kind }, 201);
     }),

@@ -43,6 +43,38 @@ export const connectTransportBody = z.object({
   }),
 });
 
+/** Limits of a producer's `app_data`: a few ids, echoed in every event about the producer. */
+export const APP_DATA_MAX_KEYS = 8;
+export const APP_DATA_MAX_VALUE = 128;
+const appDataKey = z.string().regex(/^[a-z_]{1,32}$/);
+const appDataValue = z
+  .string({ error: 'values must be strings' })
+  .max(APP_DATA_MAX_VALUE, `values must be at most ${APP_DATA_MAX_VALUE} characters`);
+
+/**
+ * A producer's `app_data`: a flat object of at most 8 string values under `[a-z_]{1,32}`
+ * keys. Checked before the record is read: zod would silently drop an own `__proto__` key.
+ */
+export const appData = z
+  .custom<object>(
+    (v) => !(v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')),
+    '__proto__ is not a key',
+  )
+  .pipe(
+    z
+      .record(appDataKey, appDataValue, {
+        error: (issue) =>
+          issue.code === 'invalid_key'
+            ? 'keys must match [a-z_]{1,32}'
+            : issue.code === 'invalid_type'
+              ? 'must be an object of string values'
+              : undefined,
+      })
+      .refine((o) => Object.keys(o).length <= APP_DATA_MAX_KEYS, {
+        message: `at most ${APP_DATA_MAX_KEYS} keys`,
+      }),
+  );
+
 export const createProducerBody = z.object({
   transport_id: id,
   kind: z.enum(['audio', 'video']),
@@ -54,6 +86,8 @@ export const createProducerBody = z.object({
     rtcp: z.looseObject({}).optional(),
   }),
   paused: z.boolean().optional(),
+  /** Echoed as `app_data` in every event about the producer and in the room's listing. */
+  app_data: appData.optional(),
 });
 
 export const createConsumerBody = z.object({

@@ -6,24 +6,30 @@
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
 import type { MediaEventBus } from './events.js';
+import { appDataOf, peerOf, type ProducerAppData } from './producer-data.js';
 
 /** The last known speaking state of one router. */
 export interface SpeakerState {
   /** Producer the active-speaker observer picked last; null before anyone spoke. */
-  readonly dominant: { producer_id: string; peer_id: string | null; at_ms: number } | null;
+  readonly dominant: {
+    producer_id: string;
+    peer_id: string | null;
+    app_data: ProducerAppData;
+    at_ms: number;
+  } | null;
   /** Levels of the last report (dBov, loudest first); empty after silence. */
-  readonly volumes: readonly { producer_id: string; peer_id: string | null; volume: number }[];
+  readonly volumes: readonly {
+    producer_id: string;
+    peer_id: string | null;
+    app_data: ProducerAppData;
+    volume: number;
+  }[];
 }
 
 /** Observer intervals: fast enough for a speaking ring in the UI, cheap for the worker. */
 const ACTIVE_SPEAKER_INTERVAL_MS = 300;
 const AUDIO_LEVEL_INTERVAL_MS = 800;
 const AUDIO_LEVEL_THRESHOLD_DBOV = -70;
-
-const peerOf = (producer: types.Producer): string | null => {
-  const peer = producer.appData.peerId;
-  return typeof peer === 'string' ? peer : null;
-};
 
 export class RouterSpeakers {
   #state: SpeakerState = { dominant: null, volumes: [] };
@@ -50,17 +56,16 @@ export class RouterSpeakers {
     const speakers = new RouterSpeakers(activeSpeaker, audioLevel);
     const scope = { room_code: roomCode, router_id: router.id };
     activeSpeaker.on('dominantspeaker', ({ producer }) => {
-      const peer_id = peerOf(producer);
-      speakers.#state = {
-        ...speakers.#state,
-        dominant: { producer_id: producer.id, peer_id, at_ms: now() },
-      };
-      bus.publish({ type: 'dominant_speaker', ...scope, producer_id: producer.id, peer_id });
+      const who = { producer_id: producer.id, peer_id: peerOf(producer) };
+      const app_data = appDataOf(producer);
+      speakers.#state = { ...speakers.#state, dominant: { ...who, app_data, at_ms: now() } };
+      bus.publish({ type: 'dominant_speaker', ...scope, ...who, app_data });
     });
     audioLevel.on('volumes', (list) => {
       const volumes = list.map(({ producer, volume }) => ({
         producer_id: producer.id,
         peer_id: peerOf(producer),
+        app_data: appDataOf(producer),
         volume,
       }));
       speakers.#state = { ...speakers.#state, volumes };

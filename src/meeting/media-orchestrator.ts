@@ -47,6 +47,24 @@ export interface ConsumerInfo {
 export type TransportDirection = 'send' | 'recv';
 export type MediaKind = 'audio' | 'video';
 
+/**
+ * A producer's app data: at most 8 string values (≤ 128 characters) under `[a-z_]{1,32}`
+ * keys, e.g. `{ user_id, mic_session_id, room_kind }`. The media server refuses anything
+ * else (validation) and repeats it in every event about the producer.
+ */
+export type ProducerAppData = Readonly<Record<string, string>>;
+
+/** One open producer of a room, as `listProducers` reports it. */
+export interface ProducerInfo {
+  readonly producerId: string;
+  readonly kind: MediaKind;
+  readonly paused: boolean;
+  /** The peer id given at its transport's creation; null if none. */
+  readonly peerId: string | null;
+  /** `{}` when it was created without app data. */
+  readonly appData: ProducerAppData;
+}
+
 /** The seed's methods, in TypeScript's case. */
 export interface MediaOrchestrator {
   /** The meeting's router; idempotent (a second call returns the same router). Cached. */
@@ -63,15 +81,12 @@ export interface MediaOrchestrator {
     peerId?: string,
   ): Promise<TransportInfo>;
   connectTransport(transportId: string, dtlsParameters: MediaJson): Promise<void>;
-  /**
-   * Returns the producer id. `appData` (flat strings, e.g. a voice seat's mic session) is
-   * kept with the producer and carried by its media events.
-   */
+  /** Returns the producer id. `appData` is echoed in its events and in `listProducers`. */
   createProducer(
     transportId: string,
     kind: MediaKind,
     rtpParameters: MediaJson,
-    appData?: Readonly<Record<string, string>>,
+    appData?: ProducerAppData,
   ): Promise<string>;
   /** Creates the consumer paused: call {@link resumeConsumer} once the track is mounted. */
   createConsumer(
@@ -85,6 +100,11 @@ export interface MediaOrchestrator {
   closeConsumer(consumerId: string): Promise<void>;
   /** Every room that has a router on the media server (its room codes). */
   listRooms(): Promise<string[]>;
+  /**
+   * The open producers on the room's router, oldest first (to close those of a stale mic
+   * session). A room without a router: MEDIA_RESOURCE_NOT_FOUND.
+   */
+  listProducers(roomCode: string): Promise<ProducerInfo[]>;
   /** The cached router of a meeting, without a network call; `ok: false` when unknown. */
   resolveRouterInfo(roomCode: string): ResolvedRouterInfo;
 }

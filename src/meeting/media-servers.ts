@@ -72,6 +72,7 @@ export function unreachableMediaServer(): MediaOrchestrator {
     closeProducer: () => Promise.resolve(),
     closeConsumer: () => Promise.resolve(),
     listRooms: () => Promise.resolve([]),
+    listProducers: () => Promise.resolve([]),
     resolveRouterInfo: () => ({ ok: false, routerId: '', rtpCapabilities: null }),
   };
 }

@@ -18,6 +18,11 @@ import {
 } from '../../media-server/testing/harness.js';
 import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { AppError } from '../../shared/errors.js';
+import {
+  opusLevelRtpParameters,
+  plainSendTransport,
+  RtpSender,
+} from '../../media-server/testing/plain-rtp.js';
 import { HttpMediaOrchestrator } from './http-media-orchestrator.js';
 import { MediaEventStream } from './media-event-stream.js';
 
@@ -145,6 +150,56 @@ void describe('HttpMediaOrchestrator on a real media server', { skip: mediaSkipR
       wrongToken.close();
     }
     await media.closeRouter('333-000-333');
+  });
+
+  void it('sends app data, lists producers, and streams producer_rtp_started with it', async () => {
+    const code = '835-000-777';
+    await media.createRouter(code);
+    const plain = await plainSendTransport(server, code, '42');
+    const appData = { user_id: '42', mic_session_id: 'ms-7', room_kind: 'voice_room' };
+    const ssrc = 0x5eed77;
+    const producerId = await media.createProducer(
+      plain.id,
+      'audio',
+      opusLevelRtpParameters(ssrc),
+      appData,
+    );
+    assert.deepEqual(await media.listProducers(code), [
+      { producerId, kind: 'audio', paused: false, peerId: '42', appData },
+    ]);
+    const sender = new RtpSender(plain.port, ssrc);
+    try {
+      await sender.send(5);
+      const started = await waitFor(
+        () =>
+          streamed.find((e) => e.type === 'producer_rtp_started' && e.producer_id === producerId),
+        'producer_rtp_started on the stream',
+      );
+      assert.ok(started.type === 'producer_rtp_started');
+      assert.deepEqual(
+        [started.room_code, started.peer_id, started.transport_id, started.kind, started.app_data],
+        [code, '42', plain.id, 'audio', appData],
+      );
+    } finally {
+      sender.close();
+    }
+    const refused = await media
+      .createProducer(plain.id, 'audio', opusLevelRtpParameters(ssrc + 1), { UserId: '42' })
+      .catch((e: unknown) => e);
+    assert.ok(refused instanceof AppError && refused.kind === 'validation', String(refused));
+    assert.match(refused.message, /app_data\.UserId/);
+
+    await media.closeProducer(producerId);
+    const closed = await waitFor(
+      () => streamed.find((e) => e.type === 'producer_closed' && e.producer_id === producerId),
+      'producer_closed on the stream',
+    );
+    assert.ok(closed.type === 'producer_closed');
+    assert.deepEqual(closed.app_data, appData);
+    assert.deepEqual(await media.listProducers(code), []);
+    await media.closeRouter(code);
+    const gone = await media.listProducers(code).catch((e: unknown) => e);
+    assert.ok(isMediaResourceNotFound(gone), String(gone));
   });
 
   void it('resumes the event stream after a drop without losing events', async () => {

@@ -12,6 +12,8 @@ import {
   type MediaJson,
   type MediaKind,
   type MediaOrchestrator,
+  type ProducerAppData,
+  type ProducerInfo,
   type ResolvedRouterInfo,
   type RouterInfo,
   type TransportDirection,
@@ -38,6 +40,14 @@ export const closeRetryDelayMs = (retry: number): number => Math.min(200 * 2.5 *
 interface RouterView {
   router_id: string;
   rtp_capabilities: MediaJson;
+}
+
+interface ProducerView {
+  producer_id: string;
+  kind: MediaKind;
+  paused: boolean;
+  peer_id: string | null;
+  app_data: ProducerAppData;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -67,6 +77,20 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
   async listRooms(): Promise<string[]> {
     const view = await this.#http.call<{ room_codes: string[] }>('GET', '/internal/v1/rooms');
     return view.room_codes;
+  }
+
+  async listProducers(roomCode: string): Promise<ProducerInfo[]> {
+    const view = await this.#http.call<{ producers: ProducerView[] }>(
+      'GET',
+      `/internal/v1/rooms/${encodeURIComponent(roomCode)}/producers`,
+    );
+    return view.producers.map((p) => ({
+      producerId: p.producer_id,
+      kind: p.kind,
+      paused: p.paused,
+      peerId: p.peer_id,
+      appData: p.app_data,
+    }));
   }
 
   async closeRouter(roomCode: string): Promise<void> {
@@ -112,11 +136,13 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
     transportId: string,
     kind: MediaKind,
     rtpParameters: MediaJson,
+    appData?: ProducerAppData,
   ): Promise<string> {
     const view = await this.#http.call<{ id: string }>('POST', '/internal/v1/producers', {
       transport_id: transportId,
       kind,
       rtp_parameters: rtpParameters,
+      ...(appData === undefined ? {} : { app_data: appData }),
     });
     return view.id;
   }
