@@ -31,6 +31,13 @@ export type ProducerEventFields = MediaEventScope & {
   readonly app_data: ProducerAppData;
 };
 
+/** What every transport event carries: its id and the direction it was created with. */
+export type TransportEventFields = MediaEventScope & {
+  readonly transport_id: string;
+  /** `send` carries the peer's producers, `recv` its consumers (plain transports: `send`). */
+  readonly direction: 'send' | 'recv';
+};
+
 /** Why a resource went away. */
 export type CloseReason =
   | 'closed' // closed through the API
@@ -41,10 +48,8 @@ export type CloseReason =
 
 /** Every event the media server reports, discriminated by `type`. */
 export type MediaEventBody =
-  | (MediaEventScope & { type: 'transport_closed'; transport_id: string; reason: CloseReason })
-  | (MediaEventScope & { type: 'ice_disconnected'; transport_id: string })
-  | (MediaEventScope & { type: 'ice_connected'; transport_id: string })
-  | (MediaEventScope & { type: 'dtls_failed'; transport_id: string })
+  | (TransportEventFields & { type: 'transport_closed'; reason: CloseReason })
+  | (TransportEventFields & { type: 'ice_disconnected' | 'ice_connected' | 'dtls_failed' })
   | (ProducerEventFields & {
       type: 'producer_created' | 'producer_paused' | 'producer_resumed' | 'producer_rtp_started';
     })

@@ -233,5 +233,6 @@ void describe('media server internal API', { skip: mediaSkipReason() }, () => {
     assert.equal(closed.reason, 'closed');
     assert.equal(closed.peer_id, 'u1');
     assert.equal(closed.room_code, code);
+    assert.equal(closed.direction, 'send', 'the direction it was created with');
   });
 });

@@ -7,7 +7,12 @@
  */
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
-import type { CloseReason, MediaEventBus, MediaEventScope } from './events.js';
+import type {
+  CloseReason,
+  MediaEventBus,
+  MediaEventScope,
+  TransportEventFields,
+} from './events.js';
 import { MEDIA_CODECS, type MediaServerOptions } from './options.js';
 import {
   onFirstRtp,
@@ -339,9 +344,10 @@ export class MediaRegistry {
 
   #watchTransport(entry: TransportEntry): void {
     const { transport } = entry;
-    const scope = (): MediaEventScope & { transport_id: string } => ({
+    const scope = (): TransportEventFields => ({
       ...this.#scope(entry),
       transport_id: transport.id,
+      direction: entry.direction,
     });
     if (transport.type === 'webrtc') {
       let connected = false;
