@@ -43,6 +43,7 @@ import { buildHttpApp } from './http-app.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
+import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
 import { wireMeetings, type Meetings } from './meetings.js';
 import { meetingFrames } from '../edge/meeting/meeting-frames.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
@@ -70,6 +71,8 @@ export interface RoomsNode {
   readonly delivery: Delivery;
   /** The notification centre (the meeting invite's `pushBatch`). */
   readonly notifications: NotificationCentre;
+  /** Voice rooms' audio: `voice.*` signalling, producer checks, media events → RTC commands. */
+  readonly voiceMedia: VoiceMedia;
   /** The meetings' WebSocket signalling (this node's presence notices to the meetings). */
   readonly meetingSignalling: MeetingSignalling;
   /** Deletes old notifications and caps each recipient's (`ROOMS_NOTIFICATION_*`); started. */
@@ -114,6 +117,7 @@ export async function startNode(
     };
     let delivery: Delivery | null = null;
     let meetingMedia: MeetingMedia | null = null;
+    let voiceMedia: VoiceMedia | null = null;
     const host = new CellHost(hostConfig, {
       store: new SqlCellStore(sql),
       lease,
@@ -123,6 +127,7 @@ export async function startNode(
       onCommitted: (batch) => {
         delivery?.onCommitted(batch);
         meetingMedia?.onCommitted(batch);
+        voiceMedia?.onCommitted(batch);
       },
     });
     collectDefaultMetrics({ register: host.metrics.registry });
@@ -225,8 +230,21 @@ export async function startNode(
       presenceTtlMs: config.meeting.presenceTtlMs,
     });
     const signalling = meetingMedia;
+    const voiceAudio = wireVoiceMedia({
+      config,
+      hub: wired.hub,
+      publisher: wired.publisher,
+      api: voice.api,
+      media: mediaServers,
+      nodeMedia: media,
+      redis,
+      owns: (key) => host.loaded(key) !== undefined,
+      logger,
+    });
+    voiceMedia = voiceAudio;
     // Closed after the sockets (closers run in reverse): their disconnects release media first.
     closers.push(() => signalling.close());
+    closers.push(() => voiceAudio.close());
     hostConfig.advertiseAddr = advertiseAddrFor(config, voice.grpcPort);
     // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
     closers.push(() => http.close());
@@ -249,6 +267,7 @@ export async function startNode(
       delivery: wired,
       notifications,
       meetingSignalling: signalling.signalling,
+      voiceMedia: voiceAudio,
       notificationRetention,
       httpAddress,
       close: () => (closing ??= closeAll()),

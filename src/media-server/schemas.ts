@@ -10,7 +10,7 @@ import { errors } from '../shared/error-codes.js';
 /** Room names: `<kind>:<app_code>:<room id>` from the nodes, or any key of this alphabet. */
 export const roomCode = z
   .string()
-  .regex(/^[A-Za-z0-9._:@-]{1,200}$/, 'room code: [A-Za-z0-9._:@-]{1,200}');
+  .regex(/^[A-Za-z0-9._:@-]{1,256}$/, 'room code: [A-Za-z0-9._:@-]{1,256}');
 const id = z.string().min(1).max(128);
 const peerId = z.string().min(1).max(128);
 

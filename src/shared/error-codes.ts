@@ -121,6 +121,9 @@ export const errors = defineErrors({
   MEETING_MEDIA_NOT_OWNED: ['forbidden', '只能使用自己的 %s'],
   MEDIA_WRONG_DIRECTION: ['illegal_state', '%s 需要 %s 方向的 transport'],
   MEETING_NOT_JOINED: ['illegal_state', '请先发送 meeting.room.join'],
+  // The voice room's media signalling (src/edge/voice-ws).
+  VOICE_MEDIA_NOT_JOINED: ['illegal_state', 'send room.subscribe for the room first'],
+  VOICE_AUDIO_ONLY: ['validation', 'voice rooms carry audio only'],
   MEDIA_STATE_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
 });
 

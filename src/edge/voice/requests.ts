@@ -12,12 +12,16 @@ const optionalId = z
   .union([z.literal(''), id])
   .optional()
   .transform((v) => (v ? v : undefined));
+/** A voice room's id, as every call takes it. */
+export const voiceRoomId = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'letters, digits and _.:- (1-128)');
 const room = {
   app_code: z
     .union([z.literal(''), z.string().regex(/^[a-z0-9_-]{1,64}$/)])
     .optional()
     .transform((v) => v || 'default'),
-  room_id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'letters, digits and _.:- (1-128)'),
+  room_id: voiceRoomId,
 };
 const requestId = {
   request_id: z
