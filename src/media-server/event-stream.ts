@@ -13,7 +13,8 @@ const HEARTBEAT_MS = 15_000;
 const frame = (event: MediaEvent): string => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
 
 export function registerEventStream(app: FastifyInstance, bus: MediaEventBus): void {
-  const open = new Set<ServerResponse>();
+  /** The open streams, each with its clean-up. */
+  const open = new Map<ServerResponse, () => void>();
 
   app.get('/internal/v1/events', (request, reply) => {
     const header = request.headers['last-event-id'];
@@ -28,21 +29,30 @@ export function registerEventStream(app: FastifyInstance, bus: MediaEventBus): v
     });
     // Replay and subscribe in one synchronous step: no event can slip in between.
     const from = Number.isFinite(after) ? after : bus.lastSeq;
-    for (const event of bus.since(from)) res.write(frame(event));
-    const unsubscribe = bus.subscribe((event) => res.write(frame(event)));
-    res.write(': ready\n\n');
-    const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
-    open.add(res);
-    res.on('close', () => {
+    // An ended stream takes no more writes (a late one would be an unhandled stream error).
+    const send = (text: string) => {
+      if (!res.writableEnded && !res.destroyed) res.write(text);
+    };
+    for (const event of bus.since(from)) send(frame(event));
+    const unsubscribe = bus.subscribe((event) => send(frame(event)));
+    send(': ready\n\n');
+    const heartbeat = setInterval(() => send(': ping\n\n'), HEARTBEAT_MS);
+    const stop = () => {
       clearInterval(heartbeat);
       unsubscribe();
       open.delete(res);
-    });
+    };
+    open.set(res, stop);
+    res.on('close', stop);
+    res.on('error', stop);
   });
 
   // Hijacked responses would keep `app.close()` waiting: end them first.
   app.addHook('preClose', (done) => {
-    for (const res of open) res.end();
+    for (const [res, stop] of [...open]) {
+      stop();
+      res.end();
+    }
     done();
   });
 }

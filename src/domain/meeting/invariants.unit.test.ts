@@ -196,7 +196,8 @@ describe('meeting invariants (property)', () => {
           if (e.type === 'HostGraceStarted' && e.cause) seen.add(`grace:${e.cause}`);
         }
       }),
-      { numRuns: 300 },
+      // A fixed seed: whether rare events are reached must not depend on the run's luck.
+      { numRuns: 300, seed: 20261201 },
     );
     for (const wanted of [
       'HostChanged:transfer',
