@@ -15,24 +15,18 @@
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
 import { silentLogger } from '../cell/testing/harness.js';
 import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
 import { loadConfig } from './config.js';
 import { startNode, type RoomsNode } from './node.js';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const RESULTS = path.join(HERE, '..', '..', 'test-results');
-/** Every wait is generous: two browsers, a node and a worker may share 2 loaded cores. */
-const WAIT_MS = 20_000;
+import { RESULTS, startPageServer, until } from './testing/browser-pages.js';
 
 interface Frame {
   event: string;
@@ -65,53 +59,6 @@ interface PeerGlobal {
   };
 }
 
-/** Polls `check` (every 250 ms, the pages are evaluated each time) until it gives a value. */
-async function until<T>(
-  check: () => Promise<T | undefined>,
-  what: string | (() => Promise<string>),
-): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const detail = typeof what === 'string' ? what : await what();
-      throw new Error(`timed out after ${WAIT_MS} ms: ${detail}`);
-    }
-    await sleep(250);
-  }
-}
-
-/** The page and its bundle, from 127.0.0.1 on a free port (the node is another origin). */
-async function startPageServer(): Promise<{ server: Server; url: string }> {
-  const bundle = await build({
-    entryPoints: [path.join(HERE, 'testing', 'meeting-peer.mjs')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome120',
-    write: false,
-    logLevel: 'silent',
-  });
-  const js = bundle.outputFiles[0]?.text ?? '';
-  const server = createServer((req, res) => {
-    if (req.url === '/') {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.end('<!doctype html><title>member</title><script src="/peer.js"></script>');
-    } else if (req.url === '/peer.js') {
-      res.writeHead(200, { 'content-type': 'text/javascript' });
-      res.end(js);
-    } else if (req.url === '/favicon.ico') {
-      res.writeHead(204).end();
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { server, url: `http://127.0.0.1:${port}/` };
-}
-
 void describe(
   'a meeting’s audio and video between two Chromium members',
   { skip: browserSkipReason() },
@@ -142,7 +89,7 @@ void describe(
       assert.ok(node.media.server, 'the embedded media server did not start');
       api = meetingClient(() => node.http);
       await api.users(['host', 'guest']);
-      pages = await startPageServer();
+      pages = await startPageServer('meeting-peer.mjs');
       browser = await launchChromium();
     });
     after(async () => {

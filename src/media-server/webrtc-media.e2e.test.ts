@@ -10,10 +10,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkipReason, launchChromium } from './testing/chromium.js';
+import { browserSkipReason, bundlePage, launchChromium, PEER_PAGE } from './testing/chromium.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
 import type { MediaEvent } from './events.js';
@@ -44,22 +43,9 @@ interface PeerGlobal {
 
 /** The test's web server: the page, the bundle, and /rpc/<method> onto the orchestrator. */
 async function startSignalling(media: MediaOrchestrator): Promise<FastifyInstance> {
-  const bundle = await build({
-    entryPoints: [path.join(HERE, 'testing', 'browser-peer.mjs')],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'chrome120',
-    write: false,
-    logLevel: 'silent',
-  });
-  const js = bundle.outputFiles[0]?.text ?? '';
+  const js = await bundlePage(path.join(HERE, 'testing', 'browser-peer.mjs'));
   const app = Fastify();
-  app.get('/', (_req, reply) =>
-    reply
-      .type('text/html')
-      .send('<!doctype html><title>peer</title><script src="/peer.js"></script>'),
-  );
+  app.get('/', (_req, reply) => reply.type('text/html').send(PEER_PAGE));
   app.get('/peer.js', (_req, reply) => reply.type('text/javascript').send(js));
   app.get('/favicon.ico', (_req, reply) => reply.code(204).send());
   const methods = new Set([

@@ -1,4 +1,4 @@
-/* global window, navigator, document, WebSocket, MediaStream */
+/* global window, navigator, document, MediaStream */
 /**
  * Runs in headless Chromium (bundled with mediasoup-client by esbuild): one meeting member
  * as the seed's front end does it, over the node's public `/ws` only. `Device.load` with the
@@ -9,6 +9,7 @@
  * decides when `meeting.consume.resume` is sent, so it can look at the paused stream first).
  */
 import { Device } from 'mediasoup-client';
+import { connectSignal, wireTransport } from './signalling-peer.mjs';
 
 const state = {
   /** Every S→C frame, in arrival order (ACKs included). */
@@ -17,39 +18,21 @@ const state = {
   userId: null,
   roomCode: null,
   device: null,
-  ws: null,
+  signal: null,
   send: null,
   recv: null,
   /** producer_id → consumer (a producer may be announced twice: listed and broadcast). */
   consumers: new Map(),
   resumed: new Set(),
 };
-let seq = 0;
-const waiting = new Map();
 /** Consumes one at a time, once the recv transport exists (announcements may come first). */
 let consuming = null;
 let recvReady;
 const recvCreated = new Promise((resolve) => (recvReady = resolve));
 
-/** Sends a C→S event and resolves with the ACK's data; a failed ACK rejects with its message. */
-function request(event, data) {
-  const n = ++seq;
-  return new Promise((resolve, reject) => {
-    waiting.set(n, { event, resolve, reject });
-    state.ws.send(JSON.stringify({ event, seq: n, data }));
-  });
-}
+const request = (event, data) => state.signal.request(event, data);
 
-function onFrame(raw) {
-  const frame = JSON.parse(raw);
-  state.frames.push(frame);
-  const pending = frame.event.endsWith('.ack') ? waiting.get(frame.seq) : undefined;
-  if (pending && frame.event === `${pending.event}.ack`) {
-    waiting.delete(frame.seq);
-    if (frame.code === 0) pending.resolve(frame.data);
-    else pending.reject(new Error(`${pending.event}: ${frame.reason} ${frame.message}`));
-    return;
-  }
+function onFrame(frame) {
   if (frame.event === 'meeting.member.producer.new') onProducer(frame.data);
 }
 
@@ -83,24 +66,8 @@ async function consume(producerId) {
   document.body.append(element);
 }
 
-function wire(transport) {
-  transport.on('connect', ({ dtlsParameters }, callback, errback) => {
-    request('meeting.transport.connect', {
-      room_code: state.roomCode,
-      transport_id: transport.id,
-      dtls_parameters: dtlsParameters,
-    }).then(() => callback(), errback);
-  });
-  transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
-    request('meeting.produce.start', {
-      room_code: state.roomCode,
-      transport_id: transport.id,
-      kind,
-      rtp_parameters: rtpParameters,
-    }).then(({ producer_id: id }) => callback({ id }), errback);
-  });
-  return transport;
-}
+const wire = (transport) =>
+  wireTransport(transport, request, 'meeting', { room_code: state.roomCode });
 
 /**
  * Joins the meeting the REST call (create or join) admitted this user to, and produces the
@@ -110,13 +77,7 @@ async function start({ wsUrl, roomCode, userId, rtpCapabilities }) {
   Object.assign(state, { roomCode, userId });
   state.device = new Device();
   await state.device.load({ routerRtpCapabilities: rtpCapabilities });
-  state.ws = new WebSocket(wsUrl);
-  state.ws.onmessage = (m) => onFrame(m.data);
-  state.ws.onclose = (e) => (state.closed = { code: e.code, reason: e.reason });
-  await new Promise((resolve, reject) => {
-    state.ws.onopen = resolve;
-    state.ws.onerror = () => reject(new Error('WebSocket failed'));
-  });
+  state.signal = await connectSignal(wsUrl, state.frames, onFrame);
   await request('meeting.room.join', { room_code: roomCode });
   const create = (direction) =>
     request('meeting.transport.create', { room_code: roomCode, direction });
@@ -187,7 +148,7 @@ async function resume() {
 
 /** The frames received so far, and anything that went wrong in the page. */
 function log() {
-  return { frames: state.frames, errors: state.errors, closed: state.closed ?? null };
+  return { frames: state.frames, errors: state.errors, closed: state.signal?.closed ?? null };
 }
 
 window.peer = { start, consumers, received, sent, resume, log };

@@ -3,6 +3,7 @@
  * microphone, no background traffic (this machine reaches no other host) and loopback ICE.
  */
 import { existsSync } from 'node:fs';
+import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { mediaSkipReason } from './harness.js';
 
@@ -36,3 +37,20 @@ export function browserSkipReason(): string | false {
   if (process.env.CI === 'true') throw new Error(`browser test must not skip in CI: ${hint}`);
   return hint;
 }
+
+/** A page script bundled for the browser (mediasoup-client included), as one IIFE. */
+export async function bundlePage(entry: string): Promise<string> {
+  const bundle = await build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'chrome120',
+    write: false,
+    logLevel: 'silent',
+  });
+  return bundle.outputFiles[0]?.text ?? '';
+}
+
+/** The page that loads `/peer.js`. */
+export const PEER_PAGE = '<!doctype html><title>peer</title><script src="/peer.js"></script>';
