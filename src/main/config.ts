@@ -108,6 +108,7 @@ const schema = z.object({
       'sdkAppId:app_code:callback_key[,…]',
     )
     .optional(),
+  ROOMS_VOICE_MEDIA_CHECK_MS: int(100, 3_600_000).default(10_000),
   ROOMS_MEDIA_EMBEDDED: flag.default(true),
   ROOMS_MEDIA_URL: z
     .string()
@@ -314,6 +315,8 @@ export interface Config {
     readonly adminToken: string | null;
     /** `sdkAppId:app_code:callback_key[,…]`; empty: TRTC callbacks are refused. */
     readonly trtcApps: string;
+    /** How often every node checks every voice room's producers against its seats. */
+    readonly mediaCheckMs: number;
   };
   readonly media: {
     /** Run a media server inside this node (`npm start`); false: call `url`. */
@@ -432,6 +435,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxSeats: e.ROOMS_MAX_SEATS,
       adminToken: e.ROOMS_ADMIN_TOKEN ?? null,
       trtcApps: e.ROOMS_TRTC_APPS ?? '',
+      mediaCheckMs: e.ROOMS_VOICE_MEDIA_CHECK_MS,
     },
     media: {
       embedded: e.ROOMS_MEDIA_EMBEDDED,

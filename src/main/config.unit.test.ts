@@ -45,6 +45,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_EMBEDDED: 'false',
   ROOMS_MEDIA_URL: 'http://media.internal:7171/',
   ROOMS_MEDIA_SERVER_ID: 'media-a.1',
+  ROOMS_VOICE_MEDIA_CHECK_MS: '2500',
   ROOMS_MEDIA_HOST: '0.0.0.0',
   ROOMS_MEDIA_PORT: '7171',
   ROOMS_MEDIA_INTERNAL_TOKEN: 'a-media-token-of-16+',
@@ -175,6 +176,7 @@ void describe('loadConfig', () => {
         maxSeats: 20,
         adminToken: null,
         trtcApps: '',
+        mediaCheckMs: 10_000,
       },
       outbox: {
         enabled: true,
@@ -297,6 +299,7 @@ void describe('loadConfig', () => {
         maxSeats: 12,
         adminToken: 'an-admin-token-0123',
         trtcApps: '1400000001:default:key-one, 1400000002:shop:key:two',
+        mediaCheckMs: 2_500,
       },
       outbox: {
         enabled: false,

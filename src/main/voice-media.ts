@@ -39,7 +39,6 @@ export function wireVoiceMedia(deps: {
   redis: Redis | null;
   owns: (key: CellKey) => boolean;
   logger: Logger;
-  reconcileMs?: number;
 }): VoiceMedia {
   const { config, logger } = deps;
   const signalling = new VoiceMediaSignalling({
@@ -51,7 +50,7 @@ export function wireVoiceMedia(deps: {
       : new MemoryRoomMediaState(),
     broadcaster: deps.publisher,
     logger,
-    ...(deps.reconcileMs === undefined ? {} : { reconcileMs: deps.reconcileMs }),
+    reconcileMs: config.voice.mediaCheckMs,
   });
   const bridge = new VoiceMediaBridge({
     api: deps.api,
