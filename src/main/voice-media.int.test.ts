@@ -124,6 +124,25 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
       async () => (await seatZero(roomId)).state === 'publishing',
     );
 
+    // The media server's audio levels become a speakers frame (seat and volume).
+    publish({
+      type: 'audio_levels',
+      room_code: room,
+      router_id: 'r',
+      volumes: [
+        { producer_id: producerId, peer_id: scope.peer_id, app_data: listed.appData, volume: -30 },
+        { producer_id: 'gone', peer_id: '9', app_data: {}, volume: -40 },
+      ],
+    });
+    const speakers = await bert.waitFor((f) => f.event === 'voice.speakers');
+    assert.deepEqual(speakers.data.speakers, [
+      { user_id: String(api.ids.anna), seat_index: 0, volume: -30 },
+    ]);
+    publish({ type: 'silence', room_code: room, router_id: 'r' });
+    await bert.waitFor(
+      (f) => f.event === 'voice.speakers' && (f.data.speakers as unknown[]).length === 0,
+    );
+
     // A late joiner's media join lists the live producer.
     const carlJoin = await post('carl', `/${roomId}/join`).then(() => started!.socket('carl'));
     ok(await carlJoin.request('room.subscribe', { room_id: roomId }));
