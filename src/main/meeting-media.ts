@@ -5,14 +5,12 @@
  * consumers; an ended meeting's router is closed. Without a media server the signalling
  * still follows meetings and answers every media event with 会议媒体服务暂不可用.
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
-import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
 import type { CommittedBatch } from '../cell/cell.js';
 import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
+import type { RoomMediaState } from '../edge/room-media/ports.js';
 import type { WsHub } from '../edge/ws/hub.js';
 import { mediaRoomOf, type MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
@@ -31,8 +29,8 @@ export function wireMeetingMedia(deps: {
   meetings: Meetings;
   /** Each meeting's media server, by the id its state records. */
   media: MediaServers;
-  redis: Redis | null;
-  keyPrefix: string;
+  /** The media resources users hold (shared with the voice rooms' signalling). */
+  state: RoomMediaState;
   logger: Logger;
   /** This node's id: the key of its presence leases in the meetings. */
   nodeId: string;
@@ -45,9 +43,7 @@ export function wireMeetingMedia(deps: {
     hub: deps.hub,
     membership: meetingMembership(deps.meetings.api),
     media,
-    state: deps.redis
-      ? new RedisRoomMediaState({ redis: deps.redis, keyPrefix: deps.keyPrefix })
-      : new MemoryRoomMediaState(),
+    state: deps.state,
     broadcaster: deps.publisher,
     logger,
     nodeId: deps.nodeId,

@@ -24,7 +24,7 @@ import { NotificationCentre } from '../notifications/notification-centre.js';
 import { sqlNotificationRetentionStore } from '../adapters/sql/notifications/notification-retention.js';
 import { NotificationRetention } from '../notifications/notification-retention.js';
 import { CellHost } from '../cell/host.js';
-import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
+import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { singleMediaServer } from '../meeting/media-servers.js';
@@ -44,6 +44,12 @@ import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
 import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
+import { followMediaEvents } from './media-events.js';
+import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
+import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
+import { MediaRecords } from '../edge/room-media/media-records.js';
+import { meetingMediaRules } from '../edge/meeting-ws/media-rules.js';
+import { voiceMediaRules } from '../edge/voice-ws/media-rules.js';
 import { wireMeetings, type Meetings } from './meetings.js';
 import { meetingFrames } from '../edge/meeting/meeting-frames.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
@@ -218,13 +224,17 @@ export async function startNode(
       },
     });
     delivery = wired;
+    // What users hold on the media server, for both room kinds (Redis in a cluster).
+    const mediaState = redis
+      ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix })
+      : new MemoryRoomMediaState();
+    const owns = (key: CellKey) => host.loaded(key) !== undefined;
     meetingMedia = wireMeetingMedia({
       hub: wired.hub,
       publisher: wired.publisher,
       meetings,
       media: mediaServers,
-      redis,
-      keyPrefix: config.keyPrefix,
+      state: mediaState,
       logger,
       nodeId: config.nodeId,
       presenceTtlMs: config.meeting.presenceTtlMs,
@@ -237,14 +247,30 @@ export async function startNode(
       api: voice.api,
       media: mediaServers,
       nodeMedia: media,
-      redis,
-      owns: (key) => host.loaded(key) !== undefined,
+      state: mediaState,
+      owns,
       logger,
     });
     voiceMedia = voiceAudio;
+    const records = new MediaRecords({
+      state: mediaState,
+      rules: {
+        meeting: meetingMediaRules(membership),
+        voice_room: voiceMediaRules(voice.api, mediaServers),
+      },
+      broadcaster: wired.publisher,
+      owns,
+      logger,
+    });
+    const stopMediaEvents = followMediaEvents(config, media, logger, [
+      voiceAudio.bridge.onEvent,
+      records.onEvent,
+    ]);
     // Closed after the sockets (closers run in reverse): their disconnects release media first.
     closers.push(() => signalling.close());
     closers.push(() => voiceAudio.close());
+    closers.push(() => records.close());
+    closers.push(() => Promise.resolve(stopMediaEvents()));
     hostConfig.advertiseAddr = advertiseAddrFor(config, voice.grpcPort);
     // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
     closers.push(() => http.close());

@@ -1,20 +1,16 @@
 /**
  * Wires voice rooms' audio into a node: the `voice.*` media signalling on the WebSocket
  * hub, the check of every room's producers against its seats (after commits and every few
- * seconds), and the relay of the media server's events into the rooms' RTC commands and
- * speaker frames: from the embedded media server in process, or from a separate one over
- * its event stream (`GET /internal/v1/events`, resumed after a drop).
+ * seconds), and the bridge that turns the media server's events into the rooms' RTC
+ * commands and speaker frames (the node feeds it: ./media-events.ts).
  */
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { MediaEventStream } from '../adapters/media/media-event-stream.js';
-import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
-import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
 import type { CommittedBatch } from '../cell/cell-events.js';
 import type { CellKey } from '../cell/lease.js';
 import { VoiceMediaBridge } from '../edge/voice-ws/media-bridge.js';
 import { VoiceMediaSignalling } from '../edge/voice-ws/signalling.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
+import type { RoomMediaState } from '../edge/room-media/ports.js';
 import type { WsHub } from '../edge/ws/hub.js';
 import type { MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
@@ -36,7 +32,7 @@ export function wireVoiceMedia(deps: {
   api: VoiceRoomApi;
   media: MediaServers;
   nodeMedia: NodeMedia;
-  redis: Redis | null;
+  state: RoomMediaState;
   owns: (key: CellKey) => boolean;
   logger: Logger;
 }): VoiceMedia {
@@ -45,9 +41,7 @@ export function wireVoiceMedia(deps: {
     hub: deps.hub,
     api: deps.api,
     media: deps.media,
-    state: deps.redis
-      ? new RedisRoomMediaState({ redis: deps.redis, keyPrefix: config.keyPrefix })
-      : new MemoryRoomMediaState(),
+    state: deps.state,
     broadcaster: deps.publisher,
     logger,
     reconcileMs: config.voice.mediaCheckMs,
@@ -59,28 +53,12 @@ export function wireVoiceMedia(deps: {
     owns: deps.owns,
     logger,
   });
-  let stopEvents: () => void = () => undefined;
-  const { server, orchestrator } = deps.nodeMedia;
-  if (server) {
-    stopEvents = server.events.subscribe(bridge.onEvent);
-  } else if (orchestrator && config.media.internalToken) {
-    const stream = new MediaEventStream(
-      {
-        baseUrl: config.media.url,
-        internalToken: config.media.internalToken,
-        logger: logger.child({ module: 'media-events' }),
-      },
-      bridge.onEvent,
-    );
-    stopEvents = () => stream.close();
-  }
-  if (orchestrator) signalling.start();
+  if (deps.nodeMedia.orchestrator) signalling.start();
   return {
     signalling,
     bridge,
     onCommitted: (batch) => signalling.onCommitted(batch),
     async close() {
-      stopEvents();
       await bridge.close();
       await signalling.close();
     },
