@@ -52,7 +52,10 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 }
 
 /** Opens a MySQL connection that gives up after `timeoutMs`, never leaking a late one. */
-export async function connectMysql(url: string, timeoutMs = CHECK_TIMEOUT_MS * 5): Promise<Connection> {
+export async function connectMysql(
+  url: string,
+  timeoutMs = CHECK_TIMEOUT_MS * 5,
+): Promise<Connection> {
   const pending = createConnection({ uri: url, connectTimeout: timeoutMs });
   try {
     return await withTimeout(pending, timeoutMs, `MariaDB at ${describeUrl(url)}`);
