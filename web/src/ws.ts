@@ -43,6 +43,8 @@ export class RealtimeClient {
   readonly status = ref<Status>('idle');
   /** Why the socket is not open (shown with the status). */
   readonly detail = ref('');
+  /** How many times the socket opened (1 + reconnects). */
+  opens = 0;
   private socket: WebSocket | null = null;
   private url: (() => string) | null = null;
   private seq = 0;
@@ -139,6 +141,7 @@ export class RealtimeClient {
     socket.onopen = () => {
       if (this.socket !== socket) return;
       this.attempt = 0;
+      this.opens += 1;
       this.status.value = 'open';
       this.detail.value = '';
       for (const resolve of [...this.waitingOpen]) resolve();
