@@ -36,7 +36,9 @@ function main() {
     if (!run('type check of web/ (vue-tsc)', vueTsc, ['-p', 'web/tsconfig.json'])) return 1;
   }
   if (!run('vite build', vite, ['build', 'web', '--logLevel', install ? 'warn' : 'info'])) {
-    say('the web client is not built; the node serves everything else and `/` says so.');
+    say(
+      'the web client is not rebuilt: the node serves the previous build if any, else `/` says so.',
+    );
     say('What to run: `npm run build` (its output shows the error).');
     return install ? 0 : 1;
   }

@@ -7,7 +7,7 @@
  */
 import { reactive } from 'vue';
 import { ApiError, call, errorText, requestId } from './api';
-import { navigate, notice } from './app-state';
+import { navigate, notice, pathOf } from './app-state';
 
 export interface RouterInfo {
   router_id: string | null;
@@ -49,7 +49,9 @@ export async function joinMeeting(code: string, password?: string): Promise<bool
     keepRouter(code, answer);
     passwordPrompt.code = null;
     passwordPrompt.error = '';
-    navigate({ name: 'meeting', code });
+    // Already on its page (a direct link, a rejoin): that page starts again with the router.
+    if (location.pathname === pathOf({ name: 'meeting', code })) location.reload();
+    else navigate({ name: 'meeting', code });
     return true;
   } catch (error) {
     const message = errorText(error);
