@@ -7,7 +7,7 @@
  * cancels at the password prompt, gets A's invite as a live card, joins from it, is refused
  * with the seed's 会议密码错误 and then admitted with the right password; each page receives
  * the other's audio and video (inbound-rtp bytes, growing, read through the page's
- * `window.rooms` hook); B raises a hand and A's tile of B shows it; A force-mutes B and B's
+ * `window.rooms` hook); B pages back through the chat history; B raises a hand and A's tile of B shows it; A force-mutes B and B's
  * page follows; chat both ways; B's socket drops and the page recovers by itself (media
  * flows again both ways); A kicks B and B lands on the home page, told so; A ends the
  * meeting and A's page says so.
@@ -177,6 +177,23 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageA.locator('[data-test=create-meeting]').click();
       await pageA.waitForURL(/\/meeting\/\d{3}-\d{3}-\d{3}$/);
       const code = (await pageA.locator('[data-test=room-code]').textContent())!;
+      // 31 earlier lines of chat (one more than a page): B pages back to the first.
+      const posted = await pageA.evaluate(async (roomCode) => {
+        // Runs in the page: its session's token (the page's globals are not Node's types).
+        const store = (globalThis as unknown as { sessionStorage: { getItem(k: string): string } })
+          .sessionStorage;
+        const auth = { authorization: `Bearer ${store.getItem('rooms.token')}` };
+        for (let i = 1; i <= 31; i++) {
+          const res = await fetch(`/api/v1/meeting/rooms/${roomCode}/chats`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ content: `history line ${i}` }),
+          });
+          if (res.status !== 201) return res.status;
+        }
+        return 201;
+      }, code);
+      assert.equal(posted, 201);
 
       // B tries the code: asked for the password, B cancels.
       await pageB.getByLabel('会议号').fill(code);
@@ -201,6 +218,14 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await prompt.getByLabel('入会密码').fill('1234');
       await prompt.getByRole('button', { name: '加入' }).click();
       await pageB.waitForURL(new RegExp(`/meeting/${code}$`));
+
+      // B sees the last 30 lines, and the first one once it asks for earlier ones.
+      const chatB = pageB.locator('[data-test=chat]');
+      await chatB.getByText('history line 31', { exact: true }).waitFor();
+      assert.equal(await chatB.getByText('history line 1', { exact: true }).count(), 0);
+      await pageB.locator('[data-test=chat-older]').click();
+      await chatB.getByText('history line 1', { exact: true }).waitFor();
+      await pageB.locator('[data-test=chat-older]').waitFor({ state: 'detached' });
 
       // Each receives the other's audio and video, and it keeps flowing.
       await receivesMediaOf(pageB, idA);
