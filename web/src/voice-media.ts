@@ -20,7 +20,8 @@ export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
 interface JoinAnswer {
   router_id: string;
   rtp_capabilities: unknown;
-  producers: { user_id: string; producer_id: string; kind: string }[];
+  // user ids may come as JSON numbers (the meeting's style) or strings (the voice room's).
+  producers: { user_id: string | number; producer_id: string; kind: string }[];
 }
 
 /** How long `voice.media.join` may stay unanswered before audio counts as unavailable. */
@@ -76,7 +77,7 @@ export class VoiceMedia {
       await this.device.load({ routerRtpCapabilities: answer.rtp_capabilities as never });
       this.recv = this.wire(this.device.createRecvTransport(await this.createTransport('recv')));
       this.status.value = 'ready';
-      for (const p of answer.producers) this.announce(p.user_id, p.producer_id);
+      for (const p of answer.producers ?? []) this.announce(String(p.user_id), p.producer_id);
     } catch (error) {
       this.status.value = 'unavailable';
       this.reason.value = (error as Error).message;
