@@ -2,6 +2,8 @@
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import pluginVue from 'eslint-plugin-vue';
+import vueParser from 'vue-eslint-parser';
 
 /** Node's globals for plain-JS files (the `globals` package is not a dependency). */
 const nodeGlobals = Object.fromEntries(
@@ -38,7 +40,7 @@ const unusedVarsOptions = {
 
 export default defineConfig(
   // `/shared` is the read-only design folder (seeds, tools) when it is linked into the repo.
-  globalIgnores(['dist/', 'node_modules/', 'data/', 'coverage/', 'shared/']),
+  globalIgnores(['dist/', 'node_modules/', 'data/', 'coverage/', 'shared/', 'web/dist/']),
 
   // TypeScript: type-aware rules through the project service (tsconfig.json).
   {
@@ -90,6 +92,32 @@ export default defineConfig(
     },
     rules: {
       'no-unused-vars': ['error', unusedVarsOptions],
+    },
+  },
+
+  // The web client's single-file components: Vue's rules, TypeScript's (without type
+  // information: vue-tsc type-checks them in `npm run build`, which also knows the globals).
+  ...pluginVue.configs['flat/recommended'].map((config) => ({
+    ...config,
+    files: ['web/**/*.vue'],
+  })),
+  {
+    files: ['web/**/*.vue'],
+    extends: [tseslint.configs.recommended],
+    languageOptions: {
+      parser: vueParser,
+      parserOptions: { parser: tseslint.parser, sourceType: 'module' },
+    },
+    rules: {
+      'no-undef': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', unusedVarsOptions],
+      // Prettier formats the templates.
+      'vue/max-attributes-per-line': 'off',
+      'vue/singleline-html-element-content-newline': 'off',
+      'vue/html-self-closing': 'off',
+      'vue/html-indent': 'off',
+      'vue/html-closing-bracket-newline': 'off',
+      'vue/multiline-html-element-content-newline': 'off',
     },
   },
 );

@@ -1,8 +1,8 @@
 /**
  * The node's HTTP application, without listening and without the services behind it:
  * envelope and body handling, health and metrics, accounts, voice-room REST, the TRTC
- * callback and the admin APIs. REST tests build it with `inject` and no gRPC, relay or
- * media server; `startNode` builds it with everything and attaches the WebSocket hub.
+ * callback, the admin APIs and the web client. REST tests build it with `inject` and no gRPC,
+ * relay or media server; `startNode` builds it with everything and attaches the WebSocket hub.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -19,6 +19,7 @@ import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { registerMeetingRoutes } from '../edge/http/meeting-routes.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
+import { registerWebClient, type WebClientOptions } from '../edge/http/web-client.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { CreationQuota } from '../edge/quotas.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
@@ -51,6 +52,8 @@ export interface HttpAppDeps {
   readonly docs: boolean;
   /** The notification centre (`/api/v1/notifications`). */
   readonly notifications: NotificationCentre;
+  /** The web client (web/dist) at `/`; absent: not served. */
+  readonly web?: WebClientOptions;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -81,6 +84,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
     registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
     if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
+    if (deps.web) registerWebClient(api, deps.web);
     done();
   });
   return http;

@@ -40,6 +40,7 @@ import { embeddedMediaHealth, remoteMediaHealth, type MediaHealth } from './medi
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
+import { defaultWebDist } from '../edge/http/web-client.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
@@ -197,6 +198,7 @@ export async function startNode(
       clock: systemClock,
       docs: config.http.docsEnabled,
       notifications,
+      web: { dist: defaultWebDist() },
     });
     await voice.startGrpc({ meetings: meetings.api });
     const membership = meetingMembership(meetings.api);

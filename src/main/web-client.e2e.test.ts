@@ -1,0 +1,353 @@
+/**
+ * The web client (web/) in a real browser against a real node (embedded SQLite and media
+ * server) that serves it: two Chromium pages, as two people would use them, through the
+ * page's own forms and buttons only (the operator's top-up aside).
+ *
+ * Meeting: A signs up and creates a meeting with a password; B signs up, tries the code and
+ * cancels at the password prompt, gets A's invite as a live card, joins from it, is refused
+ * with the seed's 会议密码错误 and then admitted with the right password; each page receives
+ * the other's audio and video (inbound-rtp bytes, growing, read through the page's
+ * `window.rooms` hook); B pages back through the chat history; B raises a hand and A's tile of B shows it; A force-mutes B and B's
+ * page follows; chat both ways; B's socket drops and the page recovers by itself (media
+ * flows again both ways); A kicks B and B lands on the home page, told so; A ends the
+ * meeting and A's page says so.
+ *
+ * Voice room (no audio yet on this node: the page says so and works on): A opens a room and
+ * takes a seat, B joins from the lobby and sees A on it, B sends a gift after the operator's
+ * top-up and both pages show it (and the balances), A closes the room and B is told.
+ *
+ * Each step's page is saved to test-results/web-*.png.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
+import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const PROJECT = path.join(HERE, '..', '..');
+const RESULTS = path.join(PROJECT, 'test-results');
+const ADMIN = 'web-client-e2e-admin-token';
+/** Generous: two browsers, a node and a media worker share 2 loaded cores. */
+const WAIT_MS = 20_000;
+
+interface Received {
+  userId: number;
+  kind: string;
+  bytes: number;
+  frames: number;
+}
+interface RoomsGlobal {
+  rooms: {
+    room: { received(): Promise<Received[]> } | null;
+    realtime: { opens: number; drop(): void };
+  };
+}
+
+/** The build the node serves, made from the current sources (seconds). */
+function buildWebClient(): void {
+  const built = spawnSync(process.execPath, ['scripts/build-web.mjs', '--install'], {
+    cwd: PROJECT,
+    encoding: 'utf8',
+  });
+  assert.equal(built.status, 0, built.stderr);
+  assert.match(built.stderr, /web client built/, built.stderr);
+}
+
+void describe('the web client in Chromium', { skip: browserSkipReason() }, () => {
+  let rooms: MeetingNode;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  const pageErrors: string[] = [];
+  /** The pages' console, printed when a wait fails. */
+  const consoleLines: string[] = [];
+
+  before(async () => {
+    buildWebClient();
+    rooms = await startMeetingNode([], { ROOMS_ADMIN_TOKEN: ADMIN });
+    assert.ok(rooms.node.media.server, 'the embedded media server did not start');
+    browser = await launchChromium();
+    await mkdir(RESULTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await rooms?.close();
+  });
+
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(RESULTS, `web-${name}.png`), fullPage: true });
+
+  /** A new tab (its own context: its own session) on the node's `/`. */
+  async function open(name: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.on('pageerror', (e) => pageErrors.push(`${name}: ${e.message}`));
+    page.on('console', (m) => consoleLines.push(`${name} ${m.type()}: ${m.text()}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400 || r.url().includes('chats'))
+        consoleLines.push(`${name} HTTP ${r.status()} ${r.url()}`);
+    });
+    await page.goto(`${rooms.node.httpAddress}/`);
+    return page;
+  }
+
+  /** Signs up through the form; the user id the header shows. */
+  async function signUp(page: Page, username: string): Promise<number> {
+    await page.getByRole('button', { name: '没有账号？注册' }).click();
+    await page.getByLabel('用户名').fill(username);
+    await page.getByLabel('密码', { exact: true }).fill('secret123');
+    await page.getByRole('button', { name: '注册并登录' }).click();
+    const me = await page.locator('[data-test=me]').textContent();
+    await page.locator('[data-test=ws-status].open').waitFor();
+    const id = Number(/ID (\d+)/.exec(me ?? '')?.[1]);
+    assert.ok(id > 0, `header: ${me}`);
+    return id;
+  }
+
+  const received = (page: Page) =>
+    page.evaluate(
+      () => (globalThis as unknown as RoomsGlobal).rooms.room?.received() ?? Promise.resolve([]),
+    );
+
+  /** Waits until `page` receives `from`'s audio and video, then until both keep growing. */
+  async function receivesMediaOf(page: Page, from: number): Promise<void> {
+    const deadline = Date.now() + WAIT_MS;
+    let first: Received[] | undefined;
+    for (;;) {
+      const now = (await received(page)).filter((r) => r.userId === from);
+      const audio = now.find((r) => r.kind === 'audio');
+      const video = now.find((r) => r.kind === 'video');
+      if (!first && audio && video && audio.bytes > 0 && video.bytes > 0 && video.frames > 0) {
+        first = now;
+      } else if (
+        first &&
+        now.every((r) => r.bytes > (first!.find((f) => f.kind === r.kind)?.bytes ?? 0))
+      ) {
+        return;
+      }
+      if (Date.now() > deadline) {
+        await shot(page, 'failed');
+        const text = await page.locator('main').innerText();
+        throw new Error(
+          `no growing media of ${from}: ${JSON.stringify({ now, pageErrors, consoleLines, text })}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+
+  const tileOf = (page: Page, userId: number) =>
+    page.locator(`figure[data-test=tile][data-user="${userId}"]`);
+
+  let pageA: Page;
+  let pageB: Page;
+  let idA: number;
+  let idB: number;
+
+  /** Runs a scenario; on a failure both pages are saved and their console printed. */
+  const scenario = (run: () => Promise<void>) => async () => {
+    try {
+      await run();
+    } catch (error) {
+      if (pageA) await shot(pageA, 'failed-a').catch(() => undefined);
+      if (pageB) await shot(pageB, 'failed-b').catch(() => undefined);
+      console.error(consoleLines.join('\n'));
+      throw error;
+    }
+  };
+
+  void it(
+    'runs a meeting: password, audio and video both ways, hand, mute, chat, kick, end',
+    scenario(async () => {
+      pageA = await open('A');
+      idA = await signUp(pageA, 'alice_web');
+      pageB = await open('B');
+      idB = await signUp(pageB, 'bob_web');
+      await shot(pageA, 'lobby');
+
+      // A creates a meeting with a password and lands on its page.
+      await pageA.getByLabel('会议标题').fill('周会');
+      await pageA.getByLabel('密码（可选）').fill('1234');
+      await pageA.locator('[data-test=create-meeting]').click();
+      await pageA.waitForURL(/\/meeting\/\d{3}-\d{3}-\d{3}$/);
+      const code = (await pageA.locator('[data-test=room-code]').textContent())!;
+      // 31 earlier lines of chat (one more than a page): B pages back to the first.
+      const posted = await pageA.evaluate(async (roomCode) => {
+        // Runs in the page: its session's token (the page's globals are not Node's types).
+        const store = (globalThis as unknown as { sessionStorage: { getItem(k: string): string } })
+          .sessionStorage;
+        const auth = { authorization: `Bearer ${store.getItem('rooms.token')}` };
+        for (let i = 1; i <= 31; i++) {
+          const res = await fetch(`/api/v1/meeting/rooms/${roomCode}/chats`, {
+            method: 'POST',
+            headers: { ...auth, 'content-type': 'application/json' },
+            body: JSON.stringify({ content: `history line ${i}` }),
+          });
+          if (res.status !== 201) return res.status;
+        }
+        return 201;
+      }, code);
+      assert.equal(posted, 201);
+
+      // B tries the code: asked for the password, B cancels.
+      await pageB.getByLabel('会议号').fill(code);
+      await pageB.locator('[data-test=join-meeting]').click();
+      const prompt = pageB.locator('[data-test=password-prompt]');
+      await prompt.getByRole('button', { name: '取消' }).click();
+      await prompt.waitFor({ state: 'detached' });
+
+      // A invites B (by id): B's lobby shows the card live (notification.new); B joins from
+      // it, is asked for the password, refused with the seed's message, then admitted.
+      await pageA.getByLabel('用户 ID').fill(String(idB));
+      await pageA.locator('[data-test=invite]').click();
+      await pageA.locator('[data-test=invite-result]', { hasText: '已邀请 1 人' }).waitFor();
+      const card = pageB.locator('[data-test=invite-card]', { hasText: '周会' });
+      await card.waitFor();
+      await shot(pageB, 'meeting-invite');
+      await card.locator('[data-test=invite-join]').click();
+      await prompt.getByLabel('入会密码').fill('9999');
+      await prompt.getByRole('button', { name: '加入' }).click();
+      await prompt.locator('[data-test=password-error]', { hasText: '会议密码错误' }).waitFor();
+      await shot(pageB, 'meeting-password');
+      await prompt.getByLabel('入会密码').fill('1234');
+      await prompt.getByRole('button', { name: '加入' }).click();
+      await pageB.waitForURL(new RegExp(`/meeting/${code}$`));
+
+      // B sees the last 30 lines, and the first one once it asks for earlier ones.
+      const chatB = pageB.locator('[data-test=chat]');
+      await chatB.getByText('history line 31', { exact: true }).waitFor();
+      assert.equal(await chatB.getByText('history line 1', { exact: true }).count(), 0);
+      await pageB.locator('[data-test=chat-older]').click();
+      await chatB.getByText('history line 1', { exact: true }).waitFor();
+      await pageB.locator('[data-test=chat-older]').waitFor({ state: 'detached' });
+
+      // Each receives the other's audio and video, and it keeps flowing.
+      await receivesMediaOf(pageB, idA);
+      await receivesMediaOf(pageA, idB);
+
+      // B raises a hand: A's tile of B shows it.
+      await pageB.locator('[data-test=raise-hand]').click();
+      await tileOf(pageA, idB).locator('[data-test=hand]').waitFor();
+
+      // A force-mutes B: B's page follows (its button offers to unmute) and A sees B muted.
+      await pageA
+        .locator('.tile-wrap', { has: tileOf(pageA, idB) })
+        .locator('[data-test=force-mute]')
+        .click();
+      await pageB.getByRole('button', { name: '取消静音' }).waitFor();
+      await pageB.locator('[data-test=notice]', { hasText: '主持人已将你静音' }).waitFor();
+      await tileOf(pageA, idB).locator('[data-test=muted]').waitFor();
+
+      // Chat both ways.
+      await pageA.getByLabel('消息').fill('大家好 from A');
+      await pageA.locator('[data-test=chat-send]').click();
+      await pageB.locator('[data-test=chat]', { hasText: '大家好 from A' }).waitFor();
+      await pageB.getByLabel('消息').fill('hi from B');
+      await pageB.locator('[data-test=chat-send]').click();
+      await pageA.locator('[data-test=chat]', { hasText: 'hi from B' }).waitFor();
+      await shot(pageA, 'meeting-a');
+      await shot(pageB, 'meeting-b');
+
+      // B's socket drops (as on a network failure): the page reconnects by itself, joins the
+      // meeting again on the new socket, and media flows both ways again on new consumers.
+      await pageB.evaluate(() => (globalThis as unknown as RoomsGlobal).rooms.realtime.drop());
+      await pageB.waitForFunction(
+        () => (globalThis as unknown as RoomsGlobal).rooms.realtime.opens === 2,
+      );
+      await pageB.locator('[data-test=ws-status].open').waitFor();
+      await receivesMediaOf(pageB, idA);
+      await receivesMediaOf(pageA, idB);
+
+      // A kicks B: B lands on the home page and is told.
+      await pageA
+        .locator('.tile-wrap', { has: tileOf(pageA, idB) })
+        .locator('[data-test=kick]')
+        .click();
+      await pageB.waitForURL(`${rooms.node.httpAddress}/`);
+      await pageB.locator('[data-test=notice]', { hasText: '你已被主持人移出会议' }).waitFor();
+      await tileOf(pageA, idB).waitFor({ state: 'detached' });
+      await shot(pageB, 'meeting-kicked');
+
+      // A ends the meeting (the button asks once more): A's page says so.
+      await pageA.locator('[data-test=end]').click();
+      await pageA.getByRole('button', { name: '确认结束会议？' }).click();
+      await pageA.locator('[data-test=ended]', { hasText: '主持人已结束会议' }).waitFor();
+      await shot(pageA, 'meeting-ended');
+      assert.deepEqual(pageErrors, []);
+    }),
+  );
+
+  void it(
+    'runs a voice room: a seat, a gift with balances, the room closed',
+    scenario(async () => {
+      await pageA.getByRole('button', { name: '返回大厅' }).click();
+      await pageA.getByLabel('房间标题').fill('夜聊');
+      await pageA.locator('[data-test=create-room]').click();
+      await pageA.waitForURL(/\/voice\/vr_[\w-]+$/);
+      // No voice media on this node yet: the page says so and the rest works.
+      await pageA.locator('[data-test=audio-unavailable]').waitFor();
+      await pageA.locator('[data-test=take-seat]').first().click();
+      const seatA = pageA.locator(`[data-test=seat][data-user="${idA}"]`);
+      await seatA.locator('text=发言中').waitFor();
+
+      // The operator tops B up (README: the admin API) and adds a gift to the catalog.
+      const admin = (method: 'PUT' | 'POST', url: string, body: object) =>
+        rooms.node.http.inject({
+          method,
+          url,
+          headers: { 'x-admin-token': ADMIN, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      const gift = await admin('PUT', '/api/v1/admin/gifts/rose', {
+        app_code: 'default',
+        name: 'Rose',
+        price: 10,
+      });
+      assert.equal(gift.statusCode, 200, gift.body);
+      const topUp = await admin('POST', '/api/v1/admin/wallets/topup', {
+        user_id: String(idB),
+        amount: 100,
+        request_id: 'web-e2e-topup',
+      });
+      assert.equal(topUp.statusCode, 200, topUp.body);
+
+      // B finds the room in the lobby and sees A on the seat.
+      await pageB.locator('[data-test=notice] button').click();
+      await pageB
+        .locator('[data-test=voice-rooms] li', { hasText: '夜聊' })
+        .getByRole('button')
+        .click();
+      await pageB.waitForURL(/\/voice\/vr_[\w-]+$/);
+      await pageB.locator(`[data-test=seat][data-user="${idA}"][data-state=publishing]`).waitFor();
+      await pageB.locator('[data-test=balance]', { hasText: '100' }).waitFor();
+      await pageA.locator('[data-test=online]', { hasText: '2' }).waitFor();
+
+      // B sends a gift to A: both pages show it, with the balances.
+      await pageB.locator('[data-test=gift-to]').selectOption(String(idA));
+      await pageB.locator('[data-test=send-gift]').click();
+      await pageB.locator('[data-test=balance]', { hasText: '90' }).waitFor();
+      for (const page of [pageA, pageB]) {
+        await page.locator('[data-test=feed]', { hasText: 'rose ×1（10）' }).waitFor();
+      }
+      await pageA.locator('[data-test=balance]', { hasText: '10' }).waitFor();
+      await shot(pageA, 'voice-a');
+      await shot(pageB, 'voice-b');
+      // The same page on a phone-sized screen.
+      await pageB.setViewportSize({ width: 390, height: 844 });
+      await shot(pageB, 'voice-b-phone');
+
+      // A closes the room: B is told.
+      await pageA.locator('[data-test=close-room]').click();
+      await pageB.locator('[data-test=room-closed]').waitFor();
+      await pageA.locator('[data-test=room-closed]').waitFor();
+      await shot(pageB, 'voice-closed');
+      assert.deepEqual(pageErrors, []);
+    }),
+  );
+});

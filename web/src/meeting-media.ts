@@ -1,0 +1,339 @@
+/**
+ * A meeting's audio and video with mediasoup-client, in the seed's order (meeting-api.md
+ * §4 and the WebSocket contract): `Device.load(rtp_capabilities)` → `meeting.room.join` →
+ * a send and a recv transport (`meeting.transport.create`, `.connect` in their 'connect'
+ * event) → camera and microphone produced (`meeting.produce.start` in 'produce') → every
+ * other member's producer consumed on `meeting.member.producer.new {closed: false}`
+ * (`meeting.consume.start`: created paused by the server) → `meeting.consume.resume` once
+ * the page has attached the track to its media element (`attached`).
+ *
+ * After a reconnect (`prepare`, join, `start` again), the old socket's resources are gone on the server (its
+ * close released them): the device stays, the transports, producers and consumers are made
+ * again on the new socket, with the same local tracks.
+ */
+import { Device } from 'mediasoup-client';
+import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
+import { reactive, shallowRef } from 'vue';
+import type { Frame, RealtimeClient } from './ws';
+
+export interface RemoteMedia {
+  audio: MediaStream | null;
+  video: MediaStream | null;
+  audioConsumerId: string | null;
+  videoConsumerId: string | null;
+}
+
+interface TransportInfo {
+  id: string;
+  iceParameters: never;
+  iceCandidates: never;
+  dtlsParameters: never;
+}
+
+interface ConsumerInfo {
+  id: string;
+  producerId: string;
+  kind: 'audio' | 'video';
+  rtpParameters: never;
+}
+
+export class MeetingMedia {
+  /** Other members' streams, by user id. */
+  readonly remote = reactive(new Map<number, RemoteMedia>());
+  readonly local = shallowRef<MediaStream | null>(null);
+  /** Why there is no camera / microphone, when there is none. */
+  readonly deviceError = shallowRef('');
+  private readonly device = new Device();
+  private send: Transport | null = null;
+  private recv: Transport | null = null;
+  private readonly producers = new Map<'audio' | 'video', Producer>();
+  /** producer_id → consumer (null while being created). */
+  private readonly consumers = new Map<string, Consumer | null>();
+  private readonly owners = new Map<string, number>();
+  private readonly resumed = new Set<string>();
+  private generation = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly offs: (() => void)[] = [];
+  private closed = false;
+  private enabled = { audio: true, video: true };
+
+  constructor(
+    private readonly ws: RealtimeClient,
+    private readonly roomCode: string,
+    private readonly selfId: number,
+    private readonly onError: (message: string) => void,
+  ) {
+    this.offs.push(ws.on('meeting.member.producer.new', (f) => this.onProducer(f)));
+  }
+
+  /** Loads the device and opens the camera and microphone (before the first join). */
+  async load(rtpCapabilities: unknown): Promise<void> {
+    await this.device.load({ routerRtpCapabilities: rtpCapabilities as never });
+    this.local.value = await this.openDevices();
+  }
+
+  /**
+   * Before each `meeting.room.join` (the first and after a reconnect): drops what belonged
+   * to the previous socket, so that the producers listed right after the join's ACK are
+   * kept for `start`.
+   */
+  prepare(): void {
+    this.generation++;
+    this.reset();
+  }
+
+  /** On the socket that just sent `meeting.room.join`: transports, produce. */
+  async start(): Promise<void> {
+    const generation = this.generation;
+    const create = (direction: 'send' | 'recv') =>
+      this.ws.request<TransportInfo>('meeting.transport.create', {
+        room_code: this.roomCode,
+        direction,
+      });
+    const send = this.wire(this.device.createSendTransport(await create('send')));
+    const recv = this.wire(this.device.createRecvTransport(await create('recv')));
+    if (generation !== this.generation || this.closed) {
+      send.close();
+      recv.close();
+      return;
+    }
+    this.send = send;
+    this.recv = recv;
+    // Producers announced before the recv transport existed wait in the queue.
+    this.pump();
+    const stream = this.local.value;
+    for (const track of stream?.getTracks() ?? []) {
+      const kind = track.kind as 'audio' | 'video';
+      const producer = await send.produce({
+        track,
+        stopTracks: false,
+        ...(kind === 'video' ? { encodings: [{ maxBitrate: 500_000 }] } : {}),
+      });
+      if (generation !== this.generation) return;
+      this.producers.set(kind, producer);
+      if (!this.enabled[kind]) producer.pause();
+    }
+  }
+
+  setEnabled(kind: 'audio' | 'video', enabled: boolean): void {
+    this.enabled[kind] = enabled;
+    const producer = this.producers.get(kind);
+    if (producer) {
+      if (enabled) producer.resume();
+      else producer.pause();
+    } else {
+      for (const track of this.local.value?.getTracks() ?? []) {
+        if (track.kind === kind) track.enabled = enabled;
+      }
+    }
+  }
+
+  /** The page attached the consumer's track to its element: the server may now forward. */
+  async attached(consumerId: string): Promise<void> {
+    if (this.resumed.has(consumerId)) return;
+    this.resumed.add(consumerId);
+    try {
+      await this.ws.request('meeting.consume.resume', { consumer_id: consumerId });
+    } catch (error) {
+      this.resumed.delete(consumerId);
+      this.onError((error as Error).message);
+    }
+  }
+
+  /** What arrived from each member (inbound-rtp of the recv transport), for the debug hook. */
+  async received(): Promise<{ userId: number; kind: string; bytes: number; frames: number }[]> {
+    if (!this.recv) return [];
+    const report = await this.recv.getStats();
+    const bySsrc = new Map<number, RTCInboundRtpStreamStats>();
+    report.forEach((s: RTCStats) => {
+      if (s.type === 'inbound-rtp') bySsrc.set((s as RTCInboundRtpStreamStats).ssrc, s as never);
+    });
+    const out = [];
+    for (const [producerId, consumer] of this.consumers) {
+      if (!consumer) continue;
+      const s = bySsrc.get(consumer.rtpParameters.encodings?.[0]?.ssrc ?? -1);
+      out.push({
+        userId: this.owners.get(producerId) ?? 0,
+        kind: consumer.kind,
+        bytes: s?.bytesReceived ?? 0,
+        frames: s?.framesDecoded ?? 0,
+      });
+    }
+    return out;
+  }
+
+  /** Audio level (0-1) per member, self included (0 for self: its own level is local). */
+  async levels(): Promise<Map<number, number>> {
+    const levels = new Map<number, number>();
+    const collect = async (
+      transport: Transport | null,
+      type: string,
+      who: (s: RTCStats) => number | undefined,
+    ) => {
+      if (!transport) return;
+      const report = await transport.getStats();
+      report.forEach((s: RTCStats & { audioLevel?: number; kind?: string }) => {
+        if (s.type !== type || s.audioLevel === undefined) return;
+        const user = who(s);
+        if (user !== undefined) levels.set(user, Math.max(levels.get(user) ?? 0, s.audioLevel));
+      });
+    };
+    const owners = new Map<number, number>();
+    for (const [producerId, consumer] of this.consumers) {
+      const ssrc = consumer?.rtpParameters.encodings?.[0]?.ssrc;
+      if (consumer?.kind === 'audio' && ssrc !== undefined) {
+        owners.set(ssrc, this.owners.get(producerId) ?? 0);
+      }
+    }
+    await collect(this.recv, 'inbound-rtp', (s) =>
+      owners.get((s as RTCInboundRtpStreamStats).ssrc),
+    );
+    await collect(this.send, 'media-source', (s) =>
+      (s as { kind?: string }).kind === 'audio' && this.enabled.audio ? this.selfId : undefined,
+    );
+    return levels;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.generation++;
+    this.reset();
+    for (const off of this.offs) off();
+    for (const track of this.local.value?.getTracks() ?? []) track.stop();
+    this.local.value = null;
+  }
+
+  private async openDevices(): Promise<MediaStream | null> {
+    const attempts: MediaStreamConstraints[] = [
+      { audio: true, video: { width: 640, height: 360 } },
+      { audio: true },
+      { video: true },
+    ];
+    let last = '';
+    for (const constraints of attempts) {
+      try {
+        const stream = await navigator.mediaDevices.getUserMedia(constraints);
+        if (!constraints.video) this.deviceError.value = '无法使用摄像头: 仅音频';
+        if (!constraints.audio) this.deviceError.value = '无法使用麦克风: 仅视频';
+        return stream;
+      } catch (error) {
+        last = (error as Error).message;
+      }
+    }
+    this.deviceError.value = `无法使用摄像头和麦克风 (${last})：你仍可收看收听`;
+    return null;
+  }
+
+  private reset(): void {
+    for (const producer of this.producers.values()) producer.close();
+    this.producers.clear();
+    for (const consumer of this.consumers.values()) consumer?.close();
+    this.consumers.clear();
+    this.owners.clear();
+    this.resumed.clear();
+    this.send?.close();
+    this.recv?.close();
+    this.send = null;
+    this.recv = null;
+    this.remote.clear();
+    this.waiting = [];
+  }
+
+  private waiting: { producerId: string; userId: number; generation: number }[] = [];
+
+  private onProducer(frame: Frame): void {
+    const d = frame.data as {
+      room_code: string;
+      user_id: number;
+      producer_id: string;
+      kind: string;
+      closed: boolean;
+    };
+    if (d.room_code !== this.roomCode || d.user_id === this.selfId) return;
+    if (d.closed) {
+      const consumer = this.consumers.get(d.producer_id);
+      consumer?.close();
+      this.consumers.delete(d.producer_id);
+      const media = this.remote.get(d.user_id);
+      if (media && consumer) {
+        if (consumer.kind === 'audio') Object.assign(media, { audio: null, audioConsumerId: null });
+        else Object.assign(media, { video: null, videoConsumerId: null });
+      }
+      return;
+    }
+    // A producer may be announced twice (listed after the join ACK, and broadcast).
+    if (this.consumers.has(d.producer_id)) return;
+    this.consumers.set(d.producer_id, null);
+    this.owners.set(d.producer_id, d.user_id);
+    this.waiting.push({
+      producerId: d.producer_id,
+      userId: d.user_id,
+      generation: this.generation,
+    });
+    this.pump();
+  }
+
+  /** Consumes the waiting producers one at a time, once the recv transport exists. */
+  private pump(): void {
+    if (!this.recv) return;
+    const next = this.waiting.splice(0);
+    for (const item of next) {
+      this.queue = this.queue
+        .then(() => this.consume(item.producerId, item.userId, item.generation))
+        .catch((error: Error) =>
+          this.onError(`无法接收成员 ${item.userId} 的媒体: ${error.message}`),
+        );
+    }
+  }
+
+  private async consume(producerId: string, userId: number, generation: number): Promise<void> {
+    const recv = this.recv;
+    if (!recv || generation !== this.generation || !this.consumers.has(producerId)) return;
+    const info = await this.ws.request<ConsumerInfo>('meeting.consume.start', {
+      room_code: this.roomCode,
+      transport_id: recv.id,
+      producer_id: producerId,
+      rtp_capabilities: this.device.rtpCapabilities,
+    });
+    const consumer = await recv.consume(info);
+    if (generation !== this.generation || !this.consumers.has(producerId)) {
+      consumer.close();
+      return;
+    }
+    this.consumers.set(producerId, consumer);
+    const media = this.remote.get(userId) ?? {
+      audio: null,
+      video: null,
+      audioConsumerId: null,
+      videoConsumerId: null,
+    };
+    const stream = new MediaStream([consumer.track]);
+    if (consumer.kind === 'audio')
+      Object.assign(media, { audio: stream, audioConsumerId: consumer.id });
+    else Object.assign(media, { video: stream, videoConsumerId: consumer.id });
+    this.remote.set(userId, media);
+  }
+
+  private wire(transport: Transport): Transport {
+    transport.on('connect', ({ dtlsParameters }, callback, errback) => {
+      this.ws
+        .request('meeting.transport.connect', {
+          room_code: this.roomCode,
+          transport_id: transport.id,
+          dtls_parameters: dtlsParameters,
+        })
+        .then(() => callback(), errback);
+    });
+    transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
+      this.ws
+        .request<{ producer_id: string }>('meeting.produce.start', {
+          room_code: this.roomCode,
+          transport_id: transport.id,
+          kind,
+          rtp_parameters: rtpParameters,
+        })
+        .then(({ producer_id: id }) => callback({ id }), errback);
+    });
+    return transport;
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * A voice room's audio with mediasoup-client over the node's `voice.*` signalling:
+ * `voice.media.join {room_id}` → `{router_id, rtp_capabilities, producers}`, a recv transport
+ * for everyone (the audience hears the seats), a send transport and one audio producer for
+ * the current seat holder (`voice.produce.start`), consumers created paused and resumed once
+ * attached (`voice.consume.resume`), `voice.producer.new` for producers that come and go, and
+ * `voice.speakers` for who is talking.
+ *
+ * The page works without it: when `voice.media.join` is not answered (a node without voice
+ * media, or an older node that drops unknown events unanswered) or refused, `status` says
+ * `unavailable` with the reason and the room (seats, gifts, members) goes on as before.
+ */
+import { Device } from 'mediasoup-client';
+import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
+import { reactive, ref, shallowRef } from 'vue';
+import type { Frame, RealtimeClient } from './ws';
+
+export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
+
+interface JoinAnswer {
+  router_id: string;
+  rtp_capabilities: unknown;
+  // user ids may come as JSON numbers (the meeting's style) or strings (the voice room's).
+  producers: { user_id: string | number; producer_id: string; kind: string }[];
+}
+
+/** How long `voice.media.join` may stay unanswered before audio counts as unavailable. */
+const JOIN_TIMEOUT_MS = 4_000;
+
+export class VoiceMedia {
+  readonly status = ref<VoiceMediaStatus>('idle');
+  readonly reason = ref('');
+  /** The seat holders' audio, by user id. */
+  readonly remote = reactive(new Map<string, { stream: MediaStream; consumerId: string }>());
+  /** Volume by user id from `voice.speakers` (absent: silent). */
+  readonly speakers = reactive(new Map<string, number>());
+  readonly local = shallowRef<MediaStream | null>(null);
+  private device: Device | null = null;
+  private recv: Transport | null = null;
+  private send: Transport | null = null;
+  private producer: Producer | null = null;
+  private readonly consumers = new Map<string, Consumer | null>();
+  private readonly resumed = new Set<string>();
+  private readonly offs: (() => void)[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly ws: RealtimeClient,
+    private readonly roomId: string,
+    private readonly selfId: string,
+    private readonly onError: (message: string) => void,
+  ) {
+    this.offs.push(
+      ws.on('voice.producer.new', (f) => this.onProducer(f)),
+      ws.on('voice.speakers', (f) => this.onSpeakers(f)),
+    );
+  }
+
+  /** Joins the room's media (after every room.subscribe: a new socket has none). */
+  async join(): Promise<void> {
+    this.reset();
+    this.status.value = 'checking';
+    let answer: JoinAnswer;
+    try {
+      answer = await this.ws.request<JoinAnswer>(
+        'voice.media.join',
+        { room_id: this.roomId },
+        { timeoutMs: JOIN_TIMEOUT_MS },
+      );
+    } catch (error) {
+      this.status.value = 'unavailable';
+      this.reason.value = (error as Error).message;
+      return;
+    }
+    try {
+      this.device = new Device();
+      await this.device.load({ routerRtpCapabilities: answer.rtp_capabilities as never });
+      this.recv = this.wire(this.device.createRecvTransport(await this.createTransport('recv')));
+      this.status.value = 'ready';
+      for (const p of answer.producers ?? []) this.announce(String(p.user_id), p.producer_id);
+    } catch (error) {
+      this.status.value = 'unavailable';
+      this.reason.value = (error as Error).message;
+    }
+  }
+
+  get available(): boolean {
+    return this.status.value === 'ready';
+  }
+
+  /**
+   * Opens the microphone and, with media, sends it (the caller holds a seat). Resolves true
+   * when audio really leaves the page (then the seat may be confirmed as publishing).
+   */
+  async publish(): Promise<boolean> {
+    if (!this.local.value) {
+      this.local.value = await navigator.mediaDevices.getUserMedia({ audio: true });
+    }
+    if (!this.available || !this.device || this.producer) return false;
+    this.send ??= this.wire(this.device.createSendTransport(await this.createTransport('send')));
+    const track = this.local.value.getAudioTracks()[0];
+    if (!track) return false;
+    this.producer = await this.send.produce({ track, stopTracks: false });
+    return true;
+  }
+
+  /** Stops sending (off the mic). */
+  async unpublish(): Promise<void> {
+    const producer = this.producer;
+    this.producer = null;
+    for (const track of this.local.value?.getTracks() ?? []) track.stop();
+    this.local.value = null;
+    if (!producer) return;
+    producer.close();
+    await this.ws
+      .request('voice.producer.close', { room_id: this.roomId, producer_id: producer.id })
+      .catch((error: Error) => this.onError(error.message));
+  }
+
+  setMuted(muted: boolean): void {
+    if (this.producer) {
+      if (muted) this.producer.pause();
+      else this.producer.resume();
+    }
+    for (const track of this.local.value?.getAudioTracks() ?? []) track.enabled = !muted;
+  }
+
+  async attached(consumerId: string): Promise<void> {
+    if (this.resumed.has(consumerId)) return;
+    this.resumed.add(consumerId);
+    await this.ws
+      .request('voice.consume.resume', { consumer_id: consumerId })
+      .catch((error: Error) => this.onError(error.message));
+  }
+
+  /** Inbound audio bytes per user (the debug hook). */
+  async received(): Promise<{ userId: string; bytes: number }[]> {
+    if (!this.recv) return [];
+    const report = await this.recv.getStats();
+    const bytes = new Map<number, number>();
+    report.forEach((s: RTCStats) => {
+      const i = s as RTCInboundRtpStreamStats;
+      if (s.type === 'inbound-rtp') bytes.set(i.ssrc, i.bytesReceived ?? 0);
+    });
+    const out = [];
+    for (const [userId, r] of this.remote) {
+      const consumer = [...this.consumers.values()].find((c) => c?.id === r.consumerId);
+      const ssrc = consumer?.rtpParameters.encodings?.[0]?.ssrc ?? -1;
+      out.push({ userId, bytes: bytes.get(ssrc) ?? 0 });
+    }
+    return out;
+  }
+
+  close(): void {
+    for (const off of this.offs) off();
+    this.reset();
+    for (const track of this.local.value?.getTracks() ?? []) track.stop();
+    this.local.value = null;
+  }
+
+  private reset(): void {
+    this.producer?.close();
+    this.producer = null;
+    for (const c of this.consumers.values()) c?.close();
+    this.consumers.clear();
+    this.resumed.clear();
+    this.remote.clear();
+    this.speakers.clear();
+    this.send?.close();
+    this.recv?.close();
+    this.send = null;
+    this.recv = null;
+  }
+
+  private createTransport(direction: 'send' | 'recv') {
+    return this.ws.request<never>('voice.transport.create', { room_id: this.roomId, direction });
+  }
+
+  private onSpeakers(frame: Frame): void {
+    const d = frame.data as { room_id: string; speakers: { user_id: string; volume: number }[] };
+    if (d.room_id !== this.roomId) return;
+    this.speakers.clear();
+    for (const s of d.speakers ?? []) this.speakers.set(String(s.user_id), s.volume);
+  }
+
+  private onProducer(frame: Frame): void {
+    const d = frame.data as {
+      room_id: string;
+      user_id: string;
+      producer_id: string;
+      closed: boolean;
+    };
+    if (d.room_id !== this.roomId) return;
+    if (d.closed) {
+      this.consumers.get(d.producer_id)?.close();
+      this.consumers.delete(d.producer_id);
+      this.remote.delete(String(d.user_id));
+      return;
+    }
+    this.announce(String(d.user_id), d.producer_id);
+  }
+
+  private announce(userId: string, producerId: string): void {
+    if (userId === this.selfId || this.consumers.has(producerId) || !this.recv) return;
+    this.consumers.set(producerId, null);
+    this.queue = this.queue
+      .then(() => this.consume(userId, producerId))
+      .catch((error: Error) => this.onError(`无法接收 ${userId} 的声音: ${error.message}`));
+  }
+
+  private async consume(userId: string, producerId: string): Promise<void> {
+    const recv = this.recv;
+    if (!recv || !this.device || !this.consumers.has(producerId)) return;
+    const info = await this.ws.request<{
+      id: string;
+      producerId: string;
+      kind: 'audio';
+      rtpParameters: never;
+    }>('voice.consume.start', {
+      room_id: this.roomId,
+      transport_id: recv.id,
+      producer_id: producerId,
+      rtp_capabilities: this.device.rtpCapabilities,
+    });
+    const consumer = await recv.consume(info);
+    if (!this.consumers.has(producerId)) return consumer.close();
+    this.consumers.set(producerId, consumer);
+    this.remote.set(userId, { stream: new MediaStream([consumer.track]), consumerId: consumer.id });
+  }
+
+  private wire(transport: Transport): Transport {
+    transport.on('connect', ({ dtlsParameters }, callback, errback) => {
+      this.ws
+        .request('voice.transport.connect', {
+          room_id: this.roomId,
+          transport_id: transport.id,
+          dtls_parameters: dtlsParameters,
+        })
+        .then(() => callback(), errback);
+    });
+    transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
+      this.ws
+        .request<{ producer_id: string }>('voice.produce.start', {
+          room_id: this.roomId,
+          transport_id: transport.id,
+          kind,
+          rtp_parameters: rtpParameters,
+        })
+        .then(({ producer_id: id }) => callback({ id }), errback);
+    });
+    return transport;
+  }
+}
