@@ -290,11 +290,12 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageA.getByLabel('房间标题').fill('夜聊');
       await pageA.locator('[data-test=create-room]').click();
       await pageA.waitForURL(/\/voice\/vr_[\w-]+$/);
-      // No voice media on this node yet: the page says so and the rest works.
-      await pageA.locator('[data-test=audio-unavailable]').waitFor();
+      // A takes a seat and sends the microphone: the server hears it and the seat turns
+      // publishing (the page sends no confirm when the node has voice media).
       await pageA.locator('[data-test=take-seat]').first().click();
       const seatA = pageA.locator(`[data-test=seat][data-user="${idA}"]`);
       await seatA.locator('text=发言中').waitFor();
+      assert.equal(await pageA.locator('[data-test=audio-unavailable]').count(), 0);
 
       // The operator tops B up (README: the admin API) and adds a gift to the catalog.
       const admin = (method: 'PUT' | 'POST', url: string, body: object) =>
@@ -325,6 +326,27 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
         .click();
       await pageB.waitForURL(/\/voice\/vr_[\w-]+$/);
       await pageB.locator(`[data-test=seat][data-user="${idA}"][data-state=publishing]`).waitFor();
+      // B hears A (inbound audio bytes growing) and sees A speaking.
+      const heard = () =>
+        pageB.evaluate(async () => {
+          const room = (
+            globalThis as unknown as { rooms: { room: { received(): Promise<unknown> } } }
+          ).rooms.room;
+          return (await room.received()) as { userId: string; bytes: number }[];
+        });
+      const bytesOfA = async () =>
+        (await heard()).find((r) => r.userId === String(idA))?.bytes ?? 0;
+      let first = 0;
+      for (let i = 0; i < 80 && first === 0; i++) {
+        first = await bytesOfA();
+        if (first === 0) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      assert.ok(first > 0, `B receives A's audio: ${JSON.stringify(await heard())}`);
+      for (let i = 0; i < 80 && (await bytesOfA()) <= first; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      assert.ok((await bytesOfA()) > first, 'and keeps receiving it');
+      await pageB.locator(`[data-test=seat][data-user="${idA}"].speaking`).waitFor();
       await pageB.locator('[data-test=balance]', { hasText: '100' }).waitFor();
       await pageA.locator('[data-test=online]', { hasText: '2' }).waitFor();
 
