@@ -120,7 +120,7 @@ describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason
     );
   });
 
-  it('the janitor closes the router of an ended meeting the end did not close, nothing else', async () => {
+  it('the janitor closes the routers of ended rooms their end did not close, nothing else', async () => {
     const registry = node.media.server!.registry;
     const orchestrator = node.media.orchestrator!;
     const open = async (title: string) => {
@@ -143,10 +143,17 @@ describe('a meeting live over REST and /ws on one node', { skip: mediaSkipReason
     const liveRoom = mediaRoomOf({ appCode: 'default', roomId: live });
     const strangers = ['meeting:default:999-999-999', 'voice_room:default:r-7', 'other-room'];
     for (const name of strangers) await orchestrator.createRouter(name);
+    // A closed voice room whose router outlived it, too.
+    const voice = await api.call('POST', '/voice/rooms', { as: 'third', body: { title: 'v' } });
+    const voiceId = voice.body.data.room_id as string;
+    await api.call('POST', `/voice/rooms/${voiceId}/close`, { as: 'third', body: {} });
+    const closedVoice = mediaRoomOf({ appCode: 'default', roomId: voiceId }, 'voice_room');
+    await orchestrator.createRouter(closedVoice);
 
-    assert.equal(await node.routerJanitor.sweepOnce(), 1);
+    assert.equal(await node.routerJanitor.sweepOnce(), 2);
     const rooms = registry.roomCodes;
     assert.ok(!rooms.includes(endedRoom), 'the ended meeting’s router is closed');
+    assert.ok(!rooms.includes(closedVoice), 'the closed voice room’s router is closed');
     for (const name of [liveRoom, ...strangers]) assert.ok(rooms.includes(name), name);
     assert.equal(await node.routerJanitor.sweepOnce(), 0, 'nothing more to close');
     for (const name of strangers) await orchestrator.closeRouter(name);

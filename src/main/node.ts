@@ -29,7 +29,7 @@ import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { singleMediaServer } from '../meeting/media-servers.js';
 import { MediaRouterJanitor } from '../meeting/router-janitor.js';
-import { sqlEndedMeetings } from '../adapters/sql/meeting/ended-meetings.js';
+import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../outbox/webhooks.js';
@@ -170,7 +170,7 @@ export async function startNode(
     closers.push(() => meetings.chatRetention.stop());
     const routerJanitor = new MediaRouterJanitor(
       {},
-      { media: mediaServers, meetings: sqlEndedMeetings(sql.db), logger },
+      { media: mediaServers, rooms: sqlEndedRooms(sql.db), logger },
     );
     routerJanitor.start();
     closers.push(() => routerJanitor.stop());

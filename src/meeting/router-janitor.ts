@@ -1,27 +1,32 @@
 /**
- * Closes the routers of ended meetings that are still open on the media server. An end
- * closes the meeting's router right after its commit, on the owner; when that node dies in
- * between, or every retry of the close fails, the router (and whatever transports are
- * still on it) would stay until the media server restarts. So every node sweeps its media
- * servers every `intervalMs`: each room whose meeting has ended (`status = 2`) loses its
- * router. Closing a router twice is success, so nodes sweeping at once only overlap. Rooms
- * that are no ended meeting (live meetings, rooms of other kinds, names this module did not
- * make) are left alone.
+ * Closes the routers of ended rooms that are still open on the media server. A meeting's
+ * end and a voice room's close close the router right after the commit, on the owner; when
+ * that node dies in between, or every retry of the close fails, the router (and whatever
+ * transports are still on it) would stay until the media server restarts. So every node
+ * sweeps its media servers every `intervalMs`: each room that has ended (a meeting with
+ * `status = 2`, a voice room `closed`) loses its router. Closing a router twice is success,
+ * so nodes sweeping at once only overlap. Live rooms and names this module did not make
+ * are left alone.
  */
 import type { Logger } from 'pino';
 import type { CellKey } from '../cell/lease.js';
 import { PeriodicSweep } from '../shared/periodic-sweep.js';
-import { mediaRoomOf, parseMediaRoom, type MediaServers } from './media-servers.js';
+import {
+  mediaRoomOf,
+  parseMediaRoom,
+  type MediaRoomKind,
+  type MediaServers,
+} from './media-servers.js';
 
-/** Port: which of these meetings have ended (SQL adapter: src/adapters/sql/meeting/). */
-export interface EndedMeetings {
-  endedAmong(meetings: readonly CellKey[]): Promise<CellKey[]>;
+/** A room with media, by kind. */
+export interface MediaRoom {
+  readonly kind: MediaRoomKind;
+  readonly key: CellKey;
 }
 
-/** A media room name back to its meeting's key; null for another kind's or name. */
-export function meetingOfMediaRoom(name: string): CellKey | null {
-  const room = parseMediaRoom(name);
-  return room?.kind === 'meeting' ? room.key : null;
+/** Port: which of these rooms have ended (SQL adapter: src/adapters/sql/ended-rooms.ts). */
+export interface EndedRooms {
+  endedAmong(rooms: readonly MediaRoom[]): Promise<MediaRoom[]>;
 }
 
 export class MediaRouterJanitor {
@@ -32,7 +37,7 @@ export class MediaRouterJanitor {
     config: { readonly intervalMs?: number },
     private readonly deps: {
       readonly media: MediaServers;
-      readonly meetings: EndedMeetings;
+      readonly rooms: EndedRooms;
       readonly logger: Logger;
     },
   ) {
@@ -41,7 +46,7 @@ export class MediaRouterJanitor {
       intervalMs: config.intervalMs ?? 60_000,
       run: () => this.sweepOnce(),
       logger: this.logger,
-      what: 'closing the routers of ended meetings',
+      what: 'closing the routers of ended rooms',
     });
   }
 
@@ -58,20 +63,20 @@ export class MediaRouterJanitor {
     let closed = 0;
     for (const serverId of this.deps.media.ids()) {
       const media = this.deps.media.of(serverId);
-      const meetings = (await media.listRooms())
-        .map(meetingOfMediaRoom)
-        .filter((key): key is CellKey => key !== null);
-      for (let i = 0; i < meetings.length && !this.loop.isStopped; i += CHUNK) {
-        for (const key of await this.deps.meetings.endedAmong(meetings.slice(i, i + CHUNK))) {
-          await media.closeRouter(mediaRoomOf(key));
+      const rooms = (await media.listRooms())
+        .map(parseMediaRoom)
+        .filter((room): room is MediaRoom => room !== null);
+      for (let i = 0; i < rooms.length && !this.loop.isStopped; i += CHUNK) {
+        for (const room of await this.deps.rooms.endedAmong(rooms.slice(i, i + CHUNK))) {
+          await media.closeRouter(mediaRoomOf(room.key, room.kind));
           closed += 1;
         }
       }
     }
-    if (closed > 0) this.logger.info({ closed }, 'closed the routers of ended meetings');
+    if (closed > 0) this.logger.info({ closed }, 'closed the routers of ended rooms');
     return closed;
   }
 }
 
-/** Meetings asked about per query. */
+/** Rooms asked about per query. */
 const CHUNK = 200;

@@ -1,5 +1,5 @@
 /**
- * The voice room's media rules (issue: voice rooms with real audio): every present member
+ * The voice room's media rules: every present member
  * may use media (consume every seat's audio); only the current holder of a seat in
  * `pending_publish` / `publishing` may produce, audio only, and its producer carries the
  * seat's `mic_session_id`, so every later media event names the session it belongs to.

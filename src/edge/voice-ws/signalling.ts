@@ -147,9 +147,10 @@ export class VoiceMediaSignalling {
   /**
    * Closes every producer of the room that is not its holder's current speaking session,
    * forgets it and announces it closed; a room no longer active loses its router too.
-   * Resolves with how many producers it closed.
+   * Resolves with how many producers it closed. `onlyWithProducers`: a room without
+   * producers is not looked at (the periodic check must not keep idle rooms loaded).
    */
-  async reconcile(key: CellKey): Promise<number> {
+  async reconcile(key: CellKey, onlyWithProducers = false): Promise<number> {
     const media = this.deps.media.of(this.deps.media.place());
     const name = mediaRoomOf(key, 'voice_room');
     let producers;
@@ -159,6 +160,7 @@ export class VoiceMediaSignalling {
       if (isMediaResourceNotFound(error)) return 0; // no router: nothing to close
       throw error;
     }
+    if (onlyWithProducers && producers.length === 0) return 0;
     const room = await voiceRoomOf(this.deps.api, key.appCode, key.roomId).catch(
       (error: unknown) => {
         // A room that does not exist (any more) keeps no media.
@@ -187,7 +189,7 @@ export class VoiceMediaSignalling {
       for (const name of await this.deps.media.of(serverId).listRooms()) {
         const room = parseMediaRoom(name);
         if (room?.kind !== 'voice_room' || this.sweep.isStopped) continue;
-        closed += await this.reconcile(room.key).catch((err: unknown) => {
+        closed += await this.reconcile(room.key, true).catch((err: unknown) => {
           this.logger.warn({ err, room: room.key }, 'checking a voice room’s producers failed');
           return 0;
         });
