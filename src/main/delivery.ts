@@ -21,6 +21,7 @@ import type { RealtimeBus } from '../realtime/bus.js';
 import type { FrameMapper } from '../realtime/frames.js';
 import { createRealtimeMetrics } from '../realtime/metrics.js';
 import { RealtimePublisher } from '../realtime/publisher.js';
+import { replayFrames, type RoomFrameLog } from '../realtime/frame-replay.js';
 import type { Clock } from '../shared/clock.js';
 import type { Config } from './config.js';
 
@@ -52,6 +53,8 @@ export function wireDelivery(deps: {
   /** The outbox's store, webhook directory and destination policy (the HTTP app's too). */
   outbox: { store: SqlOutboxStore; webhooks: SqlWebhookDirectory; destinations: DestinationPolicy };
   authenticate: AuthenticateToken;
+  /** The rooms' committed envelopes, for `room.subscribe {since_event_id}` replays. */
+  frameLog?: RoomFrameLog;
   registry: Registry;
   clock: Clock;
   logger: Logger;
@@ -83,6 +86,12 @@ export function wireDelivery(deps: {
       bus,
       authenticate: deps.authenticate,
       canFollow: plugins.canFollow ?? denyAll,
+      ...(deps.frameLog
+        ? {
+            replay: (key, since) =>
+              replayFrames(deps.frameLog!, publisher.frameMappers, key, since),
+          }
+        : {}),
       logger,
       metrics: realtimeMetrics,
     },

@@ -30,6 +30,7 @@ import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { singleMediaServer } from '../meeting/media-servers.js';
 import { MediaRouterJanitor } from '../meeting/router-janitor.js';
 import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
+import { sqlRoomFrameLog } from '../adapters/sql/room-frame-log.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../outbox/webhooks.js';
@@ -212,6 +213,7 @@ export async function startNode(
       http,
       outbox,
       authenticate: (token) => accounts.authenticate(token),
+      frameLog: sqlRoomFrameLog(sql.db),
       registry: host.metrics.registry,
       clock: systemClock,
       logger,

@@ -44,6 +44,11 @@ export class RealtimePublisher {
     for (const [kind, mapper] of Object.entries(deps.mappers ?? {})) this.mappers.set(kind, mapper);
   }
 
+  /** Each room kind's frame mapping (a replay rebuilds frames with it). */
+  get frameMappers(): ReadonlyMap<string, FrameMapper> {
+    return this.mappers;
+  }
+
   /** Plugs a room kind's mapping in (the voice room and meeting modules do). */
   registerMapper(kind: string, mapper: FrameMapper): void {
     this.mappers.set(kind, mapper);
