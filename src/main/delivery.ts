@@ -88,8 +88,8 @@ export function wireDelivery(deps: {
       canFollow: plugins.canFollow ?? denyAll,
       ...(deps.frameLog
         ? {
-            replay: (key, since) =>
-              replayFrames(deps.frameLog!, publisher.frameMappers, key, since),
+            replay: (key, from) =>
+              replayFrames(deps.frameLog!, publisher.frameMappers, key, from),
           }
         : {}),
       logger,

@@ -68,6 +68,19 @@ describe('room.subscribe replays what a client missed', () => {
       missed.map(({ seq: _s, ...f }) => f),
     );
     assert.equal(replay[0]?.data.prev_event_id, seen.data.event_id, 'chained from his frame');
+    // The same from the room version he had.
+    const byVersion = await back.request('room.subscribe', {
+      room_id: roomId,
+      since_version: seen.data.room_version,
+    });
+    assert.deepEqual(
+      (byVersion.data.replay as Frame[]).map((f) => f.data.event_id),
+      missed.map((f) => f.data.event_id),
+    );
+    for (const since_version of ['3', -1, 1.5]) {
+      const refused = await back.request('room.subscribe', { room_id: roomId, since_version });
+      assert.deepEqual([refused.code, refused.reason], [-1, 'BAD_REQUEST'], String(since_version));
+    }
 
     // What he could not have: an unknown event, or another room's, answers refetch.
     for (const since of ['no-such-event', missed[0]!.data.event_id as string]) {
@@ -102,8 +115,9 @@ describe('room.subscribe replays what a client missed', () => {
     // A kind without a mapper: one generic frame per envelope.
     const mappers = new Map([['voice_room', voiceRoomFrames]]);
     const key = { appCode: 'a', roomId: 'r' };
-    assert.deepEqual(await replayFrames(log, mappers, key, 'e-1', 2), { refetch: true });
-    const within = await replayFrames(log, mappers, key, 'e-1', 3);
+    const from = { eventId: 'e-1' };
+    assert.deepEqual(await replayFrames(log, mappers, key, from, 2), { refetch: true });
+    const within = await replayFrames(log, mappers, key, from, 3);
     assert.ok('replay' in within, JSON.stringify(within));
     assert.deepEqual(
       within.replay.map((f) => (f as { data: { prev_event_id: string } }).data.prev_event_id),

@@ -1,6 +1,7 @@
 /**
- * Replay for a client that was briefly away: `room.subscribe {room_id, since_event_id}`
- * answers the room's frames committed after the frame it saw last (`event_id`), so a short
+ * Replay for a client that was briefly away: `room.subscribe {room_id, since_event_id}` (or
+ * `since_version`) answers the room's frames committed after the frame it saw last
+ * (`event_id`; or after the room version it had), so a short
  * drop loses no chat line, seat change or gift and needs no refetch. The frames are rebuilt
  * from the room's outbox envelopes (kept `ROOMS_OUTBOX_RETENTION_MS`) with the room kind's
  * own mapper, chained from the client's frame (`prev_event_id`). At most `limit` frames:
@@ -10,15 +11,19 @@ import type { CellKey } from '../cell/lease.js';
 import type { RoomEventEnvelope } from '../cell/envelope.js';
 import { genericFrames, roomEventFrame, type FrameLink, type FrameMapper } from './frames.js';
 
+/** Where a replay starts: after the client's last frame, or after a room version. */
+export type ReplayFrom = { readonly eventId: string } | { readonly version: number };
+
 /** Port: the room's outbox envelopes after one of its events (SQL: src/adapters/sql/). */
 export interface RoomFrameLog {
   /**
-   * The envelopes committed after the room's event `eventId`, in commit order, at most
-   * `limit`, with the room's kind; null when the room has no such event (any more).
+   * The envelopes committed after `from`, in commit order, at most `limit`, with the room's
+   * kind and the envelope they follow; null when the log does not reach back to `from`
+   * (an unknown or deleted event; a version older than every envelope kept).
    */
   after(
     key: CellKey,
-    eventId: string,
+    from: ReplayFrom,
     limit: number,
   ): Promise<{
     readonly kind: string;
@@ -36,11 +41,11 @@ export async function replayFrames(
   log: RoomFrameLog,
   mappers: ReadonlyMap<string, FrameMapper>,
   key: CellKey,
-  sinceEventId: string,
+  from: ReplayFrom,
   limit = REPLAY_LIMIT,
 ): Promise<ReplayAnswer> {
   // One envelope more than the bound tells "more than `limit`" (most map to one frame).
-  const found = await log.after(key, sinceEventId, limit + 1);
+  const found = await log.after(key, from, limit + 1);
   if (!found || found.envelopes.length > limit) return { refetch: true };
   const mapper = mappers.get(found.kind) ?? genericFrames;
   let prev: FrameLink = found.anchor;

@@ -1,6 +1,8 @@
 /**
- * {@link RoomFrameLog} on SQL: the room's outbox rows after the client's event, by the
- * room_outbox_room_order index (app, room, version), then the row id within a version.
+ * {@link RoomFrameLog} on SQL: the room's outbox rows after the client's event (or version),
+ * by the room_outbox_room_order index (app, room, version), then the row id within a
+ * version. A version is only replayed from while a row at or before it is still kept:
+ * retention deletes the oldest rows first, so then every later row is still there.
  */
 import type { Kysely } from 'kysely';
 import { parseEnvelope } from '../../cell/envelope.js';
@@ -9,14 +11,21 @@ import type { Database } from './schema.js';
 
 export function sqlRoomFrameLog(db: Kysely<Database>): RoomFrameLog {
   return {
-    async after(key, eventId, limit) {
-      const anchor = await db
+    async after(key, from, limit) {
+      const room = db
         .selectFrom('room_outbox')
-        .select(['id', 'room_version'])
-        .where('event_id', '=', eventId)
+        .select(['id', 'room_version', 'event_id'])
         .where('app_code', '=', key.appCode)
-        .where('room_id', '=', key.roomId)
-        .executeTakeFirst();
+        .where('room_id', '=', key.roomId);
+      const anchor = await (
+        'eventId' in from
+          ? room.where('event_id', '=', from.eventId)
+          : room
+              .where('room_version', '<=', from.version)
+              .orderBy('room_version', 'desc')
+              .orderBy('id', 'desc')
+              .limit(1)
+      ).executeTakeFirst();
       if (!anchor) return null;
       const cell = await db
         .selectFrom('room_cells')
@@ -43,7 +52,7 @@ export function sqlRoomFrameLog(db: Kysely<Database>): RoomFrameLog {
         .execute();
       return {
         kind: cell.kind,
-        anchor: { roomVersion: version, eventId },
+        anchor: { roomVersion: version, eventId: anchor.event_id },
         envelopes: rows.map((r) => parseEnvelope(String(r.envelope))),
       };
     },

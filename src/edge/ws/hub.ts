@@ -12,7 +12,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { CellKey } from '../../cell/lease.js';
 import { roomChannel, userChannel, type RealtimeBus } from '../../realtime/bus.js';
 import { END_FOLLOWS, type UserMessage, type WsFrame } from '../../realtime/frames.js';
-import type { ReplayAnswer } from '../../realtime/frame-replay.js';
+import type { ReplayAnswer, ReplayFrom } from '../../realtime/frame-replay.js';
 import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metrics.js';
 import { ChannelMembers } from './channel-members.js';
 import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
@@ -70,6 +70,24 @@ export interface HubOptions {
 /** An event id as the outbox makes them (a UUID), or any short printable id. */
 const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** `since_event_id` (a string) or `since_version` (a JSON integer ≥ 0), or neither. */
+function replayFromOf(data: Readonly<Record<string, unknown>>): ReplayFrom | null {
+  const { since_event_id: eventId, since_version: version } = data;
+  if (eventId !== undefined) {
+    if (typeof eventId !== 'string' || !EVENT_ID.test(eventId)) {
+      throw wsErrors.badRequest('since_event_id');
+    }
+    return { eventId };
+  }
+  if (version !== undefined) {
+    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
+      throw wsErrors.badRequest('since_version');
+    }
+    return { version };
+  }
+  return null;
+}
+
 export interface HubDeps {
   readonly bus: RealtimeBus;
   readonly authenticate: AuthenticateToken;
@@ -78,7 +96,7 @@ export interface HubDeps {
    * The room's frames after the client's last one (`room.subscribe {since_event_id}`);
    * absent: a subscribe never replays.
    */
-  readonly replay?: (key: CellKey, sinceEventId: string) => Promise<ReplayAnswer>;
+  readonly replay?: (key: CellKey, from: ReplayFrom) => Promise<ReplayAnswer>;
   readonly logger: Logger;
   readonly metrics?: RealtimeMetrics;
 }
@@ -308,17 +326,14 @@ export class WsHub {
 
   private async subscribe(context: WsContext, data: Readonly<Record<string, unknown>>) {
     const key = this.roomKey(context.user, data);
-    const since = data.since_event_id;
-    if (since !== undefined && (typeof since !== 'string' || !EVENT_ID.test(since))) {
-      throw wsErrors.badRequest('since_event_id');
-    }
+    const from = replayFromOf(data);
     if (!(await this.deps.canFollow(context.user, key))) throw wsErrors.notInRoom();
     // Following first: a frame committed while the replay is read arrives live (the client
     // drops a frame it already has by its event_id).
     await context.follow(key);
     const answer = { app_code: key.appCode, room_id: key.roomId };
-    if (since === undefined || !this.deps.replay) return answer;
-    return { ...answer, ...(await this.deps.replay(key, since)) };
+    if (!from || !this.deps.replay) return answer;
+    return { ...answer, ...(await this.deps.replay(key, from)) };
   }
 
   /** Resolves once this node receives the room's events (so the ACK means "from now on"). */
