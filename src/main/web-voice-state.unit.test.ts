@@ -107,6 +107,33 @@ describe('web client: the gap rule', () => {
 describe('web client: voice-room frames applied to the room', () => {
   const f = (fields: Record<string, unknown>) => frame(6, 5, 'e', 'p', fields);
 
+  it('resumes from a replay after a drop: in order, without a refetch, repeats dropped', async () => {
+    let fetches = 0;
+    const events: string[] = [];
+    const tracker = new RoomTracker(
+      () => {
+        fetches++;
+        return Promise.resolve(room(5));
+      },
+      () => undefined,
+      (_event, data) => events.push(data.event_id),
+    );
+    await tracker.start();
+    tracker.frame('voice.member.joined', frame(6, 5, 'e6', 'e5', { user_id: '2' }));
+    assert.equal(tracker.lastEventId, 'e6');
+    // The socket dropped; while resubscribing a live frame arrives before the ACK's replay.
+    tracker.hold();
+    tracker.frame('voice.member.joined', frame(8, 7, 'e8', 'e7', { user_id: '4' }));
+    tracker.resume([
+      { event: 'voice.member.joined', data: frame(7, 6, 'e7', 'e6', { user_id: '3' }) },
+      { event: 'voice.member.joined', data: frame(8, 7, 'e8', 'e7', { user_id: '4' }) },
+    ]);
+    assert.deepEqual(events, ['e6', 'e7', 'e8'], 'each frame once, in order');
+    assert.equal(fetches, 1, 'no refetch');
+    assert.equal(tracker.refetches, 0);
+    assert.equal(tracker.lastEventId, 'e8');
+  });
+
   it('follows a seat through its states and keeps the view immutable', () => {
     const before = room(5);
     const up = applyFrame(

@@ -162,6 +162,10 @@ export class RoomTracker {
   private last: string | null = null;
   private fetching: Promise<void> | null = null;
   private buffer: { event: string; data: RoomFrameData }[] = [];
+  /** Frames held while a resubscription's replay is awaited. */
+  private resuming = false;
+  /** The event ids applied lately: a live frame may repeat a replayed one. */
+  private readonly applied = new Set<string>();
 
   constructor(
     private readonly fetch: () => Promise<VoiceRoom>,
@@ -171,6 +175,7 @@ export class RoomTracker {
 
   /** Fetches the room (buffering the frames meanwhile), then applies what was buffered. */
   start(): Promise<void> {
+    this.resuming = false;
     if (this.fetching) return this.fetching;
     this.fetching = (async () => {
       try {
@@ -188,11 +193,32 @@ export class RoomTracker {
     return this.fetching;
   }
 
+  /** The last frame applied, for `room.subscribe {since_event_id}` after a drop. */
+  get lastEventId(): string | null {
+    return this.room ? this.last : null;
+  }
+
+  /** A resubscription is under way: hold the frames until {@link resume} or {@link start}. */
+  hold(): void {
+    this.resuming = true;
+  }
+
+  /**
+   * The replay of a resubscription (docs/protocol.md): applied in order like live frames,
+   * then what arrived meanwhile; no refetch unless the chain breaks.
+   */
+  resume(replay: readonly { event: string; data: RoomFrameData }[]): void {
+    this.resuming = false;
+    const held = this.buffer.splice(0);
+    for (const f of [...replay, ...held]) this.frame(f.event, f.data);
+  }
+
   frame(event: string, data: RoomFrameData): void {
-    if (this.fetching || !this.room) {
+    if (this.fetching || !this.room || this.resuming) {
       this.buffer.push({ event, data });
       return;
     }
+    if (this.applied.has(data.event_id)) return;
     const verdict = judge(data, this.fetched, this.last);
     if (verdict === 'skip') return;
     if (verdict === 'gap') {
@@ -202,6 +228,8 @@ export class RoomTracker {
       return;
     }
     this.last = data.event_id;
+    this.applied.add(data.event_id);
+    if (this.applied.size > 1000) this.applied.delete(this.applied.values().next().value!);
     this.room = applyFrame(this.room, event, data);
     this.onChange(this.room);
     this.onEvent(event, data);
