@@ -116,11 +116,13 @@ const schema = z.object({
     .optional(),
   // The media server's own variables (ROOMS_MEDIA_HOST, _PORT, _INTERNAL_TOKEN, _WORKERS…).
   ...mediaServerVariables,
-  // The id meetings record for this media server (every node of a cluster names it alike).
+  // The id rooms record for this media server (every node of a cluster names a shared one
+  // alike). Unset: `media-1` for a separate server, `<node id>-media` for an embedded one
+  // (each node's own: another node must not take it for its own embedded server).
   ROOMS_MEDIA_SERVER_ID: z
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'letters, digits and . _ : - (1-64)')
-    .default('media-1'),
+    .optional(),
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
   ROOMS_OUTBOX_ENABLED: flag.default(true),
@@ -439,7 +441,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     media: {
       embedded: e.ROOMS_MEDIA_EMBEDDED,
-      serverId: e.ROOMS_MEDIA_SERVER_ID,
+      serverId:
+        e.ROOMS_MEDIA_SERVER_ID ??
+        (e.ROOMS_MEDIA_EMBEDDED
+          ? `${e.ROOMS_NODE_ID ?? defaultNodeId(e.ROOMS_HTTP_PORT)}-media`
+          : 'media-1'),
       url: (e.ROOMS_MEDIA_URL ?? `http://127.0.0.1:${e.ROOMS_MEDIA_PORT}`).replace(/\/$/, ''),
       internalToken: e.ROOMS_MEDIA_INTERNAL_TOKEN ?? null,
       timeoutMs: e.ROOMS_MEDIA_TIMEOUT_MS,

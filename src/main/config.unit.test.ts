@@ -140,6 +140,13 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
 }
 
 void describe('loadConfig', () => {
+  void it('names an embedded media server after its node, a separate one media-1', () => {
+    assert.equal(loadConfig({ ROOMS_NODE_ID: 'n-1' }).media.serverId, 'n-1-media');
+    const separate = { ROOMS_MEDIA_EMBEDDED: 'false', ROOMS_MEDIA_INTERNAL_TOKEN: 'x'.repeat(16) };
+    assert.equal(loadConfig(separate).media.serverId, 'media-1');
+    assert.equal(loadConfig({ ...separate, ROOMS_MEDIA_SERVER_ID: 'm.2' }).media.serverId, 'm.2');
+  });
+
   void it('uses the documented defaults for an empty environment', () => {
     assert.deepEqual(loadConfig({}), {
       nodeId: defaultNodeId(8080),
@@ -160,7 +167,7 @@ void describe('loadConfig', () => {
         hashConcurrency: availableParallelism(),
         hashMaxQueue: 1_000,
       },
-      media: DEFAULT_MEDIA,
+      media: { ...DEFAULT_MEDIA, serverId: `${defaultNodeId(8080)}-media` },
       grpc: { host: '127.0.0.1', forwardTimeoutMs: 5_000, token: null, tls: null },
       meeting: {
         emptyTtlMs: 300_000,
