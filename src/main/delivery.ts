@@ -88,8 +88,7 @@ export function wireDelivery(deps: {
       canFollow: plugins.canFollow ?? denyAll,
       ...(deps.frameLog
         ? {
-            replay: (key, from) =>
-              replayFrames(deps.frameLog!, publisher.frameMappers, key, from),
+            replay: (key, from) => replayFrames(deps.frameLog!, publisher.frameMappers, key, from),
           }
         : {}),
       logger,
