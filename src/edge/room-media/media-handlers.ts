@@ -157,6 +157,8 @@ export class MediaHandlers {
    */
   async release(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
     const held = await this.deps.state.resources(key, userId);
+    // Most members who leave never used media: nothing to close, nothing to write.
+    if (held.producers.length + held.consumers.length + held.transports.length === 0) return;
     const media = this.deps.media.of(mediaServer);
     const closed: { producers: ProducerRecord[]; consumers: string[]; transports: string[] } = {
       producers: [],

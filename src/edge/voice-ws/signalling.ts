@@ -34,13 +34,17 @@ import { speakingSeatOf, voiceMediaRules, voiceRoomOf } from './media-rules.js';
 /** Every voice room's producers are checked against its seats this often (every node). */
 export const DEFAULT_RECONCILE_MS = 10_000;
 
-/** Events after which the room's producers are checked at once. */
-const ENDS_A_VOICE = new Set<VoiceRoomEvent['type']>([
-  'MicReleased',
+/**
+ * Events after which the room's producers are checked at once: every end of a mic session
+ * is a MicReleased (a leave, a kick or stale presence of a seat holder included), and a
+ * close may leave a router behind.
+ */
+const ENDS_A_VOICE = new Set<VoiceRoomEvent['type']>(['MicReleased', 'RoomClosed']);
+/** Presence ends: the user's transports and consumers in the room go too. */
+const ENDS_A_PRESENCE = new Set<VoiceRoomEvent['type']>([
   'UserLeft',
   'PresenceStale',
   'UserKicked',
-  'RoomClosed',
 ]);
 
 const JoinPayload = z.object({ room_id: voiceRoomId });
@@ -111,14 +115,9 @@ export class VoiceMediaSignalling {
   onCommitted(batch: CommittedBatch): void {
     if (batch.kind !== 'voice_room') return;
     const events = batch.entries.flatMap((e) => e.events as readonly VoiceRoomEvent[]);
-    if (!events.some((e) => ENDS_A_VOICE.has(e.type))) return;
-    this.track(this.reconcile(batch.key));
+    if (events.some((e) => ENDS_A_VOICE.has(e.type))) this.track(this.reconcile(batch.key));
     for (const event of events) {
-      if (
-        event.type === 'UserLeft' ||
-        event.type === 'PresenceStale' ||
-        event.type === 'UserKicked'
-      ) {
+      if (ENDS_A_PRESENCE.has(event.type) && 'user_id' in event) {
         this.track(this.handlers.release(batch.key, event.user_id, this.deps.media.place()));
       }
     }
