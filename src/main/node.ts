@@ -40,6 +40,7 @@ import { embeddedMediaHealth, remoteMediaHealth, type MediaHealth } from './medi
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
+import { wireAdminInspection } from './admin-inspection.js';
 import { embeddedMediaLoad, registerMediaMetrics, remoteMediaLoad } from './media-metrics.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
@@ -197,6 +198,7 @@ export async function startNode(
       meetings,
       adminToken: config.voice.adminToken,
       outbox,
+      inspection: wireAdminInspection(host, sql),
       clock: systemClock,
       docs: config.http.docsEnabled,
       notifications,
