@@ -57,6 +57,18 @@ interface Pending<C> extends BatchCommand<C> {
   readonly reject: (error: unknown) => void;
 }
 
+/** What a cell committed since it was loaded on this node (the admin API shows it). */
+export interface CellStats {
+  readonly loadedAtMs: number;
+  /** Commit transactions that wrote rows. */
+  readonly batches: number;
+  /** Commands that committed a new version. */
+  readonly commands: number;
+  /** Commands refused by the domain (their outcome recorded). */
+  readonly refused: number;
+  readonly lastCommitAtMs: number | null;
+}
+
 type Attempt =
   | { kind: 'done'; outcomes: ReadonlyMap<string, Outcome> }
   | { kind: 'fenced'; reason: string }
@@ -86,6 +98,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   #lane: Promise<void> = Promise.resolve();
   #lastActivityMs: number;
   readonly #seen = new Map<string, Outcome>();
+  #stats: CellStats;
 
   constructor(key: CellKey, domain: CellDomain<S, C, E, T>, init: CellInit<S>, deps: CellDeps<T>) {
     this.#key = key;
@@ -98,6 +111,13 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     this.#token = init.leaseToken;
     this.#persisted = init.persisted;
     this.#lastActivityMs = deps.nowMs();
+    this.#stats = {
+      loadedAtMs: this.#lastActivityMs,
+      batches: 0,
+      commands: 0,
+      refused: 0,
+      lastCommitAtMs: null,
+    };
   }
 
   get key(): CellKey {
@@ -120,6 +140,16 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   }
   get lastActivityMs(): number {
     return this.#lastActivityMs;
+  }
+  get snapshotVersion(): number {
+    return this.#snapshotVersion;
+  }
+  get stats(): CellStats {
+    return this.#stats;
+  }
+  /** Commands waiting for the next batch. */
+  get queued(): number {
+    return this.#queue.length;
   }
   /** True once closed, for whatever reason. */
   get closed(): boolean {
@@ -367,6 +397,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     if (outcome.kind === 'duplicate_request') return { kind: 'duplicate' };
     const done = decided as DecidedBatch<S, C, E, T['statement']> | null;
     if (!done) throw new Error('the store committed a batch it did not build');
+    this.#count(leaders.length, done, outcome.write !== null, nowMs);
     if (done.entries.length > 0) {
       this.#state = done.state;
       this.#version = done.version;
@@ -394,6 +425,26 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     } catch (err) {
       this.#deps.logger.warn({ err }, 'commit listener failed');
     }
+  }
+
+  #count(decided: number, done: DecidedBatch<S, C, E, unknown>, wrote: boolean, nowMs: number) {
+    const applied = done.entries.length;
+    let refused = 0;
+    for (const outcome of done.outcomes.values()) if (!outcome.ok) refused++;
+    const { commands, commits } = this.#deps.metrics;
+    commands.inc({ outcome: 'applied' }, applied);
+    commands.inc({ outcome: 'refused' }, refused);
+    commands.inc({ outcome: 'noop' }, decided - applied - refused);
+    if (!wrote) return;
+    commits.inc();
+    const s = this.#stats;
+    this.#stats = {
+      ...s,
+      batches: s.batches + 1,
+      commands: s.commands + applied,
+      refused: s.refused + refused,
+      lastCommitAtMs: nowMs,
+    };
   }
 
   #remember(requestId: string, outcome: Outcome): void {

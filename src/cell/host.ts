@@ -81,6 +81,8 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   register<S, C extends Command, E extends DomainEvent>(domain: CellDomain<S, C, E, T>): void {
     if (this.domains.has(domain.kind)) throw new Error(`domain ${domain.kind} registered twice`);
     this.domains.set(domain.kind, domain);
+    // So that a kind with no cell loaded shows 0 rather than no series at all.
+    this.metrics.cellsLoaded.set({ kind: domain.kind }, 0);
   }
 
   get nodeId(): string {
@@ -256,7 +258,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
       if (onCommitted) cell.observer.on('commit', onCommitted);
       cell.observer.once('close', () => this.forget(route, cell));
       this.cells.set(route, cell);
-      this.metrics.cellsLoaded.set(this.cells.size);
+      this.metrics.cellsLoaded.inc({ kind: domain.kind });
       logger.debug({ version, epoch: loaded.leaseEpoch }, 'cell activated');
       return cell;
     } catch (error) {
@@ -269,7 +271,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   private forget(route: string, cell: AnyCell<T>): void {
     if (this.cells.get(route) !== cell) return;
     this.cells.delete(route);
-    this.metrics.cellsLoaded.set(this.cells.size);
+    this.metrics.cellsLoaded.dec({ kind: cell.domain.kind });
   }
 
   /** Snapshot, release the lease, unload. Runs on the cell's lane after queued work. */

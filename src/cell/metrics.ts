@@ -3,8 +3,14 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface CellMetrics {
   readonly registry: Registry;
-  readonly cellsLoaded: Gauge;
+  /** Per room kind (`voice_room`, `meeting`): a kind registered on the host shows 0. */
+  readonly cellsLoaded: Gauge<'kind'>;
+  /** Its `_count` is the batches decided, its `_sum` the commands they held. */
   readonly batchSize: Histogram;
+  /** Transactions committed with rows (a batch that changed nothing writes none). */
+  readonly commits: Counter;
+  /** Commands decided in committed batches: `applied` (a new version), `noop`, `refused`. */
+  readonly commands: Counter<'outcome'>;
   readonly commitSeconds: Histogram;
   readonly fenced: Counter;
   readonly lockRetries: Counter;
@@ -18,7 +24,19 @@ export function createCellMetrics(registry = new Registry()): CellMetrics {
     registry,
     cellsLoaded: new Gauge({
       name: 'rooms_cells_loaded',
-      help: 'Cells loaded on this node',
+      help: 'Cells loaded on this node, by room kind',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    commits: new Counter({
+      name: 'rooms_cell_commits_total',
+      help: 'Commit transactions that wrote rows (log, outcomes, outbox)',
+      registers,
+    }),
+    commands: new Counter({
+      name: 'rooms_cell_commands_total',
+      help: 'Commands decided in committed batches, by outcome (applied, noop, refused)',
+      labelNames: ['outcome'] as const,
       registers,
     }),
     batchSize: new Histogram({

@@ -9,6 +9,10 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AccountsService } from '../accounts/service.js';
 import { registerAdminRoutes } from '../edge/http/admin-routes.js';
+import {
+  registerAdminInspectionRoutes,
+  type AdminInspectionDeps,
+} from '../edge/http/admin-inspection-routes.js';
 import { registerAuthRoutes } from '../edge/http/auth-routes.js';
 import { registerNotificationRoutes } from '../edge/http/notification-routes.js';
 import type { NotificationCentre } from '../notifications/notification-centre.js';
@@ -47,6 +51,8 @@ export interface HttpAppDeps {
   /** `ROOMS_ADMIN_TOKEN`; null refuses every admin call. */
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
+  /** The loaded cells and the command log (`/api/v1/admin/cells`, `…/rooms/:id/log`). */
+  readonly inspection: AdminInspectionDeps;
   readonly clock: Clock;
   /** `ROOMS_DOCS_ENABLED`: the OpenAPI document at /docs/json and Swagger UI at /docs. */
   readonly docs: boolean;
@@ -82,6 +88,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
     registerAdminRoutes(api, { store: voice.store, adminToken, clock });
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
+    registerAdminInspectionRoutes(api, { ...deps.inspection, adminToken });
     registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
     if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
     if (deps.web) registerWebClient(api, deps.web);

@@ -42,6 +42,8 @@ import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
 import { defaultWebDist } from '../edge/http/web-client.js';
+import { wireAdminInspection } from './admin-inspection.js';
+import { embeddedMediaLoad, registerMediaMetrics, remoteMediaLoad } from './media-metrics.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
@@ -139,6 +141,14 @@ export async function startNode(
       },
     });
     collectDefaultMetrics({ register: host.metrics.registry });
+    const { orchestrator } = media;
+    registerMediaMetrics(
+      host.metrics.registry,
+      config.media.serverId,
+      config.media.embedded || !orchestrator
+        ? embeddedMediaLoad(media.server)
+        : remoteMediaLoad(() => orchestrator.serverInfo()),
+    );
     const accounts = wireAccounts(config, sql, limiter, jwtSecret);
 
     const voice = wireVoiceRooms({ config, host, sql, limiter });
@@ -196,6 +206,7 @@ export async function startNode(
       meetings,
       adminToken: config.voice.adminToken,
       outbox,
+      inspection: wireAdminInspection(host, sql),
       clock: systemClock,
       docs: config.http.docsEnabled,
       notifications,

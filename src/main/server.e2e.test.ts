@@ -71,7 +71,7 @@ void describe('server.ts on SQLite (one node)', () => {
         assert.equal(metrics.status, 200);
         assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
         const text = await metrics.text();
-        assert.match(text, /^rooms_cells_loaded 0$/m);
+        assert.match(text, /^rooms_cells_loaded\{kind="voice_room"\} 0$/m);
         // Default process metrics are registered on the same registry.
         assert.match(text, /^process_cpu_user_seconds_total /m);
 

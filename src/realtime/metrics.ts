@@ -17,6 +17,8 @@ export interface RealtimeMetrics {
   readonly connections: Gauge;
   readonly followedRooms: Gauge;
   readonly framesSent: Counter;
+  /** Client messages received (before the frame budget: a flood shows here). */
+  readonly framesReceived: Counter;
   readonly closed: Counter<'reason'>;
 }
 
@@ -47,7 +49,12 @@ export function createRealtimeMetrics(registry: Registry = new Registry()): Real
     }),
     framesSent: new Counter({
       name: 'rooms_ws_frames_sent_total',
-      help: 'Frames queued to WebSocket clients',
+      help: 'Frames queued to WebSocket clients (ACKs, room and user frames)',
+      registers,
+    }),
+    framesReceived: new Counter({
+      name: 'rooms_ws_frames_received_total',
+      help: 'Messages received from WebSocket clients',
       registers,
     }),
     closed: new Counter({

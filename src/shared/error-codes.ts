@@ -93,6 +93,8 @@ export const errors = defineErrors({
   // Outbox administration.
   WEBHOOK_NOT_FOUND: ['not_found', '该应用未配置 webhook'],
   NOT_PENDING: ['illegal_state', '事件不存在或不处于待投递/待重试状态'],
+  // Cell inspection (admin).
+  CELL_NOT_FOUND: ['not_found', 'no room %s in app %s'],
   // The notification centre.
   NOTIFICATION_NOT_FOUND: ['not_found', '通知不存在'],
   TOO_MANY_RECIPIENTS: ['validation', '一次最多通知 %s 个用户'],

@@ -37,6 +37,17 @@ export interface HttpMediaOrchestratorOptions {
 /** Backoff before retry n (0-based): 200 ms, then 500 ms. */
 export const closeRetryDelayMs = (retry: number): number => Math.min(200 * 2.5 ** retry, 500);
 
+/** What the media server's `/internal/info` says of its load. */
+export interface MediaServerInfo {
+  readonly workers: readonly { readonly alive: boolean }[];
+  readonly stats: {
+    readonly routers: number;
+    readonly transports: number;
+    readonly producers: number;
+    readonly consumers: number;
+  };
+}
+
 interface RouterView {
   router_id: string;
   rtp_capabilities: MediaJson;
@@ -72,6 +83,15 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
     const info: RouterInfo = { routerId: view.router_id, rtpCapabilities: view.rtp_capabilities };
     this.#routers.set(roomCode, info);
     return info;
+  }
+
+  /** `GET /internal/info`: the server's workers and its open resources (for metrics). */
+  async serverInfo(): Promise<MediaServerInfo> {
+    const view = await this.#http.call<{
+      workers: { alive: boolean }[];
+      stats: MediaServerInfo['stats'];
+    }>('GET', '/internal/info');
+    return { workers: view.workers.map((w) => ({ alive: w.alive === true })), stats: view.stats };
   }
 
   async listRooms(): Promise<string[]> {

@@ -245,6 +245,7 @@ export class WsHub {
     ws.on('pong', () => (connection.alive = true));
     ws.on('ping', () => this.admit(connection));
     ws.on('message', (data, isBinary) => {
+      this.metrics.framesReceived.inc();
       connection.alive = true;
       if (!this.admit(connection) || isBinary) return;
       const text = textOf(data);
@@ -317,7 +318,9 @@ export class WsHub {
       this.logFailure(request, error);
       reply = ackFrame(request, { ok: false, error });
     }
-    if (!connection.send(reply) || !ok) return;
+    if (!connection.send(reply)) return;
+    this.metrics.framesSent.inc();
+    if (!ok) return;
     for (const frame of after) {
       if (!connection.send(frame)) break;
       this.metrics.framesSent.inc();

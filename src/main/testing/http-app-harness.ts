@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { MemoryLeaseManager } from '../../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../../adapters/memory/memory-node-registry.js';
 import { MemoryRateLimiter } from '../../adapters/memory/memory-rate-limiter.js';
-import { openSqlBackend } from '../../adapters/sql/database.js';
+import { openSqlBackend, type SqlBackend } from '../../adapters/sql/database.js';
 import { SqlCellStore } from '../../adapters/sql/sql-cell-store.js';
 import { SqlNotificationStore } from '../../adapters/sql/notifications/sql-notification-store.js';
 import {
@@ -26,6 +26,7 @@ import { systemClock, type Clock } from '../../shared/clock.js';
 import { wireAccounts } from '../accounts.js';
 import { loadConfig } from '../config.js';
 import { buildHttpApp } from '../http-app.js';
+import { wireAdminInspection } from '../admin-inspection.js';
 import { wireVoiceRooms } from '../voice-rooms.js';
 import { MemoryKeyValue } from '../../adapters/memory/memory-key-value.js';
 import type { MeetingStore } from '../../edge/meeting/meeting-store.js';
@@ -38,6 +39,8 @@ export interface TestHttpApp {
   readonly meetings: Meetings;
   /** The password lockout's counters and the invite tokens (in memory). */
   readonly kv: KeyValue;
+  /** The node's database (tests read rows the API must not show). */
+  readonly sql: SqlBackend;
   close(): Promise<void>;
 }
 
@@ -108,6 +111,7 @@ export async function startTestHttpApp(
       webhooks: new SqlWebhookDirectory(sql),
       destinations: new DestinationPolicy(),
     },
+    inspection: wireAdminInspection(host, sql),
     clock: systemClock,
     docs: config.http.docsEnabled,
     notifications,
@@ -117,6 +121,7 @@ export async function startTestHttpApp(
     http,
     meetings,
     kv,
+    sql,
     async close() {
       await host.drain();
       await http.close();
