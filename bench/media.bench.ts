@@ -16,14 +16,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
-import { readFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
-import type { types } from 'mediasoup';
 import pino from 'pino';
 import { HttpMediaOrchestrator } from '../src/adapters/media/http-media-orchestrator.js';
 import { loadMediasoup } from '../src/media-server/mediasoup-loader.js';
 import { MEDIA_CODECS, mediaServerTestOptions } from '../src/media-server/options.js';
 import { startMediaServer } from '../src/media-server/server.js';
+import { describeStep, measureStep, Receivers, rtpStream, sendPaced } from './rtp.js';
 
 const ROUTERS = Number(process.env.BENCH_ROUTERS ?? 300);
 const TRANSPORTS = Number(process.env.BENCH_TRANSPORTS ?? 1000);
@@ -35,9 +33,6 @@ const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);
 const PACKETS_PER_SECOND = Number(process.env.BENCH_PPS ?? 50);
 const PAYLOAD_BYTES = Number(process.env.BENCH_PAYLOAD_BYTES ?? 1200);
 const MAX_LOSS = 0.01;
-/** Two receiving threads use whatever CPU the worker and the sender leave. */
-const RECEIVER_THREADS = 2;
-const SOCKETS_PER_THREAD = 2;
 const MEDIASOUP_GUIDANCE = 500;
 
 const logger = pino({ level: 'silent' });
@@ -87,99 +82,6 @@ async function creationRates(): Promise<void> {
   }
 }
 
-/** Counts RTP packets coming back, in worker threads (bench/media-receiver.mjs). */
-class Receivers {
-  readonly #counter = new SharedArrayBuffer(4);
-  readonly #threads: Worker[] = [];
-  #ports: number[] = [];
-
-  async open(): Promise<void> {
-    for (let t = 0; t < RECEIVER_THREADS; t++) {
-      const thread = new Worker(new URL('./media-receiver.mjs', import.meta.url), {
-        workerData: { sockets: SOCKETS_PER_THREAD, counter: this.#counter },
-      });
-      const { ports } = await new Promise<{ ports: number[] }>((resolve, reject) => {
-        thread.once('message', resolve);
-        thread.once('error', reject);
-      });
-      this.#threads.push(thread);
-      this.#ports.push(...ports);
-    }
-  }
-
-  get packets(): number {
-    return Atomics.load(new Int32Array(this.#counter), 0);
-  }
-
-  reset(): void {
-    Atomics.store(new Int32Array(this.#counter), 0, 0);
-  }
-
-  port(i: number): number {
-    return this.#ports[i % this.#ports.length]!;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all(this.#threads.map((t) => t.terminate()));
-  }
-}
-
-/** Sequence number and timestamp carry on across sends: a reset would look like loss. */
-interface Stream {
-  readonly ssrc: number;
-  seq: number;
-  timestamp: number;
-}
-
-/** Sends the producer's RTP at a steady rate (catching up on timer jitter). */
-function sendStream(socket: dgram.Socket, port: number, stream: Stream, seconds: number) {
-  const payload = randomBytes(PAYLOAD_BYTES);
-  const started = Date.now();
-  let sent = 0;
-  return new Promise<number>((resolve) => {
-    const timer = setInterval(() => {
-      const elapsed = (Date.now() - started) / 1000;
-      const due = Math.min(Math.floor(elapsed * PACKETS_PER_SECOND), seconds * PACKETS_PER_SECOND);
-      for (; sent < due; sent++) {
-        const header = Buffer.alloc(12);
-        header[0] = 0x80;
-        header[1] = 100;
-        header.writeUInt16BE(stream.seq++ & 0xffff, 2);
-        header.writeUInt32BE((stream.timestamp += 960) >>> 0, 4);
-        header.writeUInt32BE(stream.ssrc, 8);
-        socket.send(Buffer.concat([header, payload]), port, '127.0.0.1');
-      }
-      if (elapsed >= seconds) {
-        clearInterval(timer);
-        resolve(sent);
-      }
-    }, 5);
-  });
-}
-
-/**
- * Datagrams the kernel dropped because a receiving socket's buffer was full (Linux,
- * /proc/net/snmp): loss counted here happened at our Node receivers, not in the worker.
- */
-function udpBufferDrops(): number | null {
-  try {
-    const lines = readFileSync('/proc/net/snmp', 'utf8')
-      .split('\n')
-      .filter((l) => l.startsWith('Udp:'));
-    const names = lines[0]?.split(/\s+/) ?? [];
-    const values = lines[1]?.split(/\s+/) ?? [];
-    const value = Number(values[names.indexOf('RcvbufErrors')]);
-    return Number.isFinite(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-async function workerCpuMs(worker: types.Worker): Promise<number> {
-  const usage = await worker.getResourceUsage();
-  return usage.ru_utime + usage.ru_stime;
-}
-
 async function consumerCapacity(): Promise<number> {
   const { module: mediasoup } = await loadMediasoup(null);
   const worker = await mediasoup.createWorker({ logLevel: 'none' });
@@ -198,8 +100,8 @@ async function consumerCapacity(): Promise<number> {
         encodings: [{ ssrc }],
       },
     });
-    const inputPort = input.tuple.localPort;
-    const stream: Stream = { ssrc, seq: 0, timestamp: 0 };
+    const stream = rtpStream(input.tuple.localPort, ssrc, 100);
+    const payload = randomBytes(PAYLOAD_BYTES);
     const kbps = ((PAYLOAD_BYTES + 12 + 28) * 8 * PACKETS_PER_SECOND) / 1000;
     console.log(
       `forwarding: 1 worker, 1 plain-RTP producer at ${PACKETS_PER_SECOND} packets/s × ` +
@@ -218,29 +120,18 @@ async function consumerCapacity(): Promise<number> {
         await out.connect({ ip: '127.0.0.1', port: receivers.port(consumers) });
         await out.consume({ producerId: producer.id, rtpCapabilities: router.rtpCapabilities });
       }
-      // Warm-up so that every consumer has seen the stream before counting.
-      await sendStream(sender, inputPort, stream, 0.3);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      receivers.reset();
-      const cpuBefore = await workerCpuMs(worker);
-      const dropsBefore = udpBufferDrops();
-      const started = Date.now();
-      const sent = await sendStream(sender, inputPort, stream, STEP_SECONDS);
-      await new Promise((resolve) => setTimeout(resolve, 500)); // drain
-      const cpu = ((await workerCpuMs(worker)) - cpuBefore) / (Date.now() - started);
-      const expected = sent * consumers;
-      const loss = Math.max(0, 1 - receivers.packets / expected);
-      const dropsAfter = udpBufferDrops();
-      const drops =
-        dropsBefore === null || dropsAfter === null
-          ? ''
-          : `, receiver drops ${dropsAfter - dropsBefore}`;
+      const step = await measureStep({
+        receivers,
+        worker,
+        seconds: STEP_SECONDS,
+        copies: consumers,
+        send: (seconds) => sendPaced(sender, [stream], seconds, PACKETS_PER_SECOND, () => payload),
+      });
       console.log(
-        `  ${String(consumers).padStart(5)} consumers: ${receivers.packets}/${expected} packets, ` +
-          `loss ${(loss * 100).toFixed(2)}%, worker CPU ${(cpu * 100).toFixed(0)}%, ` +
-          `${((consumers * kbps) / 1000).toFixed(1)} Mbit/s out${drops}`,
+        `  ${String(consumers).padStart(5)} consumers: ${describeStep(step)}, ` +
+          `${((consumers * kbps) / 1000).toFixed(1)} Mbit/s out`,
       );
-      if (loss > MAX_LOSS) break;
+      if (step.loss > MAX_LOSS) break;
       best = consumers;
     }
     return best;
