@@ -213,7 +213,9 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
     try {
-      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create);
+      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create, {
+        confirmOwner: () => lease.verifyOwner(route, granted.token),
+      });
       if (!loaded) throw new MissingCell(domain.notFound);
       let state =
         loaded.snapshot === null

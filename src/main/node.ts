@@ -119,7 +119,7 @@ export async function startNode(
     let meetingMedia: MeetingMedia | null = null;
     let voiceMedia: VoiceMedia | null = null;
     const host = new CellHost(hostConfig, {
-      store: new SqlCellStore(sql),
+      store: new SqlCellStore(sql, { logger: logger.child({ module: 'cell-store' }) }),
       lease,
       registry,
       clock: systemClock,
