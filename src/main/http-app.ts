@@ -18,6 +18,7 @@ import { registerApiDocs } from '../edge/http/openapi.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { registerMeetingRoutes } from '../edge/http/meeting-routes.js';
+import { registerNodeAdminRoutes, type NodeControl } from '../edge/http/node-admin-routes.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { CreationQuota } from '../edge/quotas.js';
@@ -51,6 +52,8 @@ export interface HttpAppDeps {
   readonly docs: boolean;
   /** The notification centre (`/api/v1/notifications`). */
   readonly notifications: NotificationCentre;
+  /** Drain and undrain over the admin API; absent: not served. */
+  readonly node?: NodeControl;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -79,6 +82,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
     registerAdminRoutes(api, { store: voice.store, adminToken, clock });
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
+    if (deps.node) registerNodeAdminRoutes(api, { node: deps.node, adminToken });
     registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
     if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
     done();

@@ -40,6 +40,7 @@ import { embeddedMediaHealth, remoteMediaHealth, type MediaHealth } from './medi
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
+import { nodeControl, nodeReadiness } from './node-ops.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
@@ -181,7 +182,9 @@ export async function startNode(
         draining: () => host.isDraining,
         cellsLoaded: () => host.loadedCells.length,
         media: media.health,
+        readiness: nodeReadiness(host, sql, redis),
       },
+      node: nodeControl(host),
       metrics: host.metrics.registry,
       accounts,
       voice,
