@@ -131,13 +131,22 @@ export interface RecordedResult {
   readonly outcome: string;
 }
 
+export interface ActivateOptions {
+  /**
+   * True while this node still holds the room's lease. A store whose activation finds the
+   * room held by a stale owner's open transaction asks it before ending that transaction.
+   */
+  readonly confirmOwner?: () => Promise<boolean>;
+}
+
 export interface CellStore<T extends StoreTypes = StoreTypes> {
   /** Builds (does not run) the domain's projection statements. */
   readonly queries: T['queries'];
   /**
    * Bumps `lease_epoch` (fencing every earlier owner) and loads. A missing row is not
    * created here: with `create` the cell starts unpersisted, otherwise the answer is null.
-   * A row of another kind is refused before anything is written.
+   * A row of another kind is refused before anything is written. An earlier owner that
+   * stopped mid-commit must not hold the activation up past its lease (see `options`).
    */
   activate(
     key: CellKey,
@@ -145,6 +154,7 @@ export interface CellStore<T extends StoreTypes = StoreTypes> {
     nodeId: string,
     nowMs: number,
     create: boolean,
+    options?: ActivateOptions,
   ): Promise<ActivatedCell | null>;
   commit(request: CommitRequest<T>, nowMs: number): Promise<CommitOutcome<T['statement']>>;
   /** The recorded outcomes of request ids that already have one. */

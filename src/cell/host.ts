@@ -59,6 +59,18 @@ export type Routed<T> =
 type AnyCell<T extends StoreTypes> = Cell<unknown, Command, DomainEvent, T>;
 type AnyDomain<T extends StoreTypes> = CellDomain<unknown, Command, DomainEvent, T>;
 
+/** What a hand-over did: how many cells it unloaded, whether its deadline cut it short. */
+export interface HandOverReport {
+  readonly cells: number;
+  readonly timedOut: boolean;
+  readonly tookMs: number;
+}
+
+/** Whether the host takes cells: `serving`, or why not. */
+export type ServiceState = 'starting' | 'serving' | 'draining' | 'drained' | 'stopping' | 'stopped';
+
+type Phase = 'new' | 'running' | 'draining' | 'drained' | 'stopping' | 'stopped';
+
 /** Generic over the store's types: room kinds' SQL hooks are typed by the store they use. */
 export class CellHost<T extends StoreTypes = StoreTypes> {
   readonly metrics: CellMetrics;
@@ -67,8 +79,9 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   private readonly cells = new Map<string, AnyCell<T>>();
   private readonly activating = new Map<string, Promise<AnyCell<T> | { ownerNodeId: string }>>();
   private background: BackgroundWork | null = null;
-  private state: 'new' | 'running' | 'draining' | 'stopped' = 'new';
+  private state: Phase = 'new';
   private drained: Promise<void> | null = null;
+  private handingOver: Promise<HandOverReport> | null = null;
 
   constructor(
     readonly config: CellHostConfig,
@@ -90,6 +103,9 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   }
   get isDraining(): boolean {
     return this.state !== 'running';
+  }
+  get serviceState(): ServiceState {
+    return this.state === 'new' ? 'starting' : this.state === 'running' ? 'serving' : this.state;
   }
   get loadedCells(): readonly AnyCell<T>[] {
     return [...this.cells.values()];
@@ -168,6 +184,15 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
       throw errors.ROOM_KIND_MISMATCH(live.domain.kind, kind);
     }
     if (live && !live.closed && this.state === 'running') return live;
+    if (this.state !== 'running' && !options.forwarded) {
+      // Taking no cells, this node still forwards to a room that lives elsewhere.
+      const ownerNodeId = await this.deps.lease.ownerOf(route).catch(() => null);
+      if (ownerNodeId && ownerNodeId !== this.nodeId) {
+        const addr = await this.deps.registry.lookup(ownerNodeId).catch(() => null);
+        if (addr) return { kind: 'remote', nodeId: ownerNodeId, addr };
+      }
+      throw errors.NODE_DRAINING(this.nodeId);
+    }
     // A creating command that joined a non-creating activation of the same room retries.
     const owner = await this.activate(kind, key, create).catch((error: unknown) => {
       if (create && error instanceof MissingCell) return this.activate(kind, key, true);
@@ -215,7 +240,9 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
     try {
-      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create);
+      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create, {
+        confirmOwner: () => lease.verifyOwner(route, granted.token),
+      });
       if (!loaded) throw new MissingCell(domain.notFound);
       let state =
         loaded.snapshot === null
@@ -286,8 +313,53 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   }
 
   /**
-   * Refuses new commands, finishes in-flight batches, snapshots, releases every lease and
-   * deregisters the node, within `drainTimeoutMs`. Idempotent.
+   * Takes no new cells and hands the loaded ones over (finishes their queued batches,
+   * snapshots, releases each lease so another node takes the room at once), within
+   * `drainTimeoutMs`; the node stays up and serves again after {@link CellHost.undrain}.
+   * While it runs, and after, the same hand-over is returned.
+   */
+  handOver(): Promise<HandOverReport> {
+    if (this.state === 'running') {
+      this.state = 'draining';
+      this.handingOver = this.runHandOver().then((report) => {
+        if (this.state === 'draining') this.state = 'drained';
+        this.logger.info(report, 'cell host handed its cells over');
+        return report;
+      });
+    }
+    if (this.handingOver && (this.state === 'draining' || this.state === 'drained')) {
+      return this.handingOver;
+    }
+    return Promise.reject(errors.NODE_DRAINING(this.nodeId));
+  }
+
+  /** Takes cells again after {@link CellHost.handOver} (once it finished). Not after drain(). */
+  async undrain(): Promise<void> {
+    if (this.state === 'running') return;
+    if (this.state === 'draining') await this.handingOver;
+    if (this.state !== 'drained') throw errors.NODE_DRAINING(this.nodeId);
+    this.state = 'running';
+    this.handingOver = null;
+    this.logger.info('cell host serving again');
+  }
+
+  private async runHandOver(): Promise<HandOverReport> {
+    const started = performance.now();
+    // Activations already under way see the state and give their lease back.
+    await Promise.allSettled([...this.activating.values()]);
+    const cells = this.loadedCells;
+    const handOver = Promise.allSettled(cells.map((cell) => this.deactivate(cell)));
+    const timedOut = await Promise.race([
+      handOver.then(() => false),
+      sleep(this.config.drainTimeoutMs).then(() => true),
+    ]);
+    if (timedOut) this.logger.warn('drain deadline passed; remaining cells are left to their TTL');
+    return { cells: cells.length, timedOut, tookMs: Math.round(performance.now() - started) };
+  }
+
+  /**
+   * Stops for good: refuses new commands, finishes in-flight batches, snapshots, releases
+   * every lease and deregisters the node, within `drainTimeoutMs`. Idempotent.
    */
   drain(): Promise<void> {
     this.drained ??= this.runDrain();
@@ -299,14 +371,11 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
       this.state = 'stopped';
       return;
     }
-    this.state = 'draining';
+    const earlier = this.handingOver;
+    this.state = 'stopping';
     await this.background?.stop();
-    const handOver = Promise.allSettled(this.loadedCells.map((cell) => this.deactivate(cell)));
-    const timedOut = await Promise.race([
-      handOver.then(() => false),
-      sleep(this.config.drainTimeoutMs).then(() => true),
-    ]);
-    if (timedOut) this.logger.warn('drain deadline passed; remaining cells are left to their TTL');
+    const { timedOut } = await (earlier ?? this.runHandOver());
+    // Cells an earlier hand-over left behind at its deadline: their leases expire by TTL.
     await this.deps.registry.deregister(this.nodeId).catch((err: unknown) => {
       this.logger.warn({ err }, 'deregister failed');
     });

@@ -22,6 +22,7 @@ import { registerApiDocs } from '../edge/http/openapi.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { registerMeetingRoutes } from '../edge/http/meeting-routes.js';
+import { registerNodeAdminRoutes, type NodeControl } from '../edge/http/node-admin-routes.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
 import { registerWebClient, type WebClientOptions } from '../edge/http/web-client.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
@@ -60,6 +61,8 @@ export interface HttpAppDeps {
   readonly notifications: NotificationCentre;
   /** The web client (web/dist) at `/`; absent: not served. */
   readonly web?: WebClientOptions;
+  /** Drain and undrain over the admin API; absent: not served. */
+  readonly node?: NodeControl;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -89,6 +92,7 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
     registerAdminRoutes(api, { store: voice.store, adminToken, clock });
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
     registerAdminInspectionRoutes(api, { ...deps.inspection, adminToken });
+    if (deps.node) registerNodeAdminRoutes(api, { node: deps.node, adminToken });
     registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
     if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
     if (deps.web) registerWebClient(api, deps.web);

@@ -44,6 +44,7 @@ import { buildHttpApp } from './http-app.js';
 import { defaultWebDist } from '../edge/http/web-client.js';
 import { wireAdminInspection } from './admin-inspection.js';
 import { embeddedMediaLoad, registerMediaMetrics, remoteMediaLoad } from './media-metrics.js';
+import { nodeControl, nodeReadiness } from './node-ops.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
@@ -129,7 +130,7 @@ export async function startNode(
     let meetingMedia: MeetingMedia | null = null;
     let voiceMedia: VoiceMedia | null = null;
     const host = new CellHost(hostConfig, {
-      store: new SqlCellStore(sql),
+      store: new SqlCellStore(sql, { logger: logger.child({ module: 'cell-store' }) }),
       lease,
       registry,
       clock: systemClock,
@@ -199,7 +200,9 @@ export async function startNode(
         draining: () => host.isDraining,
         cellsLoaded: () => host.loadedCells.length,
         media: media.health,
+        readiness: nodeReadiness(host, sql, redis),
       },
+      node: nodeControl(host),
       metrics: host.metrics.registry,
       accounts,
       voice,

@@ -1,4 +1,7 @@
-/** `npm start`: one node from the environment; SIGTERM/SIGINT drain it before exit. */
+/**
+ * `npm start`: one node from the environment. SIGTERM/SIGINT drain it (its rooms handed over
+ * to the other nodes) and exit 0, or exit 1 when ROOMS_DRAIN_TIMEOUT_MS passes first.
+ */
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startNode } from './node.js';
 
@@ -30,6 +33,15 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
+    // The drain's deadline is the process's: whatever still holds it up then is cut short
+    // (its leases expire by TTL and the SQL fence guards the rest). Exit 1 says it was forced.
+    setTimeout(() => {
+      logger.error(
+        { drainTimeoutMs: config.cell.drainTimeoutMs },
+        'drain deadline passed, exiting',
+      );
+      process.exit(1);
+    }, config.cell.drainTimeoutMs).unref();
     node.close().then(
       () => process.exit(0),
       (err: unknown) => {

@@ -5,25 +5,30 @@
  * projections. Built here, run by sql-commit.ts.
  */
 import type { CompiledQuery, Kysely } from 'kysely';
+import type { SqlFlavor } from './flavor.js';
 import type { Database } from './schema.js';
+import { connectionMark } from './stale-owner.js';
 import type { SqlBatchWrite, SqlCommitRequest } from './sql-store-types.js';
 
 /** The fence first (its row count decides), then log, outcomes, outbox and projections. */
 export function writeStatements(
   db: Kysely<Database>,
+  flavor: SqlFlavor,
   request: SqlCommitRequest,
   write: SqlBatchWrite,
   nowMs: number,
 ): CompiledQuery[] {
   const { key } = request;
   const fence = request.create
-    ? insertFence(db, request, request.create.kind, write, nowMs)
+    ? insertFence(db, flavor, request, request.create.kind, write, nowMs)
     : db
         .updateTable('room_cells')
         .set({
           version: write.toVersion,
           next_alarm_ms: write.nextAlarmMs,
           updated_at_ms: nowMs,
+          // Whose session holds the row until COMMIT: a takeover can end it (stale-owner.ts).
+          ...connectionMark(flavor),
           ...(write.snapshot
             ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
             : {}),
@@ -109,6 +114,7 @@ export function writeStatements(
  */
 function insertFence(
   db: Kysely<Database>,
+  flavor: SqlFlavor,
   request: SqlCommitRequest,
   kind: string,
   write: SqlBatchWrite,
@@ -128,6 +134,7 @@ function insertFence(
       next_alarm_ms: write.nextAlarmMs,
       created_at_ms: nowMs,
       updated_at_ms: nowMs,
+      ...connectionMark(flavor),
     })
     .orIgnore()
     .compile();

@@ -21,6 +21,7 @@ import { notificationTables } from './migrations/0008_notifications.js';
 import { meetingEndedIndex } from './migrations/0009_meeting_ended_index.js';
 import { notificationCreatedIndex } from './migrations/0010_notification_created_index.js';
 import { notificationRequestKeys } from './migrations/0011_notification_request_keys.js';
+import { roomCellConnection } from './migrations/0012_room_cell_connection.js';
 import type { Database } from './schema.js';
 
 export interface SqlBackend {
@@ -128,6 +129,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0009_meeting_ended_index': meetingEndedIndex(),
     '0010_notification_created_index': notificationCreatedIndex(),
     '0011_notification_request_keys': notificationRequestKeys(flavor),
+    '0012_room_cell_connection': roomCellConnection(flavor),
   };
   const migrator = new Migrator({
     db,

@@ -67,9 +67,10 @@ const UNREACHABLE = new Set([
 /**
  * Lock conflicts: the database chose this transaction as a deadlock victim or gave up its
  * lock wait. The transaction wrote nothing that will commit (every caller rolls back on a
- * throw), so running it again is safe.
+ * throw), so running it again is safe. A NOWAIT locking read of a locked row fails the same
+ * way (MariaDB says ER_LOCK_WAIT_TIMEOUT, MySQL 8 ER_LOCK_NOWAIT).
  */
-const LOCK_CONFLICT = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+const LOCK_CONFLICT = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'ER_LOCK_NOWAIT']);
 
 /** What a failed database call means to its caller, when it is not about the statement. */
 export type DatabaseFault = 'unreachable' | 'lock_conflict';

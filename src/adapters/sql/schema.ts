@@ -11,6 +11,8 @@ export interface RoomCellsTable {
   version: number;
   lease_epoch: number;
   owner_node_id: string | null;
+  /** MySQL `CONNECTION_ID()` of the last activation or fence (0012); null on SQLite. */
+  owner_conn_id: number | null;
   /** JSON of the state at snapshot_version. */
   snapshot: string | null;
   snapshot_version: number;

@@ -6,15 +6,25 @@
  * takeover proceeds and the paused commit finds 0 rows; once past the fence it holds the
  * row lock, and a takeover's epoch bump waits for the COMMIT and then sees it. A room's
  * first batch inserts its row instead (INSERT … IGNORE: 0 rows when another node won).
+ * On MySQL a takeover does not wait for a paused owner's COMMIT: it ends the paused
+ * session once the lease confirms it is stale (stale-owner.ts).
  */
 import type { Kysely, QueryCreator } from 'kysely';
-import type { ActivatedCell, CellStore, DueCell, RecordedResult } from '../../cell/cell-store.js';
+import type { Logger } from 'pino';
+import type {
+  ActivatedCell,
+  ActivateOptions,
+  CellStore,
+  DueCell,
+  RecordedResult,
+} from '../../cell/cell-store.js';
 import type { CellKey } from '../../cell/lease.js';
 import { writeStatements } from './batch-statements.js';
 import { isUniqueViolation } from './flavor.js';
 import type { SqlBackend } from './database.js';
 import type { Database } from './schema.js';
 import { applyWrite, batchTransaction, LEASE_LOST, onePacket } from './sql-commit.js';
+import { connectionMark, lockRowNoWait, withoutWaitingOnStaleOwner } from './stale-owner.js';
 import type {
   SqlBatchWrite,
   SqlCommitOutcome,
@@ -27,9 +37,15 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
   private readonly db: Kysely<Database>;
   readonly queries: QueryCreator<Database>;
 
-  constructor(private readonly backend: SqlBackend) {
+  private readonly logger: Logger | undefined;
+
+  constructor(
+    private readonly backend: SqlBackend,
+    options: { readonly logger?: Logger } = {},
+  ) {
     this.db = backend.db;
     this.queries = backend.db;
+    this.logger = options.logger;
   }
 
   async activate(
@@ -38,28 +54,25 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     nodeId: string,
     nowMs: number,
     create: boolean,
+    options: ActivateOptions = {},
   ): Promise<ActivatedCell | null> {
-    const row = await this.db.transaction().execute(async (trx) => {
-      // `kind` in the WHERE: a room of another kind is never fenced by a wrong-kind call.
-      const bumped = await trx
-        .updateTable('room_cells')
-        .set((eb) => ({
-          lease_epoch: eb('lease_epoch', '+', 1),
-          owner_node_id: nodeId,
-          updated_at_ms: nowMs,
-        }))
-        .where('app_code', '=', key.appCode)
-        .where('room_id', '=', key.roomId)
-        .where('kind', '=', kind)
-        .executeTakeFirst();
-      return trx
-        .selectFrom('room_cells')
-        .select(['kind', 'version', 'lease_epoch', 'snapshot', 'snapshot_version'])
-        .where('app_code', '=', key.appCode)
-        .where('room_id', '=', key.roomId)
-        .executeTakeFirst()
-        .then((r) => (r ? { ...r, bumped: Number(bumped.numUpdatedRows) === 1 } : undefined));
-    });
+    const mysql = this.backend.flavor === 'mysql';
+    const bump = () =>
+      this.db.transaction().execute(async (trx) => {
+        if (mysql) await lockRowNoWait(trx, key);
+        return this.bumpEpoch(trx, key, kind, nodeId, nowMs);
+      });
+    const row = mysql
+      ? await withoutWaitingOnStaleOwner(
+          {
+            db: this.db,
+            key,
+            ...(options.confirmOwner ? { confirmOwner: options.confirmOwner } : {}),
+            ...(this.logger ? { logger: this.logger } : {}),
+          },
+          bump,
+        )
+      : await bump();
     if (!row) return create ? unpersisted() : null;
     if (!row.bumped || row.kind !== kind) {
       throw errors.ROOM_KIND_MISMATCH(row.kind, kind);
@@ -87,6 +100,36 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     };
   }
 
+  /** The fence of every earlier owner: `lease_epoch + 1`, then the row as it now is. */
+  private async bumpEpoch(
+    trx: Kysely<Database>,
+    key: CellKey,
+    kind: string,
+    nodeId: string,
+    nowMs: number,
+  ) {
+    // `kind` in the WHERE: a room of another kind is never fenced by a wrong-kind call.
+    const bumped = await trx
+      .updateTable('room_cells')
+      .set((eb) => ({
+        lease_epoch: eb('lease_epoch', '+', 1),
+        owner_node_id: nodeId,
+        updated_at_ms: nowMs,
+        ...connectionMark(this.backend.flavor),
+      }))
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .where('kind', '=', kind)
+      .executeTakeFirst();
+    return trx
+      .selectFrom('room_cells')
+      .select(['kind', 'version', 'lease_epoch', 'snapshot', 'snapshot_version'])
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .executeTakeFirst()
+      .then((r) => (r ? { ...r, bumped: Number(bumped.numUpdatedRows) === 1 } : undefined));
+  }
+
   commit(request: SqlCommitRequest, nowMs: number): Promise<SqlCommitOutcome> {
     return request.interactive
       ? this.commitInteractive(request, nowMs)
@@ -101,7 +144,7 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     const write = await request.build(null);
     if (!write) return { kind: 'committed', write: null };
     if (!(await request.verifyOwner())) return LEASE_LOST;
-    const statements = writeStatements(this.db, request, write, nowMs);
+    const statements = writeStatements(this.db, this.backend.flavor, request, write, nowMs);
     const pool = this.backend.mysqlPool;
     if (pool) return onePacket(pool.promise(), statements, write);
     const trx = await this.db.startTransaction().execute();
@@ -136,7 +179,11 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
       if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
       throw error;
     }
-    return applyWrite(trx, writeStatements(this.db, request, write, nowMs), write);
+    return applyWrite(
+      trx,
+      writeStatements(this.db, this.backend.flavor, request, write, nowMs),
+      write,
+    );
   }
 
   async findResults(

@@ -136,6 +136,8 @@ export async function startHost(
     config?: Partial<CellHostConfig>;
     wrapLease?: (lease: LeaseManager) => LeaseManager;
     redisUrl?: string;
+    /** Sees the host's own SQL backend before the host starts (e.g. to pause its commits). */
+    withSql?: (sql: SqlBackend) => void;
     onCommitted?: (batch: CommittedBatch) => void;
     /** More room kinds to register beside the counter (each with its own state types). */
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- heterogeneous kinds
@@ -144,6 +146,7 @@ export async function startHost(
 ): Promise<TestHost> {
   const nodeId = options.nodeId ?? `node-${++hostSeq}`;
   const sqlBackend = await backend.sqlForHost();
+  options.withSql?.(sqlBackend);
   const coordination = backend.coordination(options.redisUrl);
   const lease = options.wrapLease ? options.wrapLease(coordination.lease) : coordination.lease;
   const host = new CellHost(

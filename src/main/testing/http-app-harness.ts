@@ -33,6 +33,7 @@ import type { MeetingStore } from '../../edge/meeting/meeting-store.js';
 import type { KeyValue } from '../../shared/key-value.js';
 import { wireMeetings, type Meetings } from '../meetings.js';
 import { sqlMeetingStore } from '../../adapters/sql/meeting/store.js';
+import { nodeControl, nodeReadiness } from '../node-ops.js';
 
 export interface TestHttpApp {
   readonly http: FastifyInstance;
@@ -100,7 +101,13 @@ export async function startTestHttpApp(
   });
   const http = buildHttpApp({
     logger: silentLogger,
-    ops: { nodeId: 'http-test', draining: () => host.isDraining, cellsLoaded: () => 0 },
+    ops: {
+      nodeId: 'http-test',
+      draining: () => host.isDraining,
+      cellsLoaded: () => 0,
+      readiness: nodeReadiness(host, sql, null),
+    },
+    node: nodeControl(host),
     metrics: host.metrics.registry,
     accounts,
     voice,
