@@ -95,8 +95,8 @@ export function remoteMediaLoad(
 async function waitAtMost(promise: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => {
+    // Not unref'd: a scrape waiting on it must not find the process exiting under it.
     timer = setTimeout(resolve, ms);
-    timer.unref();
   });
   try {
     await Promise.race([promise, timeout]);
