@@ -37,7 +37,7 @@ const trustProxy = z
     v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v,
   );
 
-/** Every `ROOMS_*` variable, its default and its meaning (the README table mirrors this). */
+/** Every `ROOMS_*` variable, its default and its meaning (docs/configuration.md's table mirrors this). */
 const schema = z.object({
   ROOMS_NODE_ID: nodeIdVariable,
   ROOMS_ADVERTISE_ADDR: z

@@ -17,7 +17,7 @@ import {
 } from '../shared/env.js';
 import type { MediaServerOptions } from './options.js';
 
-/** Every variable of a media server, its default and its check (README's table mirrors it). */
+/** Every variable of a media server, its default and its check (docs/configuration.md's table mirrors it). */
 export const mediaServerVariables = {
   ROOMS_MEDIA_HOST: z.string().min(1).default('127.0.0.1'),
   ROOMS_MEDIA_PORT: int(0, 65535).default(7070),

@@ -20,7 +20,7 @@ export interface WorkerBin {
 /** One-line hint printed when no binary is found. */
 export const WORKER_BIN_HINT =
   'no mediasoup-worker binary: run `npm run media:worker` (scripts/build-mediasoup-worker.sh, ' +
-  'an offline build, cached); see README "Installing mediasoup\'s worker"';
+  'an offline build, cached); see docs/media-server.md "Installing mediasoup\'s worker"';
 
 /**
  * The installed mediasoup package's folder, or null. mediasoup does not export its

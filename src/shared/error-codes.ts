@@ -3,7 +3,7 @@
  * and message (Fastify's `createError` style): code sites call `errors.X(…)` and never spell
  * a code or a message of their own. `%s` in a message is filled by the call's arguments in
  * order. A room kind's domain refusals live in its own table beside its decider (e.g.
- * src/domain/voice-room/errors.ts); the README lists both (a test keeps it complete).
+ * src/domain/voice-room/errors.ts); docs/errors.md lists both (a test keeps it complete).
  */
 import { format } from 'node:util';
 import { AppError, RateLimitedError, type ErrorKind } from './errors.js';
@@ -131,5 +131,5 @@ export const errors = defineErrors({
 
 export type ErrorCodeName = keyof typeof errors;
 
-/** Every code of {@link errors}, for the README's table and its test. */
+/** Every code of {@link errors}, for docs/errors.md's table and its test. */
 export const errorCatalog: readonly ErrorCode[] = Object.values(errors);

@@ -145,7 +145,7 @@ export async function clusterSkipReason(): Promise<string | false> {
   if (inCi) {
     throw new Error(`${missing} not reachable in CI: cluster tests must not be skipped there`);
   }
-  return `${missing} not reachable (start them: see README "Running the cluster tests")`;
+  return `${missing} not reachable (start them: see docs/testing.md "Running the cluster tests")`;
 }
 
 /** A throwaway MariaDB database; `drop()` is idempotent. */

@@ -77,7 +77,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
   if (declared.kind === 'command') addRequestIdNote(input);
   const params = route.path.match(/:\w+/g)?.map((p) => p.slice(1)) ?? [];
   const responses: Record<number, string> = {
-    [route.status ?? 200]: "The result (the README's Meetings section)",
+    [route.status ?? 200]: 'The result (docs/meetings.md)',
     400: REFUSED,
   };
   if (call.hostOnly) responses[403] = HOST_ONLY;

@@ -96,7 +96,7 @@ const okEnvelope = {
   properties: {
     code: { type: 'integer', enum: [0] },
     message: { type: 'string', enum: ['success'] },
-    data: { description: 'The answer (see the README for each route)' },
+    data: { description: 'The answer (see docs/ for each route)' },
     trace_id: { type: 'string', description: 'X-Trace-Id if given, else the request id' },
     time: { type: 'string', example: '2026-04-21 16:30:00' },
   },

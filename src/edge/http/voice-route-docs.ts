@@ -33,7 +33,7 @@ const CREATE_REFUSALS = {
   409: 'Too many open rooms (TOO_MANY_OPEN_ROOMS), or the request_id was used otherwise',
   429: 'Too many creations (CREATE_RATE_LIMITED, with Retry-After)',
 };
-/** What a room may refuse; `reason` is the code (the README's table of refusals). */
+/** What a room may refuse; `reason` is the code (docs/errors.md's table of refusals). */
 const ROOM_REFUSALS = {
   400: "Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)",
   403: 'Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)',
