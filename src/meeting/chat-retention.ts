@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { PeriodicSweep } from '../shared/periodic-sweep.js';
+import { SweepJob } from '../shared/periodic-sweep.js';
 
 /** Port: the chats of ended meetings (the SQL adapter: src/adapters/sql/meeting/). */
 export interface ChatRetentionStore {
@@ -39,9 +39,7 @@ export interface ChatRetentionConfig {
   readonly maxBatchesPerSweep?: number;
 }
 
-export class MeetingChatRetention {
-  private readonly logger: Logger;
-  private readonly loop: PeriodicSweep;
+export class MeetingChatRetention extends SweepJob {
   /** Every chat of a meeting ended before this is gone (as far as this instance knows). */
   private cleanedBeforeMs = 0;
 
@@ -53,35 +51,18 @@ export class MeetingChatRetention {
       readonly logger: Logger;
     },
   ) {
-    this.logger = deps.logger.child({ module: 'meeting-chat-retention' });
-    this.loop = new PeriodicSweep({
+    super({
       intervalMs: config.intervalMs ?? 600_000,
-      run: () => this.sweepOnce(),
-      logger: this.logger,
+      logger: deps.logger.child({ module: 'meeting-chat-retention' }),
       what: 'meeting chat retention',
     });
   }
 
-  get enabled(): boolean {
+  override get enabled(): boolean {
     return this.config.retentionMs > 0;
   }
 
-  /** Sweeps soon and then every interval (see {@link PeriodicSweep}). */
-  start(): void {
-    if (this.enabled) this.loop.start();
-  }
-
-  /** Stops the timer and waits for a sweep in progress. Idempotent. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** One sweep (one at a time per instance); returns how many rows it deleted. */
-  sweep(): Promise<number> {
-    return this.loop.sweep();
-  }
-
-  private async sweepOnce(): Promise<number> {
+  protected override async sweepOnce(): Promise<number> {
     if (!this.enabled) return 0;
     const endedBeforeMs = this.deps.clock.nowMs() - this.config.retentionMs;
     const batchSize = this.config.batchSize ?? 500;

@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import type { CellKey } from '../cell/lease.js';
-import { PeriodicSweep } from '../shared/periodic-sweep.js';
+import { SweepJob } from '../shared/periodic-sweep.js';
 import {
   mediaRoomOf,
   parseMediaRoom,
@@ -29,10 +29,7 @@ export interface EndedRooms {
   endedAmong(rooms: readonly MediaRoom[]): Promise<MediaRoom[]>;
 }
 
-export class MediaRouterJanitor {
-  private readonly logger: Logger;
-  private readonly loop: PeriodicSweep;
-
+export class MediaRouterJanitor extends SweepJob {
   constructor(
     config: { readonly intervalMs?: number },
     private readonly deps: {
@@ -41,25 +38,15 @@ export class MediaRouterJanitor {
       readonly logger: Logger;
     },
   ) {
-    this.logger = deps.logger.child({ module: 'media-router-janitor' });
-    this.loop = new PeriodicSweep({
+    super({
       intervalMs: config.intervalMs ?? 60_000,
-      run: () => this.sweepOnce(),
-      logger: this.logger,
+      logger: deps.logger.child({ module: 'media-router-janitor' }),
       what: 'closing the routers of ended rooms',
     });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
   /** One sweep now; resolves with how many routers it closed. */
-  async sweepOnce(): Promise<number> {
+  override async sweepOnce(): Promise<number> {
     let closed = 0;
     for (const serverId of this.deps.media.ids()) {
       const media = this.deps.media.of(serverId);

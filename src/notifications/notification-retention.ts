@@ -19,7 +19,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { PeriodicSweep } from '../shared/periodic-sweep.js';
+import { SweepJob } from '../shared/periodic-sweep.js';
 
 /** A recipient: one user of one app. */
 export interface NotificationRecipient {
@@ -81,9 +81,7 @@ export interface NotificationRetentionConfig {
   readonly scanSize?: number;
 }
 
-export class NotificationRetention {
-  private readonly logger: Logger;
-  private readonly loop: PeriodicSweep;
+export class NotificationRetention extends SweepJob {
   /** Every recipient of a row up to this id has been brought within the cap (as far as this instance knows). */
   private cappedThroughId = 0;
 
@@ -95,35 +93,18 @@ export class NotificationRetention {
       readonly logger: Logger;
     },
   ) {
-    this.logger = deps.logger.child({ module: 'notification-retention' });
-    this.loop = new PeriodicSweep({
+    super({
       intervalMs: config.intervalMs ?? 600_000,
-      run: () => this.sweepOnce(),
-      logger: this.logger,
+      logger: deps.logger.child({ module: 'notification-retention' }),
       what: 'notification retention',
     });
   }
 
-  get enabled(): boolean {
+  override get enabled(): boolean {
     return this.config.retentionMs > 0 || this.config.maxPerUser > 0;
   }
 
-  /** Sweeps soon and then every interval (see {@link PeriodicSweep}). */
-  start(): void {
-    if (this.enabled) this.loop.start();
-  }
-
-  /** Stops the timer and waits for a sweep in progress. Idempotent. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** One sweep (one at a time per instance); returns how many rows it deleted. */
-  sweep(): Promise<number> {
-    return this.loop.sweep();
-  }
-
-  private async sweepOnce(): Promise<number> {
+  protected override async sweepOnce(): Promise<number> {
     if (!this.enabled) return 0;
     const budget = { left: this.config.maxBatchesPerSweep ?? 20 };
     const expired = this.config.retentionMs > 0 ? await this.deleteExpired(budget) : 0;

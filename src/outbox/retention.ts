@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { PeriodicSweep } from '../shared/periodic-sweep.js';
+import { SweepJob } from '../shared/periodic-sweep.js';
 import type { OutboxStore, SettledStatus } from './outbox-store.js';
 
 export interface RetentionConfig {
@@ -33,44 +33,24 @@ export interface RetentionDeps {
   readonly logger: Logger;
 }
 
-export class OutboxRetention {
-  private readonly logger: Logger;
-  private readonly loop: PeriodicSweep;
-
+export class OutboxRetention extends SweepJob {
   constructor(
     readonly config: RetentionConfig,
     private readonly deps: RetentionDeps,
   ) {
-    this.logger = deps.logger.child({ module: 'outbox-retention' });
-    this.loop = new PeriodicSweep({
+    super({
       intervalMs: config.intervalMs ?? 60_000,
-      run: () => this.sweepOnce(),
-      logger: this.logger,
+      logger: deps.logger.child({ module: 'outbox-retention' }),
       what: 'outbox retention sweep',
     });
   }
 
   /** True when there is anything to delete at all. */
-  get enabled(): boolean {
+  override get enabled(): boolean {
     return this.config.settledMs > 0 || this.config.failedMs > 0;
   }
 
-  /** Sweeps soon and then every interval (see {@link PeriodicSweep}). */
-  start(): void {
-    if (this.enabled) this.loop.start();
-  }
-
-  /** Stops the timer and waits for a sweep in progress. Idempotent. */
-  stop(): Promise<void> {
-    return this.loop.stop();
-  }
-
-  /** One sweep (one at a time per instance); returns how many rows it deleted. */
-  sweep(): Promise<number> {
-    return this.loop.sweep();
-  }
-
-  private async sweepOnce(): Promise<number> {
+  protected override async sweepOnce(): Promise<number> {
     const now = this.deps.clock.nowMs();
     const { settledMs, failedMs } = this.config;
     const batchSize = this.config.batchSize ?? 500;

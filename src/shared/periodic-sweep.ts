@@ -58,3 +58,44 @@ export class PeriodicSweep {
     return this.running;
   }
 }
+
+/**
+ * A background job on a {@link PeriodicSweep} (the retention sweeps, the router janitor):
+ * started when enabled, stopped once, and one sweep run on demand (tests, admin).
+ */
+export abstract class SweepJob {
+  protected readonly logger: Logger;
+  protected readonly loop: PeriodicSweep;
+
+  constructor(options: {
+    readonly intervalMs: number;
+    readonly logger: Logger;
+    readonly what: string;
+  }) {
+    this.logger = options.logger;
+    this.loop = new PeriodicSweep({ ...options, run: () => this.sweepOnce() });
+  }
+
+  /** False when configured off (e.g. a retention of 0): `start()` then does nothing. */
+  get enabled(): boolean {
+    return true;
+  }
+
+  /** Sweeps soon and then every interval. */
+  start(): void {
+    if (this.enabled) this.loop.start();
+  }
+
+  /** Stops the timer and waits for a sweep in progress. Idempotent. */
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  /** One sweep (one at a time per instance); resolves with how many rows it handled. */
+  sweep(): Promise<number> {
+    return this.loop.sweep();
+  }
+
+  /** What one sweep does. */
+  protected abstract sweepOnce(): Promise<number>;
+}

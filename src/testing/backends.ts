@@ -261,12 +261,12 @@ export interface PrivateRedis {
 const START_TIMEOUT_MS = 5_000;
 const STOP_GRACE_MS = 2_000;
 
-function hasExited(child: ChildProcess): boolean {
+export function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
 /** Resolves once `child` has exited, or `false` after `ms`. */
-function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+export function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   if (hasExited(child)) return Promise.resolve(true);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

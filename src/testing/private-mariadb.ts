@@ -20,7 +20,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
-import { freePort, inCi, mariadbAvailable } from './backends.js';
+import { freePort, hasExited, inCi, mariadbAvailable, waitForExit } from './backends.js';
 
 const START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
@@ -74,25 +74,6 @@ export function privateMariadbSkipReason(): string | false {
   const reason = 'mariadbd or mariadb-install-db not found (apt-get install mariadb-server)';
   if (inCi) throw new Error(`${reason}: tests that own a MariaDB must not be skipped in CI`);
   return reason;
-}
-
-function hasExited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
-}
-
-function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (hasExited(child)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.off('exit', onExit);
-      resolve(false);
-    }, ms);
-    const onExit = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    child.once('exit', onExit);
-  });
 }
 
 /** Runs `command` to its end, its output appended to `logPath`; rejects on a non-zero exit. */
