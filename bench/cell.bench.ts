@@ -8,7 +8,8 @@
  *   versions, and none of the runtime.
  *
  * Scenarios: (a) 1,000 rooms at concurrency 64; (b) one hot room at concurrency 256. Each
- * runs ROUNDS times, raw and ours alternating; the medians are compared.
+ * runs ROUNDS short pairs, raw and ours back to back (the order swapped every round); the
+ * ratio is the median of the per-pair ratios (bench/load.ts `interleave`).
  */
 import { randomUUID } from 'node:crypto';
 import { createRedisClient } from '../src/adapters/redis/redis-client.js';
@@ -27,10 +28,17 @@ import {
   testKeyPrefix,
   testRedisUrl,
 } from '../src/testing/backends.js';
-import { describeRun, median, runLoad, type LoadResult } from './load.js';
+import {
+  describeRatios,
+  describeRun,
+  interleave,
+  median,
+  runLoad,
+  type Interleaved,
+} from './load.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const POOL = 16;
 const counter = counterDomain();
 
@@ -78,8 +86,8 @@ async function main(): Promise<void> {
 
     const many = await compare('(a) 1,000 rooms, concurrency 64', 64, manyRooms, host, raw);
     const hot = await compare('(b) 1 hot room, concurrency 256', 256, hotRoom, host, raw);
-    console.log(`ratio_many_rooms=${(many.ours / many.raw).toFixed(3)}`);
-    console.log(`ratio_hot_room=${(hot.ours / hot.raw).toFixed(3)}`);
+    console.log(`ratio_many_rooms=${many.ratio.toFixed(3)}`);
+    console.log(`ratio_hot_room=${hot.ratio.toFixed(3)}`);
   } finally {
     await host.drain();
     redis.disconnect();
@@ -95,27 +103,24 @@ async function compare(
   rooms: CellKey[],
   host: CellHost,
   raw: RawBaseline,
-): Promise<{ ours: number; raw: number }> {
-  const results: { ours: LoadResult[]; raw: LoadResult[] } = { ours: [], raw: [] };
+): Promise<Interleaved> {
   const pick = (i: number) => rooms[i % rooms.length]!;
-  for (let round = 1; round <= ROUNDS; round++) {
-    const r = await runLoad(concurrency, SECONDS * 1000, (_, i) => raw.command(pick(i)));
-    const o = await runLoad(concurrency, SECONDS * 1000, (_, i) => ours(host, pick(i), `${round}`));
-    results.raw.push(r);
-    results.ours.push(o);
-    console.log(describeRun(`${name} raw  #${round}`, r));
-    console.log(describeRun(`${name} ours #${round}`, o));
-  }
-  const summary = {
-    ours: median(results.ours.map((r) => r.perSecond)),
-    raw: median(results.raw.map((r) => r.perSecond)),
-  };
-  console.log(
-    `${name}: median ours ${summary.ours.toFixed(0)} cmd/s (p99 ${median(results.ours.map((r) => r.p99Ms)).toFixed(1)} ms), ` +
-      `raw ${summary.raw.toFixed(0)} cmd/s (p99 ${median(results.raw.map((r) => r.p99Ms)).toFixed(1)} ms), ` +
-      `ratio ${(summary.ours / summary.raw).toFixed(2)}`,
+  let round = 0;
+  const result = await interleave(
+    ROUNDS,
+    () => runLoad(concurrency, SECONDS * 1000, (_, i) => raw.command(pick(i))),
+    () => runLoad(concurrency, SECONDS * 1000, (_, i) => ours(host, pick(i), `${++round}`)),
+    (n, r, o) => {
+      console.log(describeRun(`${name} raw  #${n}`, r));
+      console.log(describeRun(`${name} ours #${n}`, o));
+    },
   );
-  return summary;
+  console.log(
+    `${name}: median ours ${median(result.b.map((r) => r.perSecond)).toFixed(0)} cmd/s (p99 ${median(result.b.map((r) => r.p99Ms)).toFixed(1)} ms), ` +
+      `raw ${median(result.a.map((r) => r.perSecond)).toFixed(0)} cmd/s (p99 ${median(result.a.map((r) => r.p99Ms)).toFixed(1)} ms), ` +
+      `ours/raw per round ${describeRatios(result)}`,
+  );
+  return result;
 }
 
 async function ours(host: CellHost, key: CellKey, tag: string): Promise<void> {

@@ -60,3 +60,52 @@ export function describeRun(name: string, r: LoadResult): string {
     .toFixed(2)
     .padStart(7)} ms   p99 ${r.p99Ms.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
 }
+
+/** Two configurations measured in interleaved rounds, and their paired comparison. */
+export interface Interleaved {
+  readonly a: LoadResult[];
+  readonly b: LoadResult[];
+  /** Median of the per-round ratios b/a (throughput): each pair ran back to back. */
+  readonly ratio: number;
+  /** Every round's b/a, in order, so a reader sees the spread. */
+  readonly ratios: number[];
+}
+
+/**
+ * Runs `a` and `b` in `rounds` short back-to-back pairs, swapping which goes first each
+ * round (A B, B A, A B, …), and compares them pair by pair. On a shared machine a burst of
+ * other work lands on one pair, not on every round of one side, so the median of the
+ * per-pair ratios is not skewed the way a ratio of two medians is (that once reported a
+ * forwarded call as faster than a direct one).
+ */
+export async function interleave(
+  rounds: number,
+  a: () => Promise<LoadResult>,
+  b: () => Promise<LoadResult>,
+  onRound?: (round: number, a: LoadResult, b: LoadResult) => void,
+): Promise<Interleaved> {
+  const as: LoadResult[] = [];
+  const bs: LoadResult[] = [];
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    let ra: LoadResult;
+    let rb: LoadResult;
+    if (round % 2 === 1) {
+      ra = await a();
+      rb = await b();
+    } else {
+      rb = await b();
+      ra = await a();
+    }
+    as.push(ra);
+    bs.push(rb);
+    ratios.push(rb.perSecond / ra.perSecond);
+    onRound?.(round, ra, rb);
+  }
+  return { a: as, b: bs, ratio: median(ratios), ratios };
+}
+
+/** `0.91 [0.88 0.93 …]`: the median and every pair's ratio. */
+export function describeRatios(r: Interleaved): string {
+  return `${r.ratio.toFixed(3)} [${r.ratios.map((x) => x.toFixed(2)).join(' ')}]`;
+}

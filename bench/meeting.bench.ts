@@ -4,7 +4,7 @@
  * on the embedded backend (SQLite + in-process) and on the cluster backend (MariaDB + Redis,
  * when they answer), in one run:
  * - join + leave cycles through REST, against the voice room's join + leave on the same node
- *   as the baseline, in interleaved rounds (ratio = meeting / voice, median of the rounds);
+ *   as the baseline, in interleaved short rounds (ratio = median of the per-pair meeting / voice);
  * - chat sends with 8 members following over `/ws`: sends/s, and send-to-broadcast p99 (from
  *   the REST send until all 8 members have the `meeting.chat` frame);
  * - the time from a REST join to `meeting.member.joined` at the other members.
@@ -24,10 +24,10 @@ import {
   testKeyPrefix,
   testRedisUrl,
 } from '../src/testing/backends.js';
-import { median, quantile, runLoad } from './load.js';
+import { describeRatios, interleave, median, quantile, runLoad } from './load.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const MEMBERS = 8;
 
 interface Api {
@@ -175,19 +175,18 @@ async function benchBackend(name: string, cluster: boolean) {
       await http.call('POST', `/voice/rooms/${room}/join`, t, {});
       await http.call('POST', `/voice/rooms/${room}/leave`, t, {});
     };
-    const ratios: number[] = [];
-    const meetingRates: number[] = [];
-    const p99s: number[] = [];
-    for (let r = 1; r <= ROUNDS; r++) {
-      const voice = await runLoad(8, SECONDS * 1000, voiceCycle);
-      const meeting = await runLoad(8, SECONDS * 1000, meetingCycle);
-      ratios.push(meeting.perSecond / voice.perSecond);
-      meetingRates.push(meeting.perSecond);
-      p99s.push(meeting.p99Ms);
-      console.log(
-        `${name} round ${r}: meeting join+leave ${meeting.perSecond.toFixed(0)}/s p99 ${meeting.p99Ms.toFixed(1)} ms (errors ${meeting.errors}); voice ${voice.perSecond.toFixed(0)}/s p99 ${voice.p99Ms.toFixed(1)} ms`,
-      );
-    }
+    const joinLeave = await interleave(
+      ROUNDS,
+      () => runLoad(8, SECONDS * 1000, voiceCycle),
+      () => runLoad(8, SECONDS * 1000, meetingCycle),
+      (r, voice, meeting) =>
+        console.log(
+          `${name} round ${r}: meeting join+leave ${meeting.perSecond.toFixed(0)}/s p99 ${meeting.p99Ms.toFixed(1)} ms (errors ${meeting.errors}); voice ${voice.perSecond.toFixed(0)}/s p99 ${voice.p99Ms.toFixed(1)} ms`,
+        ),
+    );
+    console.log(`${name}: meeting/voice join+leave per round ${describeRatios(joinLeave)}`);
+    const meetingRates = joinLeave.b.map((m) => m.perSecond);
+    const p99s = joinLeave.b.map((m) => m.p99Ms);
 
     // Chat with 8 members following.
     const host = hosts[4]!;
@@ -240,7 +239,7 @@ async function benchBackend(name: string, cluster: boolean) {
     const result = {
       joinLeavePerS: median(meetingRates),
       joinLeaveP99: median(p99s),
-      ratio: median(ratios),
+      ratio: joinLeave.ratio,
       chatPerS: chat.perSecond,
       chatP99: quantile(broadcast, 0.99),
       joinToFrameP50: quantile(joins, 0.5),

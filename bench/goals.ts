@@ -1,0 +1,85 @@
+/**
+ * The figures the benches are held to, declared once: `bench/REPORT.md` shows each with this
+ * run's value and whether it met its goal. Goals are the project's stated targets; a figure
+ * a run did not measure (a bench skipped or failed) reads "not measured", never "met".
+ */
+
+/** A bench's machine-readable lines, `name=value`, by name. */
+export type Figures = Readonly<Record<string, number>>;
+
+/** The `name=value` lines of a bench's output (the last one of a name wins). */
+export function parseFigures(output: readonly string[]): Figures {
+  const figures: Record<string, number> = {};
+  for (const line of output) {
+    const match = /^([a-z][a-z0-9_]*)=(-?[0-9]+(?:\.[0-9]+)?|NaN)$/.exec(line.trim());
+    if (match) figures[match[1]!] = Number(match[2]);
+  }
+  return figures;
+}
+
+interface Goal {
+  readonly key: string;
+  readonly label: string;
+  /** How the goal reads in the report, e.g. `≥ 0.9`. */
+  readonly goal: string;
+  readonly met: (value: number) => boolean;
+}
+
+const atLeast = (key: string, label: string, min: number): Goal => ({
+  key,
+  label,
+  goal: `≥ ${min}`,
+  met: (v) => v >= min,
+});
+const atMost = (key: string, label: string, max: number, unit = ''): Goal => ({
+  key,
+  label,
+  goal: `≤ ${max}${unit}`,
+  met: (v) => v <= max,
+});
+
+/** Lease TTL of the failover bench (bench/failover.bench.ts): the goal is TTL + 1 s. */
+const FAILOVER_TTL_MS = 2_000;
+
+export const GOALS: readonly Goal[] = [
+  atLeast('ratio_many_rooms', 'Storage path, 1,000 rooms: ours / raw', 0.95),
+  atLeast('ratio_hot_room', 'Storage path, one hot room: ours / raw', 25),
+  atLeast('ratio_forwarded', 'Half the calls forwarded / all direct', 0.9),
+  atMost(
+    'failover_kill9_gap_max_ms',
+    'Rooms back after kill -9 of the owner (slowest)',
+    FAILOVER_TTL_MS + 1000,
+    ' ms',
+  ),
+  atMost(
+    'failover_sigstop_gap_max_ms',
+    'Rooms back after SIGSTOP of the owner (slowest)',
+    FAILOVER_TTL_MS + 1000,
+    ' ms',
+  ),
+  atMost('failover_drain_gap_max_ms', 'Rooms back after a drain (slowest)', 500, ' ms'),
+  atMost('fanout_p99_ms', 'Fan-out to 2,000 sockets, commit → client p99', 100, ' ms'),
+  atMost('meeting_chat_p99_ms', 'Meeting chat, send → all 8 members p99', 100, ' ms'),
+];
+
+export interface GoalResult {
+  readonly key: string;
+  readonly label: string;
+  readonly goal: string;
+  readonly value: number | null;
+  readonly met: 'yes' | 'no' | '–';
+}
+
+export function goalsFor(figures: Figures): GoalResult[] {
+  return GOALS.map((g) => {
+    const value = figures[g.key];
+    const measured = value !== undefined && Number.isFinite(value);
+    return {
+      key: g.key,
+      label: g.label,
+      goal: g.goal,
+      value: measured ? value : null,
+      met: measured ? (g.met(value) ? 'yes' : 'no') : '–',
+    };
+  });
+}
