@@ -1,21 +1,23 @@
 /**
  * `npm run bench`: runs every bench, one after another (never two at once: they would
- * measure each other), and writes `bench/REPORT.md`: the machine, each bench's figures (its
- * `name=value` lines), the goals they are held to, and each bench's summary lines.
- * `BENCH_ONLY=cell,forward` runs a subset (the report then holds only those);
- * `BENCH_REPORT=<path>` writes the report elsewhere. A bench that fails is reported as
- * failed with its last lines, the others still run, and the exit code is 1.
+ * measure each other), and writes `bench/REPORT.md`: per bench, the machine and time of its
+ * run, its figures (its `name=value` lines) and its summary lines, and at the top the goals
+ * the figures are held to. `BENCH_ONLY=cell,forward` runs a subset: their sections are
+ * replaced and the other benches' sections of the existing report are kept as they were.
+ * `BENCH_REPORT=<path>` writes elsewhere. A bench that fails is reported as failed with its
+ * last lines, the others still run, and the exit code is 1.
  */
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { goalsFor, parseFigures, type Figures } from './goals.js';
+import { scaleTables } from './scale/report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** In the order they run; each is also `npm run bench:<name>`. */
+/** In the order they run and appear; each is also `npm run bench:<name>`. */
 const BENCHES: readonly { name: string; file: string; what: string }[] = [
   { name: 'cell', file: 'bench/cell.bench.ts', what: 'cell runtime vs the raw storage path' },
   { name: 'forward', file: 'bench/forward.bench.ts', what: 'gRPC forwarded vs direct calls' },
@@ -24,6 +26,7 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
   { name: 'meeting', file: 'bench/meeting.bench.ts', what: 'meeting REST and WebSocket paths' },
   { name: 'media', file: 'bench/media.bench.ts', what: 'media server: routers, consumers' },
   { name: 'voice-media', file: 'bench/voice-media.bench.ts', what: 'voice-room audio' },
+  { name: 'scale', file: 'bench/scale.bench.ts', what: 'cost against size, per dimension' },
 ];
 
 interface BenchRun {
@@ -53,88 +56,117 @@ async function runBench(bench: (typeof BENCHES)[number]): Promise<BenchRun> {
   child.stderr.setEncoding('utf8').on('data', (c: string) => collect(c, process.stderr));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (partial) output.push(partial);
-  const figures = parseFigures(output);
   return {
     name: bench.name,
     what: bench.what,
     ok: code === 0,
     seconds: (performance.now() - started) / 1000,
-    figures,
+    figures: parseFigures(output),
     output,
   };
 }
 
-function machine(): string[] {
+function machine(): string {
   const cpus = os.cpus();
   const load = os.loadavg().map((l) => l.toFixed(2));
-  return [
-    `- CPU: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown'}`,
-    `- Memory: ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; Node.js ${process.version}; ${os.type()} ${os.release()}`,
-    `- Load average when the run started: ${load.join(' / ')} (1 / 5 / 15 min)`,
-  ];
+  return (
+    `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ` +
+    `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node.js ${process.version}, ` +
+    `load average ${load.join(' / ')} at the start`
+  );
 }
 
 /** The lines a reader wants from a bench's output: its per-round and summary lines. */
 function summaryLines(output: readonly string[]): string[] {
-  return output.filter((l) => l.trim() !== '' && !/^[a-z][a-z0-9_]*=/.test(l.trim())).slice(-24);
+  return output.filter((l) => l.trim() !== '' && !/^[a-z][a-z0-9_]*=/.test(l.trim())).slice(-30);
 }
 
-function report(runs: readonly BenchRun[], header: string[]): string {
-  const all: Figures = Object.assign({}, ...runs.map((r) => r.figures)) as Figures;
-  const lines = [
+const begin = (name: string) => `<!-- bench:${name} -->`;
+const end = (name: string) => `<!-- /bench:${name} -->`;
+const FIGURES_MARK = /<!-- figures (\{.*\}) -->/;
+
+/** One bench's section, with its figures also kept as JSON for a later partial run. */
+async function section(run: BenchRun, when: string, on: string): Promise<string> {
+  const lines = [begin(run.name), `### ${run.name}: ${run.what}`, ''];
+  lines.push(
+    `\`npm run bench:${run.name}\`: ${run.ok ? 'ok' : '**failed**'}, ${run.seconds.toFixed(0)} s, run ${when} on ${on}.`,
+    '',
+    `<!-- figures ${JSON.stringify(run.figures)} -->`,
+  );
+  const plain = Object.entries(run.figures).filter(([key]) => !key.startsWith('scale_'));
+  if (plain.length > 0) {
+    lines.push('| Figure | Value |', '|---|---|');
+    for (const [key, value] of plain) lines.push(`| \`${key}\` | ${value} |`);
+    lines.push('');
+  }
+  if (run.name === 'scale') {
+    const plots = await readdir(path.join(ROOT, 'bench', 'plots')).catch(() => [] as string[]);
+    lines.push(
+      ...scaleTables(run.figures, (dimension) =>
+        plots.filter((p) => p.startsWith(`${dimension}-`) && p.endsWith('.svg')).sort(),
+      ),
+    );
+  }
+  lines.push('```', ...summaryLines(run.output), '```', end(run.name));
+  return lines.join('\n');
+}
+
+/** The sections of an existing report, by bench name (empty when there is none). */
+function keptSections(existing: string): Map<string, { text: string; figures: Figures }> {
+  const kept = new Map<string, { text: string; figures: Figures }>();
+  for (const bench of BENCHES) {
+    const from = existing.indexOf(begin(bench.name));
+    const to = existing.indexOf(end(bench.name));
+    if (from < 0 || to < from) continue;
+    const text = existing.slice(from, to + end(bench.name).length);
+    const json = FIGURES_MARK.exec(text)?.[1];
+    kept.set(bench.name, { text, figures: json ? (JSON.parse(json) as Figures) : {} });
+  }
+  return kept;
+}
+
+function report(sections: { text: string; figures: Figures }[]): string {
+  const all: Figures = Object.assign({}, ...sections.map((s) => s.figures)) as Figures;
+  return [
     '# Benchmark report',
     '',
-    'Written by `npm run bench` (bench/run-all.ts); every figure below is from one run on the machine',
-    'named here. Machines here are shared and noisy: quote the ratios (each is the median of',
+    'Written by `npm run bench` (bench/run-all.ts). Each section says when and on what machine',
+    'its bench ran. Machines here are shared and noisy: quote the ratios (each the median of',
     'per-pair ratios of interleaved short rounds, see bench/load.ts) and medians, not single',
-    'absolute rates. How each bench works: docs/benchmarks.md.',
-    '',
-    ...header,
+    'absolute rates. How each bench works: [docs/benchmarks.md](../docs/benchmarks.md).',
     '',
     '## Goals',
     '',
-    '| Figure | This run | Goal | Met |',
+    '| Figure | This report | Goal | Met |',
     '|---|---|---|---|',
     ...goalsFor(all).map(
       (g) => `| ${g.label} (\`${g.key}\`) | ${g.value ?? 'not measured'} | ${g.goal} | ${g.met} |`,
     ),
     '',
     '## Benches',
-  ];
-  for (const run of runs) {
-    lines.push('', `### ${run.name}: ${run.what}`, '');
-    lines.push(
-      `\`npm run bench:${run.name}\`, ${run.seconds.toFixed(0)} s, ${run.ok ? 'ok' : '**failed**'}.`,
-      '',
-    );
-    const entries = Object.entries(run.figures);
-    if (entries.length > 0) {
-      lines.push('| Figure | Value |', '|---|---|');
-      for (const [key, value] of entries) lines.push(`| \`${key}\` | ${value} |`);
-      lines.push('');
-    }
-    lines.push('```', ...summaryLines(run.output), '```');
-  }
-  return `${lines.join('\n')}\n`;
+    '',
+    sections.map((s) => s.text).join('\n\n'),
+    '',
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
-  const chosen = BENCHES.filter((b) => !only || only.includes(b.name));
-  const header = [
-    `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${chosen.length} benches.`,
-    '',
-    ...machine(),
-  ];
-  const runs: BenchRun[] = [];
-  for (const bench of chosen) {
-    console.log(`\n==> bench:${bench.name} (${bench.what})`);
-    runs.push(await runBench(bench));
-  }
   const target = process.env.BENCH_REPORT ?? path.join(ROOT, 'bench', 'REPORT.md');
-  await writeFile(target, report(runs, header));
+  const kept = keptSections(await readFile(target, 'utf8').catch(() => ''));
+  const when = `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const on = machine();
+  const fresh = new Map<string, { text: string; figures: Figures }>();
+  const failed: string[] = [];
+  for (const bench of BENCHES.filter((b) => !only || only.includes(b.name))) {
+    console.log(`\n==> bench:${bench.name} (${bench.what})`);
+    const run = await runBench(bench);
+    if (!run.ok) failed.push(run.name);
+    fresh.set(bench.name, { text: await section(run, when, on), figures: run.figures });
+  }
+  const sections = BENCHES.flatMap((b) => fresh.get(b.name) ?? kept.get(b.name) ?? []);
+  await writeFile(target, report(sections));
   console.log(`\nreport written to ${path.relative(process.cwd(), target)}`);
-  const failed = runs.filter((r) => !r.ok).map((r) => r.name);
   if (failed.length > 0) {
     console.error(`benches failed: ${failed.join(', ')}`);
     process.exitCode = 1;
