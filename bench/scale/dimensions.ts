@@ -1,4 +1,5 @@
 /** Every dimension `npm run bench:scale` runs, in order. */
 import type { ScaleDimension } from './dimension.js';
+import { fanoutDimension } from './fanout.js';
 
-export const DIMENSIONS: readonly ScaleDimension[] = [];
+export const DIMENSIONS: readonly ScaleDimension[] = [fanoutDimension];

@@ -143,6 +143,7 @@ const schema = z.object({
   ROOMS_WS_MAX_BUFFER_BYTES: int(1_024).default(1_048_576),
   ROOMS_WS_PING_INTERVAL_MS: int(100).default(25_000),
   ROOMS_WS_MAX_ROOMS: int(1, 1000).default(50),
+  ROOMS_WS_COALESCE_MS: int(0, 100).default(5),
   ROOMS_HTTP_TRUST_PROXY: trustProxy.default(false),
   ROOMS_DOCS_ENABLED: flag.default(true),
   ROOMS_LOGIN_FAILS_PER_ACCOUNT: int(0, 1_000_000).default(10),
@@ -358,6 +359,8 @@ export interface Config {
     readonly maxBufferedBytes: number;
     readonly pingIntervalMs: number;
     readonly maxRoomsPerSocket: number;
+    /** Room frames leave at most once per this many ms (one write per socket). */
+    readonly coalesceMs: number;
     /** Token bucket of C→S frames per socket: refill per second, and bucket size. */
     readonly maxFramesPerSecond: number;
     readonly frameBurst: number;
@@ -470,6 +473,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxBufferedBytes: e.ROOMS_WS_MAX_BUFFER_BYTES,
       pingIntervalMs: e.ROOMS_WS_PING_INTERVAL_MS,
       maxRoomsPerSocket: e.ROOMS_WS_MAX_ROOMS,
+      coalesceMs: e.ROOMS_WS_COALESCE_MS,
       maxFramesPerSecond: e.ROOMS_WS_MAX_FRAMES_PER_S,
       frameBurst: e.ROOMS_WS_FRAME_BURST,
       maxInFlight: e.ROOMS_WS_MAX_IN_FLIGHT,

@@ -76,6 +76,7 @@ export function wireDelivery(deps: {
       maxBufferedBytes: config.realtime.maxBufferedBytes,
       pingIntervalMs: config.realtime.pingIntervalMs,
       maxRoomsPerSocket: config.realtime.maxRoomsPerSocket,
+      coalesceMs: config.realtime.coalesceMs,
       frames: {
         ratePerSecond: config.realtime.maxFramesPerSecond,
         burst: config.realtime.frameBurst,

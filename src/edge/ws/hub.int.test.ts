@@ -30,6 +30,7 @@ void describe('WebSocket hub', () => {
   const hubs: { hub: WsHub; server: Server }[] = [];
   const clients: TestClient[] = [];
   let canFollow: CanFollow = () => Promise.resolve(true);
+  const serverSockets = new Set<Socket>();
   let roomSeq = 0;
   const freshRoom = () => room(`ws-${++roomSeq}`);
 
@@ -44,6 +45,7 @@ void describe('WebSocket hub', () => {
       },
     );
     const server = createServer();
+    server.on('connection', (socket: Socket) => serverSockets.add(socket));
     hub.attach(server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     hubs.push({ hub, server });
@@ -131,6 +133,37 @@ void describe('WebSocket hub', () => {
     await add(freshRoom());
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.equal(client.events('Added').length, 5, 'a frame arrived after room.unsubscribe');
+  });
+
+  void it('under a steady stream sends the frames of a coalescing window in one write per socket, in order', async () => {
+    const { connect } = await startHub({ coalesceMs: 1_000 });
+    const key = freshRoom();
+    await add(key);
+    const client = await connect(await tokens.sign('7'));
+    await client.request('room.subscribe', { room_id: key.roomId });
+    await add(key); // leaves at once: nothing was flushed before
+    await client.until(() => client.events('Added').length === 1);
+    // Count the server side's writes to this socket from now on.
+    const [serverSocket] = [...serverSockets].filter((s) => !s.destroyed).slice(-1);
+    let writes = 0;
+    const socket = serverSocket as unknown as {
+      _write: (...args: unknown[]) => void;
+      _writev: (...args: unknown[]) => void;
+    };
+    const [write, writev] = [socket._write.bind(socket), socket._writev.bind(socket)];
+    socket._write = (...args) => (writes++, write(...args));
+    socket._writev = (...args) => (writes++, writev(...args));
+    // Three frames of three commits, in separate turns of the event loop, inside the window.
+    for (let i = 0; i < 3; i++) {
+      await add(key);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await client.until(() => client.events('Added').length === 4);
+    assert.equal(writes, 1, 'the window’s three frames left in one write');
+    assert.deepEqual(
+      client.events('Added').map((f) => f.data.room_version),
+      [2, 3, 4, 5],
+    );
   });
 
   void it('ACKs refusals with code -1 and the reason: not in the room, another app, bad request', async () => {

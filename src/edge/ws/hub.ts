@@ -65,6 +65,12 @@ export interface HubOptions {
   readonly maxRoomsPerSocket?: number;
   /** Per-socket C→S budget; past it the socket is closed with 4029. */
   readonly frames?: FrameLimits;
+  /**
+   * Room frames leave at most once per this many ms (0: at the end of each turn of the
+   * event loop). A frame after a quiet spell leaves at once; under a steady stream the
+   * frames of the window go out in one write per socket instead of one each.
+   */
+  readonly coalesceMs?: number;
 }
 
 /** An event id as the outbox makes them (a UUID), or any short printable id. */
@@ -116,6 +122,8 @@ export class WsHub {
   private readonly closedListeners: SocketClosedListener[] = [];
   /** Room frames waiting for the end of this turn, per room's member set, in order. */
   private readonly pendingFrames = new Map<ReadonlySet<WsConnection>, Buffer[]>();
+  private flushScheduled = false;
+  private lastFlushAt = -Infinity;
   private readonly ping: NodeJS.Timeout;
   private closing: Promise<void> | null = null;
 
@@ -366,17 +374,25 @@ export class WsHub {
 
   /**
    * One bus message = one frame, serialised by the owner and forwarded byte for byte.
-   * Frames that arrive in the same turn of the event loop (a burst read from the bus)
-   * leave in one write per socket instead of one per frame.
+   * Frames that arrive in the same turn of the event loop (a burst read from the bus), or
+   * within `coalesceMs` of the last flush, leave in one write per socket instead of one
+   * per frame: under load a write per frame per socket is the fan-out's main cost.
    */
   private queueRoomFrame(members: ReadonlySet<WsConnection>, payload: Buffer): void {
     const queued = this.pendingFrames.get(members);
     if (queued) queued.push(payload);
     else this.pendingFrames.set(members, [payload]);
-    if (this.pendingFrames.size === 1 && !queued) setImmediate(() => this.flushRoomFrames());
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    const wait = this.lastFlushAt + (this.options.coalesceMs ?? 0) - performance.now();
+    if (wait > 0) setTimeout(() => this.flushRoomFrames(), wait);
+    else setImmediate(() => this.flushRoomFrames());
   }
 
   private flushRoomFrames(): void {
+    this.flushScheduled = false;
+    if (this.pendingFrames.size === 0) return;
+    this.lastFlushAt = performance.now();
     const rooms = [...this.pendingFrames];
     this.pendingFrames.clear();
     let sent = 0;
