@@ -67,6 +67,36 @@ export const GOALS: readonly Goal[] = [
   atLeast('fanout_frames_per_s', 'Fan-out to 2,000 sockets, highest sustained frames/s', 200_000),
   atLeast('ratio_fanout_vs_bare_ws', 'Fan-out: ours / a bare ws broadcast, sustained rate', 0.8),
   atMost('meeting_chat_p99_ms', 'Meeting chat, send → all 8 members p99', 100, ' ms'),
+  atMost('scale_meetings_100_rest_join_p99_ms', '100 meetings × 8: REST join p99', 50, ' ms'),
+  atMost(
+    'scale_meetings_100_transport_create_p99_ms',
+    '100 meetings × 8: transport.create ACK p99',
+    50,
+    ' ms',
+  ),
+  atMost(
+    'scale_meetings_100_produce_start_p99_ms',
+    '100 meetings × 8: produce.start ACK p99',
+    50,
+    ' ms',
+  ),
+  atMost(
+    'scale_meetings_100_consume_start_p99_ms',
+    '100 meetings × 8: consume.start ACK p99',
+    50,
+    ' ms',
+  ),
+  atMost(
+    'scale_meetings_100_chat_p99_ms',
+    '100 meetings × 8: chat send → all members p99',
+    100,
+    ' ms',
+  ),
+  atLeast(
+    'scale_fanout_2000_ratio_vs_bare',
+    'Fan-out to 2,000 sockets: ours / bare ws (scale)',
+    0.8,
+  ),
 ];
 
 export interface GoalResult {

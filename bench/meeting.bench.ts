@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-argument -- the API's JSON, read by a bench */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- the API's JSON, read by a bench */
 /**
  * `npm run bench:meeting`: meetings on one real node (its HTTP API over loopback, its `/ws`),
  * on the embedded backend (SQLite + in-process) and on the cluster backend (MariaDB + Redis,
@@ -10,68 +10,15 @@
  * - the time from a REST join to `meeting.member.joined` at the other members.
  * Quote ratios and medians: machines are shared and noisy. Last lines machine-readable.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import WebSocket from 'ws';
-import { silentLogger } from '../src/cell/testing/harness.js';
-import { loadConfig } from '../src/main/config.js';
-import { startNode, type RoomsNode } from '../src/main/node.js';
-import {
-  clusterSkipReason,
-  createTestDatabase,
-  deleteKeysWithPrefix,
-  testKeyPrefix,
-  testRedisUrl,
-} from '../src/testing/backends.js';
+import { clusterSkipReason } from '../src/testing/backends.js';
+import { openBenchNode } from './bench-node.js';
+import { api, users } from './http-api.js';
 import { describeRatios, interleave, median, quantile, runLoad } from './load.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const MEMBERS = 8;
-
-interface Api {
-  call(method: string, path: string, token: string, body?: unknown): Promise<any>;
-}
-
-function api(base: string): Api {
-  return {
-    async call(method, path, token, body) {
-      const res = await fetch(`${base}/api/v1${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const json = (await res.json()) as { code: number; message: string; data: any };
-      if (json.code !== 0) throw new Error(`${method} ${path}: ${json.code} ${json.message}`);
-      return json.data;
-    },
-  };
-}
-
-async function users(base: string, names: string[]): Promise<{ token: string; id: number }[]> {
-  const out = [];
-  for (const name of names) {
-    const creds = { username: name, password: 'secret123' };
-    await fetch(`${base}/api/v1/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(creds),
-    });
-    const res = await fetch(`${base}/api/v1/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(creds),
-    });
-    const data = ((await res.json()) as { data: { access_token: string; user: { id: number } } })
-      .data;
-    out.push({ token: data.access_token, id: data.user.id });
-  }
-  return out;
-}
 
 /** A member's socket on the meeting: resolves once `meeting.room.join` is ACKed. */
 async function follow(
@@ -97,50 +44,8 @@ async function follow(
   return ws;
 }
 
-async function openNode(cluster: boolean) {
-  const dir = await mkdtemp(join(tmpdir(), 'rooms-bench-meeting-'));
-  const closers: (() => Promise<unknown>)[] = [() => rm(dir, { recursive: true, force: true })];
-  const env: Record<string, string> = {
-    ROOMS_DB_URL: join(dir, 'rooms.sqlite'),
-    ROOMS_HTTP_HOST: '127.0.0.1',
-    ROOMS_HTTP_PORT: '0',
-    ROOMS_GRPC_PORT: '0',
-    ROOMS_MEDIA_PORT: '0',
-    ROOMS_MEDIA_WORKERS: '1',
-    ROOMS_BCRYPT_COST: '4',
-    ROOMS_LOG_LEVEL: 'silent',
-    // The bench creates and joins far faster than a person: no quotas in the way.
-    ROOMS_ROOM_CREATE_LIMIT: '0',
-    ROOMS_MAX_OPEN_ROOMS_PER_OWNER: '0',
-    ROOMS_WS_MAX_FRAMES_PER_S: '100000',
-    ROOMS_WS_FRAME_BURST: '100000',
-  };
-  if (cluster) {
-    const database = await createTestDatabase();
-    const keyPrefix = testKeyPrefix();
-    closers.push(() => database.drop());
-    closers.push(() => deleteKeysWithPrefix(testRedisUrl(), keyPrefix));
-    Object.assign(env, {
-      ROOMS_DB_URL: database.url,
-      ROOMS_DB_POOL_SIZE: '16',
-      ROOMS_REDIS_URL: testRedisUrl(),
-      ROOMS_KEY_PREFIX: keyPrefix,
-      ROOMS_JWT_SECRET: 'bench-meeting-secret-0123456789abcdef',
-      ROOMS_GRPC_TOKEN: 'bench-meeting-grpc-token-0123456789abcdef',
-    });
-  }
-  const node: RoomsNode = await startNode(loadConfig(env), silentLogger);
-  closers.push(() => node.close());
-  return {
-    base: node.httpAddress,
-    close: async () => {
-      for (const close of closers.reverse()) await close().catch(() => undefined);
-    },
-  };
-}
-
 async function benchBackend(name: string, cluster: boolean) {
-  const { base, close } = await openNode(cluster);
+  const { base, close } = await openBenchNode(cluster);
   try {
     const http = api(base);
     // One active meeting per user: each meeting has its own host.

@@ -1,0 +1,245 @@
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument -- the API's JSON, read by a bench */
+/**
+ * Scale dimension `meetings`: N meetings × 8 members live at once on one node (embedded
+ * backend, the embedded media server with one worker). Every member joins over REST,
+ * follows over `/ws`, creates a send and a recv transport, produces audio and consumes the
+ * other 7 members' audio; then every meeting chats. Measured: REST join p99, the ACK p99 of
+ * `meeting.transport.create`, `meeting.produce.start` and `meeting.consume.start` (16
+ * members' signalling in flight at once), chat send → all 8 members p99, and the node's
+ * resident memory. Goals: the signalling under 50 ms, chat under 100 ms, at 100 meetings.
+ */
+import WebSocket from 'ws';
+import { opusRtpParameters } from '../../src/media-server/testing/harness.js';
+import { openBenchNode } from '../bench-node.js';
+import { api, users } from '../http-api.js';
+import { quantile } from '../load.js';
+import type { ScaleDimension } from './dimension.js';
+
+const MEMBERS = 8;
+const IN_FLIGHT = 16;
+const CHATS_PER_MEETING = Number(process.env.BENCH_MEETING_CHATS ?? 5);
+
+type Frame = { event: string; seq?: number; code: number; message?: string; data: any };
+
+/** A member's socket: requests answered by their ACK, other frames to `onFrame`. */
+class MemberSocket {
+  private seq = 0;
+  private readonly acks = new Map<number, (frame: Frame) => void>();
+  onFrame: (frame: Frame) => void = () => undefined;
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (raw: Buffer) => {
+      const frame = JSON.parse(raw.toString('utf8')) as Frame;
+      const ack = frame.seq === undefined ? undefined : this.acks.get(frame.seq);
+      if (ack && frame.event.endsWith('.ack')) {
+        this.acks.delete(frame.seq!);
+        ack(frame);
+      } else this.onFrame(frame);
+    });
+  }
+
+  static async open(base: string, token: string): Promise<MemberSocket> {
+    const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws?token=${token}`);
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    return new MemberSocket(ws);
+  }
+
+  /** The ACK's data and how long it took; a refusal throws. */
+  async request(event: string, data: Record<string, unknown>): Promise<{ data: any; ms: number }> {
+    const seq = ++this.seq;
+    const started = performance.now();
+    const ack = await new Promise<Frame>((resolve) => {
+      this.acks.set(seq, resolve);
+      this.ws.send(JSON.stringify({ event, seq, data }));
+    });
+    if (ack.code !== 0) throw new Error(`${event}: ${ack.message ?? ack.code}`);
+    return { data: ack.data, ms: performance.now() - started };
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+/** Runs `jobs` with at most `limit` in flight. */
+async function pool<T>(limit: number, jobs: readonly (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, jobs.length) }, async () => {
+      while (next < jobs.length) {
+        const i = next++;
+        results[i] = await jobs[i]!();
+      }
+    }),
+  );
+  return results;
+}
+
+const p99 = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.99,
+  );
+
+export const meetingsDimension: ScaleDimension = {
+  name: 'meetings',
+  what: `N meetings × ${MEMBERS} members on one node with one media server: signalling and chat p99`,
+  unit: 'meetings',
+  sizes: [10, 50, 100],
+  plots: [
+    {
+      figure: 'consume_start_p99_ms',
+      label: 'ACK p99 (ms)',
+      with: [
+        { figure: 'transport_create_p99_ms', label: 'transport.create' },
+        { figure: 'produce_start_p99_ms', label: 'produce.start' },
+        { figure: 'rest_join_p99_ms', label: 'REST join' },
+      ],
+    },
+    { figure: 'chat_p99_ms', label: 'chat send → all members p99 (ms)' },
+    { figure: 'rss_mib', label: 'node resident memory (MiB)' },
+  ],
+  async run(meetings) {
+    const { base, close } = await openBenchNode(false, { ROOMS_MEDIA_WORKERS: '1' });
+    const sockets: MemberSocket[] = [];
+    try {
+      const http = api(base);
+      const people = await users(
+        base,
+        Array.from({ length: meetings * MEMBERS }, (_, i) => `scale_m${i}`),
+      );
+      const rooms: { code: string; members: typeof people; caps: unknown }[] = [];
+      const joins: number[] = [];
+      for (let m = 0; m < meetings; m++) {
+        const members = people.slice(m * MEMBERS, (m + 1) * MEMBERS);
+        const created = await http.call('POST', '/meeting/rooms', members[0]!.token, {
+          title: `scale ${m}`,
+        });
+        rooms.push({ code: created.room.room_code, members, caps: created.rtp_capabilities });
+      }
+      await pool(
+        IN_FLIGHT,
+        rooms.flatMap((room) =>
+          room.members.slice(1).map((member) => async () => {
+            const started = performance.now();
+            const joined = await http.call(
+              'POST',
+              `/meeting/rooms/${room.code}/join`,
+              member.token,
+              {},
+            );
+            joins.push(performance.now() - started);
+            room.caps ??= joined.rtp_capabilities;
+          }),
+        ),
+      );
+      // Every member follows its meeting; then the media signalling, 16 members at a time.
+      const live = await pool(
+        IN_FLIGHT,
+        rooms.flatMap((room) =>
+          room.members.map((member) => async () => {
+            const socket = await MemberSocket.open(base, member.token);
+            sockets.push(socket);
+            await socket.request('meeting.room.join', { room_code: room.code });
+            return { room, socket };
+          }),
+        ),
+      );
+      const create: number[] = [];
+      const produce: number[] = [];
+      const producers = new Map<string, { id: string; owner: MemberSocket }[]>();
+      const recv = new Map<MemberSocket, string>();
+      await pool(
+        IN_FLIGHT,
+        live.map(({ room, socket }) => async () => {
+          const at = { room_code: room.code };
+          const send = await socket.request('meeting.transport.create', {
+            ...at,
+            direction: 'send',
+          });
+          const receive = await socket.request('meeting.transport.create', {
+            ...at,
+            direction: 'recv',
+          });
+          create.push(send.ms, receive.ms);
+          recv.set(socket, receive.data.id);
+          const produced = await socket.request('meeting.produce.start', {
+            ...at,
+            transport_id: send.data.id,
+            kind: 'audio',
+            rtp_parameters: opusRtpParameters(1 + Math.floor(Math.random() * 2 ** 31)),
+          });
+          produce.push(produced.ms);
+          const list = producers.get(room.code) ?? [];
+          list.push({ id: produced.data.producer_id, owner: socket });
+          producers.set(room.code, list);
+        }),
+      );
+      const consume: number[] = [];
+      await pool(
+        IN_FLIGHT,
+        live.map(({ room, socket }) => async () => {
+          for (const producer of producers.get(room.code) ?? []) {
+            if (producer.owner === socket) continue;
+            const consumed = await socket.request('meeting.consume.start', {
+              room_code: room.code,
+              transport_id: recv.get(socket),
+              producer_id: producer.id,
+              rtp_capabilities: room.caps,
+            });
+            consume.push(consumed.ms);
+          }
+        }),
+      );
+      // Chat: every meeting sends CHATS_PER_MEETING lines at once, each awaited at all 8.
+      const chats: number[] = [];
+      const waiting = new Map<string, { sent: number; seen: number; done: () => void }>();
+      for (const { socket } of live) {
+        socket.onFrame = (frame) => {
+          if (frame.event !== 'meeting.chat') return;
+          const w = waiting.get(frame.data.content as string);
+          if (w && ++w.seen === MEMBERS) {
+            chats.push(performance.now() - w.sent);
+            w.done();
+          }
+        };
+      }
+      await pool(
+        IN_FLIGHT,
+        rooms.flatMap((room, m) =>
+          Array.from({ length: CHATS_PER_MEETING }, (_, c) => async () => {
+            const content = `chat ${m}.${c}`;
+            const seen = new Promise<void>((done) =>
+              waiting.set(content, { sent: performance.now(), seen: 0, done }),
+            );
+            await http.call(
+              'POST',
+              `/meeting/rooms/${room.code}/chats`,
+              room.members[c % MEMBERS]!.token,
+              {
+                content,
+              },
+            );
+            await seen;
+          }),
+        ),
+      );
+      return {
+        rest_join_p99_ms: p99(joins),
+        transport_create_p99_ms: p99(create),
+        produce_start_p99_ms: p99(produce),
+        consume_start_p99_ms: p99(consume),
+        consumers: consume.length,
+        chat_p99_ms: p99(chats),
+        rss_mib: process.memoryUsage().rss / 2 ** 20,
+      };
+    } finally {
+      for (const socket of sockets) socket.close();
+      await close();
+    }
+  },
+};
