@@ -50,7 +50,7 @@ export async function checkAdvertiseAddress(
       'grpc.channel_id': `advertise-check-${self.instance_id}-${i}`,
     });
     try {
-      const answer = await ask(client, authorizedMetadata(security.token), options.timeoutMs);
+      const answer = await ask(client, addr, authorizedMetadata(security.token), options.timeoutMs);
       if (answer.node_id !== self.node_id) {
         throw new AdvertiseAddressError(
           `ROOMS_ADVERTISE_ADDR ${addr} is answered by node ${JSON.stringify(answer.node_id)}, ` +
@@ -77,14 +77,19 @@ type UnaryMethod = (
   callback: (err: ServiceError | null, reply: InstanceIdentity) => void,
 ) => void;
 
-function ask(client: Client, metadata: Metadata, timeoutMs: number): Promise<InstanceIdentity> {
+function ask(
+  client: Client,
+  addr: string,
+  metadata: Metadata,
+  timeoutMs: number,
+): Promise<InstanceIdentity> {
   const method = (client as unknown as Record<string, UnaryMethod>)[WHO_ARE_YOU]!;
   return new Promise((resolve, reject) => {
     method.call(client, {}, metadata, { deadline: Date.now() + timeoutMs }, (err, reply) => {
       if (!err) return resolve(reply);
       reject(
         new AdvertiseAddressError(
-          `ROOMS_ADVERTISE_ADDR ${client.getChannel().getTarget()} did not answer as this node ` +
+          `ROOMS_ADVERTISE_ADDR ${addr} did not answer as this node ` +
             `within ${timeoutMs} ms (${err.details || err.message}): it must be this ` +
             "instance's own address, reachable with the cluster's gRPC credential",
         ),
