@@ -25,9 +25,9 @@ export function edgeCellsTier(
 }
 
 /**
- * The cells role: binds the gRPC RoomService (voice rooms, `MeetingCall`, `WhoAreYou`), then
- * calls this node's own advertise address and refuses to start (an
- * {@link AdvertiseAddressError}, exit 2) when another instance or nothing answers. Resolves
+ * The cells role: binds the gRPC RoomService (voice rooms, `MeetingCall`, `WhoAreYou`), then,
+ * in a cluster (Redis), calls this node's own advertise address and refuses to start (an
+ * `AdvertiseAddressError`, exit 2) when another instance or nothing answers. Resolves
  * with the advertise address to register; null on a node without cells (no gRPC server).
  */
 export async function startCellsService(
@@ -43,6 +43,8 @@ export async function startCellsService(
   };
   const { port } = await voice.startGrpc({ meetings: meetings.api, identity });
   const advertiseAddr = advertiseAddrFor(config, port);
+  // Without Redis the registry is this process's own: no other node ever forwards here.
+  if (!config.redisUrl) return advertiseAddr;
   await voice.checkAdvertised(advertiseAddr, identity, ADVERTISE_CHECK_TIMEOUT_MS);
   logger.info({ advertiseAddr }, 'advertise address answers as this node');
   return advertiseAddr;
