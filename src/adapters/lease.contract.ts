@@ -253,6 +253,28 @@ export function leaseContract(
     );
 
     void it(
+      'lists the live nodes with their addresses',
+      withEnv(async ({ registry, clock }) => {
+        assert.deepEqual(await registry.liveNodes(), []);
+        const ttl = clock.shortTtlMs;
+        await registry.register('node-a', '10.0.0.1:7000', LONG_TTL);
+        await registry.register('node-b', '10.0.0.2:7000', ttl);
+        await registry.register('node-c', '10.0.0.3:7000', LONG_TTL);
+        await registry.deregister('node-c');
+        const byId = (nodes: readonly { nodeId: string }[]) =>
+          [...nodes].sort((x, y) => x.nodeId.localeCompare(y.nodeId));
+        assert.deepEqual(byId(await registry.liveNodes()), [
+          { nodeId: 'node-a', advertiseAddr: '10.0.0.1:7000' },
+          { nodeId: 'node-b', advertiseAddr: '10.0.0.2:7000' },
+        ]);
+        await clock.advance(ttl * 2);
+        assert.deepEqual(await registry.liveNodes(), [
+          { nodeId: 'node-a', advertiseAddr: '10.0.0.1:7000' },
+        ]);
+      }),
+    );
+
+    void it(
       'an entry expires after its TTL unless refreshed',
       withEnv(async ({ registry, clock }) => {
         const ttl = clock.shortTtlMs;

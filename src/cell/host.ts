@@ -27,6 +27,12 @@ export interface CellHostConfig {
   readonly timerTickMs: number;
   readonly sweepIntervalMs: number;
   readonly drainTimeoutMs: number;
+  /**
+   * false: a node without the cells role. It never activates a cell, never registers in the
+   * node registry, and runs no timers, renewals or sweeper; its edges send every call to the
+   * cells tier (./cells-tier.ts). The host still carries the node's serving/draining state.
+   */
+  readonly ownsCells?: boolean;
 }
 
 export interface CellHostDeps<T extends StoreTypes = StoreTypes> {
@@ -111,8 +117,18 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     return [...this.cells.values()];
   }
 
+  /** Whether this node owns cells (the cells role); see {@link CellHostConfig.ownsCells}. */
+  get ownsCells(): boolean {
+    return this.config.ownsCells ?? true;
+  }
+
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error('cell host already started');
+    if (!this.ownsCells) {
+      this.state = 'running';
+      this.logger.info('cell host started without cells (an edge of the cells tier)');
+      return;
+    }
     const { nodeId, advertiseAddr, leaseTtlMs } = this.config;
     await this.deps.registry.register(nodeId, advertiseAddr, leaseTtlMs);
     this.state = 'running';
@@ -218,6 +234,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     if (this.state !== 'running') {
       return Promise.reject(errors.NODE_DRAINING(this.nodeId));
     }
+    if (!this.ownsCells) return Promise.reject(errors.NOT_OWNER_NODE(`node ${this.nodeId}`));
     const domain = this.domains.get(kind);
     if (!domain) return Promise.reject(errors.UNKNOWN_KIND(kind));
     const route = routeKey(key);
@@ -376,9 +393,11 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     await this.background?.stop();
     const { timedOut } = await (earlier ?? this.runHandOver());
     // Cells an earlier hand-over left behind at its deadline: their leases expire by TTL.
-    await this.deps.registry.deregister(this.nodeId).catch((err: unknown) => {
-      this.logger.warn({ err }, 'deregister failed');
-    });
+    if (this.ownsCells) {
+      await this.deps.registry.deregister(this.nodeId).catch((err: unknown) => {
+        this.logger.warn({ err }, 'deregister failed');
+      });
+    }
     this.state = 'stopped';
     this.logger.info({ timedOut }, 'cell host drained');
   }

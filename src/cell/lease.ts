@@ -47,5 +47,15 @@ export interface NodeRegistry {
   deregister(nodeId: string): Promise<void>;
   /** The advertise address of a live node, or null when unknown or expired. */
   lookup(nodeId: string): Promise<string | null>;
+  /**
+   * Every live node and its address, in no particular order: where a node without the cells
+   * role sends a room nobody owns yet.
+   */
+  liveNodes(): Promise<readonly LiveNode[]>;
   close(): Promise<void>;
+}
+
+export interface LiveNode {
+  readonly nodeId: string;
+  readonly advertiseAddr: string;
 }

@@ -21,6 +21,7 @@ import {
   nodeIdVariable,
   parseEnv,
 } from '../shared/env.js';
+import { ALL_ROLES, roleRules, rolesVariable, type NodeRoles } from './roles.js';
 
 export { ConfigError } from '../shared/env.js';
 
@@ -40,6 +41,11 @@ const trustProxy = z
 /** Every `ROOMS_*` variable, its default and its meaning (docs/configuration.md's table mirrors this). */
 const schema = z.object({
   ROOMS_NODE_ID: nodeIdVariable,
+  ROOMS_ROLES: rolesVariable.default(ALL_ROLES),
+  ROOMS_CELLS_ADDR: z
+    .string()
+    .regex(/^[^\s:]+:\d{1,5}$/, 'host:port of the room-service (cells) load balancer')
+    .optional(),
   ROOMS_ADVERTISE_ADDR: z
     .string()
     .regex(/^[^\s:]+:\d{1,5}$/, 'host:port of this instance')
@@ -163,8 +169,12 @@ const schema = z.object({
 /** The media server's own rules, and the node's: a separate server needs the shared token. */
 function mediaRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
   mediaServerRules(e, ctx);
-  if (!e.ROOMS_MEDIA_EMBEDDED && !e.ROOMS_MEDIA_INTERNAL_TOKEN) {
-    const message = 'required when ROOMS_MEDIA_EMBEDDED=false';
+  // Without the media role and without ROOMS_MEDIA_URL the node has no media server to call.
+  const separate = e.ROOMS_ROLES.media ? !e.ROOMS_MEDIA_EMBEDDED : Boolean(e.ROOMS_MEDIA_URL);
+  if (separate && !e.ROOMS_MEDIA_INTERNAL_TOKEN) {
+    const message = e.ROOMS_ROLES.media
+      ? 'required when ROOMS_MEDIA_EMBEDDED=false'
+      : 'required with ROOMS_MEDIA_URL on a node without the media role';
     ctx.addIssue({ code: 'custom', path: ['ROOMS_MEDIA_INTERNAL_TOKEN'], message });
   }
 }
@@ -217,6 +227,7 @@ function grpcRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
 }
 
 function mediaAndOutboxRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
+  roleRules(e, ctx);
   mediaRules(e, ctx);
   outboxRules(e, ctx);
   grpcRules(e, ctx);
@@ -235,6 +246,13 @@ const checked = schema.superRefine(mediaAndOutboxRules).superRefine((e, ctx) => 
 
 export interface Config {
   readonly nodeId: string;
+  /** `ROOMS_ROLES`: what this node runs (./roles.ts); all four by default. */
+  readonly roles: NodeRoles;
+  /**
+   * `ROOMS_CELLS_ADDR`, an edge without cells only: the room-service load balancer every
+   * command goes to. Null: straight to the owner in Redis, else a live cells node.
+   */
+  readonly cellsAddr: string | null;
   readonly advertiseAddr: string;
   readonly http: {
     readonly host: string;
@@ -322,8 +340,10 @@ export interface Config {
     readonly mediaCheckMs: number;
   };
   readonly media: {
-    /** Run a media server inside this node (`npm start`); false: call `url`. */
+    /** Run a media server inside this node (`npm start`, the media role); false: call `url`. */
     readonly embedded: boolean;
+    /** No media server at all (no media role and no ROOMS_MEDIA_URL): rooms have no media. */
+    readonly none: boolean;
     /** The id meetings record for this node's media server (`ROOMS_MEDIA_SERVER_ID`). */
     readonly serverId: string;
     /** Internal API of a separate media server (used when not embedded). */
@@ -338,6 +358,7 @@ export interface Config {
   };
   /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
   readonly outbox: {
+    /** The relay and the outbox retention run here (the relay role and ROOMS_OUTBOX_ENABLED). */
     readonly enabled: boolean;
     readonly batchSize: number;
     readonly concurrency: number;
@@ -378,8 +399,12 @@ export interface Config {
 
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const e = parseEnv(checked, env);
+  const roles = e.ROOMS_ROLES;
+  const embeddedMedia = roles.media && e.ROOMS_MEDIA_EMBEDDED;
   return deepFreeze({
     nodeId: e.ROOMS_NODE_ID ?? defaultNodeId(e.ROOMS_HTTP_PORT),
+    roles: { ...roles },
+    cellsAddr: e.ROOMS_CELLS_ADDR ?? null,
     advertiseAddr: e.ROOMS_ADVERTISE_ADDR ?? `127.0.0.1:${e.ROOMS_GRPC_PORT}`,
     http: {
       host: e.ROOMS_HTTP_HOST,
@@ -443,10 +468,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       mediaCheckMs: e.ROOMS_VOICE_MEDIA_CHECK_MS,
     },
     media: {
-      embedded: e.ROOMS_MEDIA_EMBEDDED,
+      embedded: embeddedMedia,
+      none: !roles.media && !e.ROOMS_MEDIA_URL,
       serverId:
         e.ROOMS_MEDIA_SERVER_ID ??
-        (e.ROOMS_MEDIA_EMBEDDED
+        (embeddedMedia
           ? `${e.ROOMS_NODE_ID ?? defaultNodeId(e.ROOMS_HTTP_PORT)}-media`
           : 'media-1'),
       url: (e.ROOMS_MEDIA_URL ?? `http://127.0.0.1:${e.ROOMS_MEDIA_PORT}`).replace(/\/$/, ''),
@@ -456,7 +482,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       server: mediaServerOptions(e),
     },
     outbox: {
-      enabled: e.ROOMS_OUTBOX_ENABLED,
+      enabled: roles.relay && e.ROOMS_OUTBOX_ENABLED,
       batchSize: e.ROOMS_OUTBOX_BATCH,
       concurrency: e.ROOMS_OUTBOX_CONCURRENCY,
       pollMs: e.ROOMS_OUTBOX_POLL_MS,

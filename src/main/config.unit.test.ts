@@ -6,6 +6,8 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 /** Every `ROOMS_*` variable with a non-default, valid value. */
 const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_NODE_ID: 'node-a.1_x',
+  ROOMS_ROLES: 'edge, relay,media',
+  ROOMS_CELLS_ADDR: 'rooms-cells.internal:9090',
   ROOMS_ADVERTISE_ADDR: 'rooms-a.internal:7001',
   ROOMS_HTTP_HOST: '127.0.0.1',
   ROOMS_HTTP_PORT: '8181',
@@ -92,6 +94,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
 
 const DEFAULT_MEDIA: Config['media'] = {
   embedded: true,
+  none: false,
   serverId: 'media-1',
   url: 'http://127.0.0.1:7070',
   internalToken: null,
@@ -128,6 +131,11 @@ function defaultNodeId(httpPort: number): string {
     .slice(0, 50)}-${httpPort}`;
 }
 
+/** `env` with every role (FULL_ENV's edge has no cells, which SQLite refuses). */
+function embedded(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, ROOMS_ROLES: '', ROOMS_CELLS_ADDR: '' };
+}
+
 /** Runs `loadConfig(env)` and returns the ConfigError it must throw. */
 function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {
@@ -151,6 +159,8 @@ void describe('loadConfig', () => {
   void it('uses the documented defaults for an empty environment', () => {
     assert.deepEqual(loadConfig({}), {
       nodeId: defaultNodeId(8080),
+      roles: { edge: true, cells: true, relay: true, media: true },
+      cellsAddr: null,
       advertiseAddr: '127.0.0.1:9090',
       http: { host: '0.0.0.0', port: 8080, trustProxy: false, docsEnabled: true },
       grpcPort: 9090,
@@ -234,6 +244,8 @@ void describe('loadConfig', () => {
   void it('parses every variable', () => {
     assert.deepEqual(loadConfig(FULL_ENV), {
       nodeId: 'node-a.1_x',
+      roles: { edge: true, cells: false, relay: true, media: true },
+      cellsAddr: 'rooms-cells.internal:9090',
       advertiseAddr: 'rooms-a.internal:7001',
       http: {
         host: '127.0.0.1',
@@ -266,6 +278,7 @@ void describe('loadConfig', () => {
       },
       media: {
         embedded: false,
+        none: false,
         serverId: 'media-a.1',
         url: 'http://media.internal:7171',
         internalToken: 'a-media-token-of-16+',
@@ -443,6 +456,12 @@ void describe('loadConfig', () => {
       ['ROOMS_TIMER_TICK_MS', '9'],
       ['ROOMS_SWEEP_INTERVAL_MS', '99'],
       ['ROOMS_DRAIN_TIMEOUT_MS', 'soon'],
+      ['ROOMS_ROLES', 'edge,cell'],
+      ['ROOMS_ROLES', 'edge,,relay'],
+      ['ROOMS_ROLES', ' , '],
+      ['ROOMS_ROLES', 'EDGE'],
+      ['ROOMS_CELLS_ADDR', 'http://lb:9090'],
+      ['ROOMS_CELLS_ADDR', 'lb'],
       ['ROOMS_NODE_ID', 'a b'],
       ['ROOMS_NODE_ID', 'a:b'],
       ['ROOMS_NODE_ID', 'n'.repeat(65)],
@@ -519,7 +538,7 @@ void describe('loadConfig', () => {
       assert.match(error.message, /ROOMS_JWT_SECRET: required with a mysql:\/\/ ROOMS_DB_URL/);
       // Embedded (SQLite) mode generates one instead.
       assert.equal(
-        loadConfig({ ...withoutSecret, ROOMS_DB_URL: './x.sqlite' }).accounts.jwtSecret,
+        loadConfig({ ...embedded(withoutSecret), ROOMS_DB_URL: './x.sqlite' }).accounts.jwtSecret,
         null,
       );
     });
@@ -542,6 +561,101 @@ void describe('loadConfig', () => {
       const error = configError({ ROOMS_HTTP_PORT: 'abc', ROOMS_REDIS_URL: 'http://x' });
       assert.match(error.message, /ROOMS_HTTP_PORT/);
       assert.match(error.message, /ROOMS_REDIS_URL/);
+    });
+  });
+
+  void describe('ROOMS_ROLES', () => {
+    const cluster = {
+      ROOMS_DB_URL: 'mysql://root@127.0.0.1:3306/rooms',
+      ROOMS_REDIS_URL: 'redis://127.0.0.1:6379',
+      ROOMS_JWT_SECRET: 's'.repeat(32),
+      ROOMS_GRPC_TOKEN: 't'.repeat(32),
+    };
+    const rolesOf = (env: NodeJS.ProcessEnv) => loadConfig({ ...cluster, ...env }).roles;
+
+    void it('runs all four by default; a list picks (spaces, order and repeats do not matter)', () => {
+      assert.deepEqual(rolesOf({}), { edge: true, cells: true, relay: true, media: true });
+      assert.deepEqual(rolesOf({ ROOMS_ROLES: 'edge,cells,relay,media' }), rolesOf({}));
+      assert.deepEqual(rolesOf({ ROOMS_ROLES: ' cells , edge,cells' }), {
+        edge: true,
+        cells: true,
+        relay: false,
+        media: false,
+      });
+      assert.deepEqual(rolesOf({ ROOMS_ROLES: 'relay' }), {
+        edge: false,
+        cells: false,
+        relay: true,
+        media: false,
+      });
+    });
+
+    void it('refuses an unknown or empty role, naming the value', () => {
+      for (const value of ['edge,gateway', 'edge,', ',', 'cells media']) {
+        const error = configError({ ...cluster, ROOMS_ROLES: value });
+        assert.match(error.message, /ROOMS_ROLES: unknown role/);
+        assert.ok(error.message.includes(JSON.stringify(value)), error.message);
+      }
+      assert.match(configError({ ROOMS_ROLES: 'edge,gateway' }).message, /"gateway"/);
+    });
+
+    void it('refuses a role set without cells on embedded SQLite: nobody could own a room', () => {
+      for (const roles of ['edge', 'relay', 'media', 'edge,relay,media']) {
+        const error = configError({ ROOMS_DB_URL: './x.sqlite', ROOMS_ROLES: roles });
+        assert.match(error.message, /ROOMS_ROLES: .* without cells needs the cluster backend/);
+      }
+      assert.equal(
+        loadConfig({ ROOMS_DB_URL: './x.sqlite', ROOMS_ROLES: 'cells' }).roles.cells,
+        true,
+      );
+    });
+
+    void it('refuses an edge without cells and without Redis', () => {
+      const { ROOMS_REDIS_URL: _, ...noRedis } = cluster;
+      const error = configError({ ...noRedis, ROOMS_ROLES: 'edge,relay' });
+      assert.match(
+        error.message,
+        /ROOMS_ROLES: "edge,relay" \(an edge without cells\) needs ROOMS_REDIS_URL/,
+      );
+      // A relay-only node needs neither cells nor Redis.
+      assert.equal(loadConfig({ ...noRedis, ROOMS_ROLES: 'relay' }).roles.relay, true);
+    });
+
+    void it('takes ROOMS_CELLS_ADDR only on an edge without cells', () => {
+      const addr = { ROOMS_CELLS_ADDR: 'rooms-cells.internal:9090' };
+      assert.equal(
+        loadConfig({ ...cluster, ...addr, ROOMS_ROLES: 'edge' }).cellsAddr,
+        addr.ROOMS_CELLS_ADDR,
+      );
+      assert.equal(loadConfig({ ...cluster, ROOMS_ROLES: 'edge' }).cellsAddr, null);
+      assert.match(
+        configError({ ...cluster, ...addr }).message,
+        /ROOMS_CELLS_ADDR: only for a node without the cells role/,
+      );
+      assert.match(
+        configError({ ...cluster, ...addr, ROOMS_ROLES: 'relay' }).message,
+        /ROOMS_CELLS_ADDR: only for an edge node/,
+      );
+    });
+
+    void it('the relay role runs the outbox relay; media runs the embedded media server', () => {
+      const config = loadConfig({ ...cluster, ROOMS_ROLES: 'edge,cells' });
+      assert.equal(config.outbox.enabled, false);
+      assert.deepEqual([config.media.embedded, config.media.none], [false, true]);
+      assert.equal(loadConfig({ ...cluster, ROOMS_ROLES: 'cells,relay' }).outbox.enabled, true);
+      // Without the media role a separate media server may still be named (with its token).
+      const remote = { ROOMS_MEDIA_URL: 'http://media.internal:7070' };
+      assert.match(
+        configError({ ...cluster, ...remote, ROOMS_ROLES: 'edge,cells' }).message,
+        /ROOMS_MEDIA_INTERNAL_TOKEN: required with ROOMS_MEDIA_URL on a node without the media role/,
+      );
+      const withToken = { ...cluster, ...remote, ROOMS_MEDIA_INTERNAL_TOKEN: 'm'.repeat(16) };
+      const separate = loadConfig({ ...withToken, ROOMS_ROLES: 'edge,cells' }).media;
+      assert.deepEqual(
+        [separate.embedded, separate.none, separate.url],
+        [false, false, remote.ROOMS_MEDIA_URL],
+      );
+      assert.equal(loadConfig({ ...cluster, ROOMS_ROLES: 'cells,media' }).media.embedded, true);
     });
   });
 

@@ -96,7 +96,8 @@ export function wireDelivery(deps: {
       metrics: realtimeMetrics,
     },
   );
-  hub.attach(http.server);
+  // `/ws` is the edge role's; without it the hub only closes (it never has a socket).
+  if (config.roles.edge) hub.attach(http.server);
 
   const { outbox } = config;
   const { store, webhooks: directory, destinations } = deps.outbox;

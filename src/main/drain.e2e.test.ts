@@ -1,10 +1,13 @@
 /**
  * A node process with loaded rooms (embedded SQLite): `/readyz` next to `/healthz`, the admin
  * drain and undrain over HTTP without a restart, and SIGTERM, which hands every room over
- * (each snapshotted at its last version) and exits 0 before ROOMS_DRAIN_TIMEOUT_MS forces it.
+ * (each snapshotted at its last version) and exits 0 before ROOMS_DRAIN_TIMEOUT_MS forces it;
+ * and a drain held up past that deadline (a client that never finishes its request keeps the
+ * HTTP server from closing), after which the process exits 1 anyway, saying so.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -33,25 +36,73 @@ void describe('a node process drained by the operator and by SIGTERM', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  const nodeEnv = (port: number, dbFile: string, drainTimeoutMs: number) => ({
+    ROOMS_DB_URL: dbFile,
+    ROOMS_HTTP_HOST: '127.0.0.1',
+    ROOMS_HTTP_PORT: String(port),
+    ROOMS_GRPC_HOST: '127.0.0.1',
+    ROOMS_GRPC_PORT: '0',
+    ROOMS_ADMIN_TOKEN: ADMIN,
+    ROOMS_DRAIN_TIMEOUT_MS: String(drainTimeoutMs),
+    ROOMS_BCRYPT_COST: '4',
+    ROOMS_LOG_LEVEL: 'warn',
+    ROOMS_MEDIA_EMBEDDED: 'false',
+    ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
+  });
+
+  void it(
+    'exits 1 with the deadline log line when its drain cannot finish within ROOMS_DRAIN_TIMEOUT_MS',
+    { timeout: TEST_TIMEOUT_MS },
+    async () => {
+      const port = await freePort();
+      const deadlineMs = 1_500;
+      const node = new ServerProcess(
+        'drain-stuck',
+        nodeEnv(port, path.join(dir, 'stuck.sqlite'), deadlineMs),
+      );
+      const socket = new net.Socket();
+      try {
+        await reportingOutput([node], async () => {
+          await waitForHealthy(node, `http://127.0.0.1:${port}`);
+          // Half a request body: the server waits for the rest, so its close cannot finish.
+          await new Promise<void>((resolve, reject) => {
+            socket.once('error', reject);
+            socket.connect(port, '127.0.0.1', () => resolve());
+          });
+          const body = '{"username":"ann"';
+          socket.write(
+            'POST /api/v1/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+              `content-type: application/json\r\ncontent-length: ${body.length + 100}\r\n\r\n${body}`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          assert.ok(node.child.kill('SIGTERM'));
+          const exit = await node.waitForExit(deadlineMs + 10_000);
+          assert.deepEqual(exit, { code: 1, signal: null });
+          const lines = node.stdout
+            .split('\n')
+            .filter((line) => line.startsWith('{'))
+            .map((line) => JSON.parse(line) as { msg: string; drainTimeoutMs?: number });
+          assert.deepEqual(
+            lines
+              .filter((l) => l.msg === 'drain deadline passed, exiting')
+              .map((l) => l.drainTimeoutMs),
+            [deadlineMs],
+          );
+        });
+      } finally {
+        socket.destroy();
+        await node.stop();
+      }
+    },
+  );
+
   void it(
     'drains and serves again on the admin API, then exits 0 on SIGTERM with every room handed over',
     { timeout: TEST_TIMEOUT_MS },
     async () => {
       const port = await freePort();
       const dbFile = path.join(dir, 'rooms.sqlite');
-      const node = new ServerProcess('drain', {
-        ROOMS_DB_URL: dbFile,
-        ROOMS_HTTP_HOST: '127.0.0.1',
-        ROOMS_HTTP_PORT: String(port),
-        ROOMS_GRPC_HOST: '127.0.0.1',
-        ROOMS_GRPC_PORT: '0',
-        ROOMS_ADMIN_TOKEN: ADMIN,
-        ROOMS_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS),
-        ROOMS_BCRYPT_COST: '4',
-        ROOMS_LOG_LEVEL: 'warn',
-        ROOMS_MEDIA_EMBEDDED: 'false',
-        ROOMS_MEDIA_INTERNAL_TOKEN: 'media-token-not-called-here',
-      });
+      const node = new ServerProcess('drain', nodeEnv(port, dbFile, DRAIN_TIMEOUT_MS));
       server = node;
       const base = `http://127.0.0.1:${port}`;
       const send = async (method: string, url: string, body?: unknown, token?: string) => {

@@ -63,6 +63,11 @@ export interface HttpAppDeps {
   readonly web?: WebClientOptions;
   /** Drain and undrain over the admin API; absent: not served. */
   readonly node?: NodeControl;
+  /**
+   * The edge role (default true): the public REST APIs, the TRTC callback, the API docs and the
+   * web client. false: only /healthz, /readyz, /metrics and the admin APIs.
+   */
+  readonly edge?: boolean;
 }
 
 export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
@@ -76,27 +81,34 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
   });
   installEnvelopeErrors(http);
   acceptEmptyJsonBodies(http);
-  if (deps.docs) registerApiDocs(http);
+  const edge = deps.edge ?? true;
+  if (edge && deps.docs) registerApiDocs(http);
   // In a plugin, so that the routes are added after the docs' onRoute hook exists.
   void http.register((api, _opts, done) => {
     registerOpsRoutes(api, deps.ops, deps.metrics);
-    registerAuthRoutes(api, deps.accounts);
     const { voice, adminToken, clock } = deps;
-    registerVoiceRoutes(api, {
-      api: voice.api,
-      auth: deps.accounts,
-      store: voice.store,
-      ...(voice.createQuota ? { createQuota: voice.createQuota } : {}),
-    });
-    registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
+    if (edge) registerPublicRoutes(api, deps);
     registerAdminRoutes(api, { store: voice.store, adminToken, clock });
     registerOutboxAdminRoutes(api, { ...deps.outbox, adminToken, clock });
     registerAdminInspectionRoutes(api, { ...deps.inspection, adminToken });
     if (deps.node) registerNodeAdminRoutes(api, { node: deps.node, adminToken });
-    registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
-    if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
-    if (deps.web) registerWebClient(api, deps.web);
+    if (edge && deps.web) registerWebClient(api, deps.web);
     done();
   });
   return http;
+}
+
+/** The edge role's routes: what users and their apps call. */
+function registerPublicRoutes(api: FastifyInstance, deps: HttpAppDeps): void {
+  const { voice } = deps;
+  registerAuthRoutes(api, deps.accounts);
+  registerVoiceRoutes(api, {
+    api: voice.api,
+    auth: deps.accounts,
+    store: voice.store,
+    ...(voice.createQuota ? { createQuota: voice.createQuota } : {}),
+  });
+  registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
+  registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
+  if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
 }

@@ -12,6 +12,7 @@ import { sqlChatRetentionStore } from '../adapters/sql/meeting/chat-retention.js
 import type { SqlBackend } from '../adapters/sql/database.js';
 import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import type { CellHost } from '../cell/host.js';
+import type { CellsTier } from '../cell/cells-tier.js';
 import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
 import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
@@ -45,6 +46,8 @@ export function wireMeetings(deps: {
   logger: Logger;
   /** Tests: another store (e.g. one whose codes always collide). */
   store?: MeetingStore;
+  /** A node without the cells role: every call goes whole to the cells tier. */
+  cellsTier?: CellsTier | null;
 }): Meetings {
   const { config, host, sql } = deps;
   const { chatRetentionMs, ...deadlines } = config.meeting;
@@ -65,6 +68,7 @@ export function wireMeetings(deps: {
     clock: systemClock,
     ...(deps.media ? { media: deps.media } : {}),
     invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql) },
+    ...(deps.cellsTier ? { cellsTier: deps.cellsTier } : {}),
   });
   const chatRetention = new MeetingChatRetention(
     { retentionMs: chatRetentionMs },

@@ -46,7 +46,8 @@ import { wireAdminInspection } from './admin-inspection.js';
 import { embeddedMediaLoad, registerMediaMetrics, remoteMediaLoad } from './media-metrics.js';
 import { nodeControl, nodeReadiness } from './node-ops.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
-import { advertiseAddrFor, wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
+import { wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
+import { edgeCellsTier, startCellsService, startRelaySweeps } from './node-roles.js';
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
 import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
 import { followMediaEvents } from './media-events.js';
@@ -86,7 +87,7 @@ export interface RoomsNode {
   readonly voiceMedia: VoiceMedia;
   /** The meetings' WebSocket signalling (this node's presence notices to the meetings). */
   readonly meetingSignalling: MeetingSignalling;
-  /** Deletes old notifications and caps each recipient's (`ROOMS_NOTIFICATION_*`); started. */
+  /** Deletes old notifications and caps each recipient's (`ROOMS_NOTIFICATION_*`); started with the relay role. */
   readonly notificationRetention: NotificationRetention;
   /** The HTTP address actually bound (port 0 picks a free one). */
   readonly httpAddress: string;
@@ -118,6 +119,8 @@ export async function startNode(
     const sql = await openSqlBackend(config.db.url, { poolSize: config.db.poolSize });
     closers.push(() => sql.close());
     const { lease, registry, limiter, kv, redis } = coordination(config, logger, closers);
+    // An edge without cells sends every call to the cells tier; null on a cells node.
+    const tier = edgeCellsTier(config, { lease, registry });
     // Closed after the host drains (closers run in reverse): meetings may close routers then.
     const media = await wireMedia(config, logger, closers);
     const mediaServers = singleMediaServer(config.media.serverId, media.orchestrator);
@@ -125,6 +128,7 @@ export async function startNode(
       nodeId: config.nodeId,
       advertiseAddr: config.advertiseAddr,
       ...config.cell,
+      ownsCells: config.roles.cells,
     };
     let delivery: Delivery | null = null;
     let meetingMedia: MeetingMedia | null = null;
@@ -152,7 +156,7 @@ export async function startNode(
     );
     const accounts = wireAccounts(config, sql, limiter, jwtSecret);
 
-    const voice = wireVoiceRooms({ config, host, sql, limiter });
+    const voice = wireVoiceRooms({ config, host, sql, limiter, cellsTier: tier });
     closers.push(() => voice.close());
     const notifications = new NotificationCentre({
       store: new SqlNotificationStore(sql),
@@ -166,8 +170,6 @@ export async function startNode(
       clock: systemClock,
       logger,
     });
-    notificationRetention.start();
-    closers.push(() => notificationRetention.stop());
     const meetings = wireMeetings({
       config,
       host,
@@ -177,15 +179,17 @@ export async function startNode(
       notifier: notifications,
       logger,
       media: mediaServers,
+      cellsTier: tier,
     });
-    meetings.chatRetention.start();
-    closers.push(() => meetings.chatRetention.stop());
     const routerJanitor = new MediaRouterJanitor(
       {},
       { media: mediaServers, rooms: sqlEndedRooms(sql.db), logger },
     );
-    routerJanitor.start();
-    closers.push(() => routerJanitor.stop());
+    startRelaySweeps(
+      config,
+      [notificationRetention, meetings.chatRetention, routerJanitor],
+      closers,
+    );
     const outbox = {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),
@@ -214,8 +218,9 @@ export async function startNode(
       docs: config.http.docsEnabled,
       notifications,
       web: { dist: defaultWebDist() },
+      edge: config.roles.edge,
     });
-    await voice.startGrpc({ meetings: meetings.api });
+    const advertiseAddr = await startCellsService(config, voice, meetings, logger);
     const membership = meetingMembership(meetings.api);
     const meetingFollowers: CanFollow = (user, key) =>
       membership.member(user.appCode, key.roomId, user.userId).then(
@@ -289,7 +294,7 @@ export async function startNode(
     closers.push(() => voiceAudio.close());
     closers.push(() => records.close());
     closers.push(() => Promise.resolve(stopMediaEvents()));
-    hostConfig.advertiseAddr = advertiseAddrFor(config, voice.grpcPort);
+    if (advertiseAddr) hostConfig.advertiseAddr = advertiseAddr;
     // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
     closers.push(() => http.close());
     // Sockets close before HTTP does (open WebSockets would hold its close).
@@ -405,6 +410,10 @@ async function wireMedia(
     });
     return orchestrator;
   };
+  if (media.none) {
+    const reason = 'no media role and no ROOMS_MEDIA_URL on this node';
+    return { orchestrator: null, server: null, health: embeddedMediaHealth(null, reason) };
+  }
   if (!media.embedded) {
     // config.ts requires the token when not embedded.
     return {

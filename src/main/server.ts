@@ -1,6 +1,8 @@
 /**
  * `npm start`: one node from the environment. SIGTERM/SIGINT drain it (its rooms handed over
- * to the other nodes) and exit 0, or exit 1 when ROOMS_DRAIN_TIMEOUT_MS passes first.
+ * to the other nodes) and exit 0, or exit 1 when ROOMS_DRAIN_TIMEOUT_MS passes first. A bad
+ * configuration exits 2: a bad variable, or a start refused (e.g. ROOMS_ADVERTISE_ADDR
+ * answered by another node).
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, startNode } from './node.js';
@@ -54,6 +56,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // Found only once the node runs, e.g. an advertise address another instance answers.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(
     `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

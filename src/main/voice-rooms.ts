@@ -9,8 +9,10 @@ import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import { voiceRoomWithSql } from '../adapters/sql/voice-room/index.js';
 import { sqlVoiceRoomStore } from '../adapters/sql/voice-room/store.js';
 import type { CellHost } from '../cell/host.js';
+import type { CellsTier } from '../cell/cells-tier.js';
 import { GrpcForwarder, startRoomServiceServer } from '../edge/grpc/room-service.js';
 import type { GrpcSecurity, GrpcTls } from '../edge/grpc/security.js';
+import { checkAdvertiseAddress, type InstanceIdentity } from '../edge/grpc/who-are-you.js';
 import { parseTrtcApps, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { CreationQuota } from '../edge/quotas.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
@@ -26,8 +28,16 @@ export interface VoiceRooms {
   readonly trtcApps: readonly TrtcApp[];
   /** The node's gRPC client of other nodes (voice rooms and meetings forward through it). */
   readonly forwarder: GrpcForwarder;
-  /** Binds the gRPC RoomService (with `MeetingCall` when given meetings); before `host.start()`. */
-  startGrpc(services?: { meetings?: MeetingApi }): Promise<{ readonly port: number }>;
+  /**
+   * Binds the gRPC RoomService (with `MeetingCall` when given meetings, `WhoAreYou` answering
+   * `identity`); before `host.start()`.
+   */
+  startGrpc(services?: {
+    meetings?: MeetingApi;
+    identity?: InstanceIdentity;
+  }): Promise<{ readonly port: number }>;
+  /** Calls `addr` with the cluster credential: it must be this instance (./who-are-you.ts). */
+  checkAdvertised(addr: string, identity: InstanceIdentity, timeoutMs: number): Promise<void>;
   /** The port the gRPC RoomService listens on (once started). */
   readonly grpcPort: number;
   close(): Promise<void>;
@@ -40,6 +50,8 @@ export function wireVoiceRooms(deps: {
   sql: SqlBackend;
   /** Counters of the room-creation quota (Redis in a cluster). */
   limiter: RateLimiter;
+  /** A node without the cells role: where every call goes (and sent as a gateway's call). */
+  cellsTier?: CellsTier | null;
 }): VoiceRooms {
   const { config, host, sql } = deps;
   const domain = voiceRoomWithSql(config.voice);
@@ -49,9 +61,15 @@ export function wireVoiceRooms(deps: {
     token: config.grpc.token ?? randomBytes(32).toString('base64url'),
     tls: readGrpcTls(config),
   };
-  const forwarder = new GrpcForwarder({ ...security, timeoutMs: config.grpc.forwardTimeoutMs });
+  const cellsTier = deps.cellsTier ?? null;
+  const forwarder = new GrpcForwarder({
+    ...security,
+    timeoutMs: config.grpc.forwardTimeoutMs,
+    // An edge's call may reach a non-owner (the load balancer): that node forwards it once more.
+    markForwarded: cellsTier === null,
+  });
   const store = sqlVoiceRoomStore(sql.db);
-  const api = new VoiceRoomApi(host, domain, forwarder, store);
+  const api = new VoiceRoomApi(host, domain, forwarder, store, cellsTier);
   const { quotas } = config;
   const createQuota = new CreationQuota(deps.limiter, {
     kind: 'voice_room',
@@ -75,11 +93,14 @@ export function wireVoiceRooms(deps: {
       grpc ??= await startRoomServiceServer(api, {
         ...security,
         ...(services.meetings ? { meetings: services.meetings } : {}),
+        ...(services.identity ? { identity: services.identity } : {}),
         host: config.grpc.host,
         port: config.grpcPort,
       });
       return grpc;
     },
+    checkAdvertised: (addr, identity, timeoutMs) =>
+      checkAdvertiseAddress(addr, identity, security, { timeoutMs }),
     async close() {
       await grpc?.close();
       forwarder.close();

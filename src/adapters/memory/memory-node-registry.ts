@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/require-await -- async so that a thrown check becomes a
    rejection, exactly as with the Redis adapter; the work itself is deliberately synchronous. */
-import type { NodeRegistry } from '../../cell/lease.js';
+import type { LiveNode, NodeRegistry } from '../../cell/lease.js';
 import type { Clock } from '../../shared/clock.js';
 import { checkTtl } from './memory-lease.js';
 
@@ -39,6 +39,13 @@ export class MemoryNodeRegistry implements NodeRegistry {
       return null;
     }
     return entry.advertiseAddr;
+  }
+
+  async liveNodes(): Promise<readonly LiveNode[]> {
+    const now = this.#clock.nowMs();
+    return [...this.#nodes]
+      .filter(([, entry]) => now < entry.expiresAtMs)
+      .map(([nodeId, entry]) => ({ nodeId, advertiseAddr: entry.advertiseAddr }));
   }
 
   /** A no-op: the instance is shared, so one host closing must not drop the others' entries. */

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { NodeRegistry } from '../../cell/lease.js';
+import type { LiveNode, NodeRegistry } from '../../cell/lease.js';
 import { checkTtl, quitQuietly, type RedisAdapterOptions } from './redis-lease.js';
 
 /**
@@ -30,6 +30,31 @@ export class RedisNodeRegistry implements NodeRegistry {
     return this.#redis.get(this.#key(nodeId));
   }
 
+  /** SCANs `room:node:*` (the entries are few, one per node); an entry expiring meanwhile is left out. */
+  async liveNodes(): Promise<readonly LiveNode[]> {
+    const head = this.#key('');
+    const keys = new Set<string>();
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.#redis.scan(
+        cursor,
+        'MATCH',
+        `${globEscaped(head)}*`,
+        'COUNT',
+        200,
+      );
+      for (const key of batch) keys.add(key);
+      cursor = next;
+    } while (cursor !== '0');
+    if (keys.size === 0) return [];
+    const names = [...keys];
+    const addrs = await this.#redis.mget(...names);
+    return names.flatMap((key, i) => {
+      const advertiseAddr = addrs[i];
+      return advertiseAddr ? [{ nodeId: key.slice(head.length), advertiseAddr }] : [];
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -39,4 +64,9 @@ export class RedisNodeRegistry implements NodeRegistry {
   #key(nodeId: string): string {
     return `${this.#keyPrefix}room:node:${nodeId}`;
   }
+}
+
+/** `value` matched literally by a Redis glob (the key prefix may hold `*`, `?`, `[`). */
+function globEscaped(value: string): string {
+  return value.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }

@@ -29,6 +29,7 @@ import {
 } from './security.js';
 import { FORWARDED_KEY, deadlineExceeded, fromServiceError, toServiceError } from './status.js';
 import { errors } from '../../shared/error-codes.js';
+import { WHO_ARE_YOU, whoAreYouHandler, type InstanceIdentity } from './who-are-you.js';
 
 const PROTO = fileURLToPath(new URL('../../../proto/room/v1/room_service.proto', import.meta.url));
 
@@ -58,6 +59,8 @@ export interface RoomServiceServerOptions extends GrpcSecurity {
   readonly port: number;
   /** Serves `MeetingCall`; absent: it answers UNAVAILABLE. */
   readonly meetings?: Pick<MeetingApi, 'call'>;
+  /** What `WhoAreYou` answers (./who-are-you.ts); absent: empty ids, matching no node. */
+  readonly identity?: InstanceIdentity;
 }
 
 /** The generic meeting RPC, beside the voice-room RPCs of ../voice/commands.ts. */
@@ -180,6 +183,9 @@ export async function startRoomServiceServer(
         (error: unknown) => callback(toServiceError(error)),
       );
   };
+  implementation[WHO_ARE_YOU] = whoAreYouHandler(
+    options.identity ?? { node_id: '', instance_id: '' },
+  );
   server.addService(roomServiceClient().service, implementation);
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${options.host}:${options.port}`, serverCredentials(options.tls), (err, p) =>

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { StoreTypes } from '../../cell/cell-store.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { CellHost, Routed } from '../../cell/host.js';
+import type { CellsTier } from '../../cell/cells-tier.js';
 import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/meeting/types.js';
 import { singleMediaServer, type MediaServers } from '../../meeting/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
@@ -51,6 +52,8 @@ export interface MeetingApiDeps<T extends StoreTypes> {
   readonly invites: MeetingInviteDeps;
   /** Draws a room code; default: 9 random digits `XXX-XXX-XXX` (node:crypto). */
   readonly newRoomCode?: () => string;
+  /** On a node without the cells role: every call goes whole to a cells node there. */
+  readonly cellsTier?: CellsTier;
 }
 
 /** `XXX-XXX-XXX` from 9 uniformly random digits. */
@@ -89,6 +92,13 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
     const declared = meetingCalls[method];
     if (!declared) throw errors.INVALID_ARGUMENT(`unknown meeting method ${String(method)}`);
     const req = parse(schemas[method], raw) as MeetingRequest;
+    const { cellsTier } = this.deps;
+    if (cellsTier) {
+      const key =
+        declared.scope === 'room' ? keyOf(req as MeetingRequest & { room_code: string }) : null;
+      const addr = await cellsTier.addressFor(key);
+      return this.deps.forwarder.callMeeting(addr, method, raw, options.deadlineMs);
+    }
     const ctx = this.#context(method, raw, options);
     let state: MeetingState | null = null;
     if (declared.scope === 'room') {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { z } from 'zod';
 import { MEETING_CALL, roomServiceClient } from '../grpc/room-service.js';
+import { WHO_ARE_YOU } from '../grpc/who-are-you.js';
 import { meetingCalls } from '../meeting/commands.js';
 import { declarationOf, rpcNames } from './commands.js';
 
@@ -26,8 +27,8 @@ function schemaFieldsOf(schema: z.ZodType): string[] {
 }
 
 void describe('voice-room RPC declarations', () => {
-  void it("declares exactly the methods of room.v1.RoomService (plus the meetings' one)", () => {
-    assert.deepEqual([...rpcNames, MEETING_CALL].sort(), Object.keys(service).sort());
+  void it("declares exactly the methods of room.v1.RoomService (plus the meetings' and WhoAreYou)", () => {
+    assert.deepEqual([...rpcNames, MEETING_CALL, WHO_ARE_YOU].sort(), Object.keys(service).sort());
   });
 
   void it('MeetingCall carries the method, request id, caller, meeting and a JSON body', () => {

@@ -6,6 +6,7 @@
 import type { z } from 'zod';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { CellKey } from '../../cell/lease.js';
+import type { CellsTier } from '../../cell/cells-tier.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { StoreTypes } from '../../cell/cell-store.js';
 import type {
@@ -38,12 +39,21 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     private readonly domain: CellDomain<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent, T>,
     private readonly forwarder: Forwarder,
     private readonly store: VoiceRoomStore,
+    /** On a node without the cells role: every call goes whole to a cells node there. */
+    private readonly cellsTier: CellsTier | null = null,
   ) {}
 
   /** Runs `method` with an untrusted request object. */
   async call(method: RpcName, raw: unknown, options: CallOptions = {}): Promise<unknown> {
     const declared = declarationOf(method);
     const req = parse(declared.schema, raw);
+    if (this.cellsTier) {
+      // Validated here (a proto message would coerce "1" to 1), decided on the cells node.
+      const named = req as Partial<RoomRequest>;
+      const key = named.room_id ? keyOf(named as RoomRequest) : null;
+      const addr = await this.cellsTier.addressFor(key);
+      return this.forwarder.call(addr, method, req, options.deadlineMs);
+    }
     const ctx = this.contextOf(method, options);
     if ('handle' in declared) return declared.handle(ctx, req);
     return ctx.execute(req as RoomRequest, declared.toCommand(req), (result) =>
