@@ -2,7 +2,7 @@
 import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import type { Rows } from './check/types.js';
 
-type Value = string | number | null;
+type Value = string | number | null | undefined;
 type Row = Readonly<Record<string, Value>>;
 const json = (v: Value): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 const text = (v: Value): string => String(v);
@@ -71,7 +71,7 @@ export async function readRows(dbUrl: string): Promise<Rows> {
         kind: text(r.kind),
         user: text(r.user_id),
         amount: Number(r.amount),
-        room: r.room_id === null ? null : text(r.room_id),
+        room: r.room_id == null ? null : text(r.room_id),
       })),
       activeMembers: members.map((r) => ({
         app: text(r.app_code),
