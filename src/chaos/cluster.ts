@@ -6,6 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../testing/backends.js';
 import { startPrivateMariadb, type PrivateMariadb } from '../testing/private-mariadb.js';
 import { ServerProcess, waitForHealthy } from '../testing/server-process.js';
@@ -16,6 +17,7 @@ export const ADMIN_TOKEN = 'chaos-admin-token-0123456789';
 export const TRTC_SDK_APP_ID = '1400000001';
 export const TRTC_KEY = 'chaos-trtc-callback-key';
 export const APP = 'default';
+const KEY_PREFIX = 'chaos:';
 const MEDIA_TOKEN = 'chaos-media-internal-token-0123';
 /** How long a mic seat waits for a publish confirmation (short: releases happen in the run). */
 export const PUBLISH_TIMEOUT_MS = 3_000;
@@ -37,6 +39,8 @@ export interface ChaosCluster {
   readonly nodes: readonly ChaosNode[];
   /** kill -9, then a new process on the same ports; resolves once it is healthy. */
   killAndRestart(node: ChaosNode): Promise<void>;
+  /** The node id holding a room's lease in Redis, or null. */
+  ownerOf(roomId: string): Promise<string | null>;
   pause(node: ChaosNode): void;
   resume(node: ChaosNode): void;
   /** Drains every node (SIGTERM; SIGKILL after 20 s). */
@@ -60,7 +64,7 @@ function nodeEnv(
     ROOMS_DB_URL: backends.dbUrl,
     ROOMS_DB_POOL_SIZE: '6',
     ROOMS_REDIS_URL: backends.redisUrl,
-    ROOMS_KEY_PREFIX: 'chaos:',
+    ROOMS_KEY_PREFIX: KEY_PREFIX,
     ROOMS_HTTP_HOST: '127.0.0.1',
     ROOMS_HTTP_PORT: String(ports.http),
     ROOMS_GRPC_HOST: '127.0.0.1',
@@ -143,12 +147,19 @@ export async function startChaosCluster(): Promise<ChaosCluster> {
     };
     const started = redis;
     const mediaServer = media;
+    const leases = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    leases.on('error', () => undefined); // Redis is killed on purpose; a lookup may fail
+    await leases.connect();
     return {
       mariadb,
       redis: started,
       dbUrl,
       nodes,
       killAndRestart,
+      async ownerOf(roomId) {
+        const value = await leases.get(`${KEY_PREFIX}lease:${APP}\u0000${roomId}`);
+        return value?.split('\n')[0] ?? null;
+      },
       pause(node) {
         node.stopped = true;
         node.process.child.kill('SIGSTOP');
@@ -162,6 +173,7 @@ export async function startChaosCluster(): Promise<ChaosCluster> {
         await Promise.all(nodes.map((n) => n.process.stop(20_000)));
       },
       async stopBackends() {
+        leases.disconnect();
         await mediaServer.stop();
         await started.stop();
         await mariadb.stop();

@@ -27,7 +27,7 @@ export interface PlannedFault {
   /** Offset from the workload's start. */
   readonly atMs: number;
   readonly type: ProcessFault;
-  /** Which node (kill-restart, pause). */
+  /** Which node (kill-restart, pause) when no node owns a room of the workload. */
   readonly node: number;
 }
 
@@ -76,25 +76,52 @@ export async function injectFaults(
   cluster: ChaosCluster,
   log: FaultLog,
   startMs: number,
+  rooms: () => readonly string[],
 ): Promise<void> {
   for (const planned of plan) {
     const wait = startMs + planned.atMs - Date.now();
     if (wait > 0) await sleep(wait);
-    await inject(planned, cluster, log);
+    await inject(planned, cluster, log, rooms());
   }
 }
 
-async function inject(planned: PlannedFault, cluster: ChaosCluster, log: FaultLog): Promise<void> {
-  const node = cluster.nodes[planned.node]!;
+/**
+ * The node a kill or pause hits: the one that owns the most of the workload's rooms now (so
+ * the fault moves rooms), the planned one when none owns any.
+ */
+async function target(planned: PlannedFault, cluster: ChaosCluster, rooms: readonly string[]) {
+  const owners = await Promise.all(rooms.map((room) => cluster.ownerOf(room).catch(() => null)));
+  const counts = cluster.nodes.map((n) => owners.filter((o) => o === n.name).length);
+  const most = Math.max(...counts);
+  const index = most > 0 ? counts.indexOf(most) : planned.node;
+  return { node: cluster.nodes[index]!, owned: counts[index]! };
+}
+
+async function inject(
+  planned: PlannedFault,
+  cluster: ChaosCluster,
+  log: FaultLog,
+  rooms: readonly string[],
+): Promise<void> {
+  const { node, owned } =
+    planned.type === 'kill-restart' || planned.type === 'pause'
+      ? await target(planned, cluster, rooms)
+      : { node: cluster.nodes[planned.node]!, owned: 0 };
   switch (planned.type) {
     case 'kill-restart': {
-      const fault = log.record(planned.type, `kill -9 ${node.name}, then restart it`);
+      const fault = log.record(
+        planned.type,
+        `kill -9 ${node.name} (owner of ${owned} rooms), restart`,
+      );
       await cluster.killAndRestart(node);
       fault.recoveredAtMs = Date.now();
       return;
     }
     case 'pause': {
-      const fault = log.record(planned.type, `SIGSTOP ${node.name} for ${PAUSE_MS} ms`);
+      const fault = log.record(
+        planned.type,
+        `SIGSTOP ${node.name} (owner of ${owned} rooms) for ${PAUSE_MS} ms`,
+      );
       cluster.pause(node);
       await sleep(PAUSE_MS);
       cluster.resume(node);

@@ -6,6 +6,7 @@ type Value = string | number | null | undefined;
 type Row = Readonly<Record<string, Value>>;
 const json = (v: Value): unknown => (typeof v === 'string' ? JSON.parse(v) : v);
 const text = (v: Value): string => String(v);
+const inRoom = (r: Row) => ({ app: text(r.app_code), room: text(r.room_id) });
 
 export async function readRows(dbUrl: string): Promise<Rows> {
   const db = await createConnection({ uri: dbUrl });
@@ -31,22 +32,19 @@ export async function readRows(dbUrl: string): Promise<Rows> {
     await db.query('COMMIT');
     return {
       cells: cells.map((r) => ({
-        app: text(r.app_code),
-        room: text(r.room_id),
+        ...inRoom(r),
         kind: text(r.kind),
         version: Number(r.version),
       })),
       log: log.map((r) => ({
-        app: text(r.app_code),
-        room: text(r.room_id),
+        ...inRoom(r),
         version: Number(r.version),
         requestId: text(r.request_id),
         commandType: text(r.command_type),
         events: json(r.events) as Rows['log'][number]['events'],
       })),
       outcomes: outcomes.map((r) => ({
-        app: text(r.app_code),
-        room: text(r.room_id),
+        ...inRoom(r),
         requestId: text(r.request_id),
         version: Number(r.version),
         outcome: json(r.outcome) as Rows['outcomes'][number]['outcome'],
@@ -54,8 +52,7 @@ export async function readRows(dbUrl: string): Promise<Rows> {
       outbox: outbox.map((r) => ({
         id: Number(r.id),
         eventId: text(r.event_id),
-        app: text(r.app_code),
-        room: text(r.room_id),
+        ...inRoom(r),
         roomVersion: Number(r.room_version),
         type: text(r.event_type),
         status: text(r.status),

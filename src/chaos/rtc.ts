@@ -2,7 +2,8 @@
  * The RTC side of a mic session: TRTC's audio start, and sometimes the audio stop or the
  * room exit that follows, sent to the callback endpoint. The injector's RTC faults act here,
  * per session: an event dropped, an event delivered twice (the same UniqueId, to another
- * node), or the session's two events delivered in the wrong order.
+ * node), or the session's two events delivered in the wrong order. Each feed applies each
+ * fault to the first session it can, so even a short run has every one.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChaosClient } from './client.js';
@@ -10,7 +11,7 @@ import type { FaultLog } from './faults.js';
 import type { Prng } from './prng.js';
 
 /** The share of sessions each RTC fault hits. */
-const RTC_FAULT_SHARE = { drop: 0.12, duplicate: 0.12, reorder: 0.12 } as const;
+const RTC_FAULT_SHARE = { 'rtc-drop': 0.12, 'rtc-duplicate': 0.12, 'rtc-reorder': 0.12 } as const;
 
 interface RtcEvent {
   readonly type: 104 | 203 | 204;
@@ -20,6 +21,7 @@ interface RtcEvent {
 
 export class RtcFeed {
   readonly #pending = new Set<Promise<void>>();
+  readonly #applied = new Set<string>();
 
   constructor(
     private readonly client: ChaosClient,
@@ -41,18 +43,16 @@ export class RtcFeed {
       });
     }
     const order = [...events];
-    if (order.length === 2 && this.prng.chance(RTC_FAULT_SHARE.reorder)) {
+    if (order.length === 2 && this.#hits('rtc-reorder')) {
       order.reverse();
       this.faults.record('rtc-reorder', `${roomId} ${userId} session ${sessionId}`);
     }
-    if (this.prng.chance(RTC_FAULT_SHARE.drop)) {
+    if (this.#hits('rtc-drop')) {
       const dropped = order.splice(this.prng.int(0, order.length - 1), 1)[0]!;
       this.faults.record('rtc-drop', `${roomId} ${userId} event ${dropped.uniqueId}`);
     }
     const duplicate =
-      order.length > 0 && this.prng.chance(RTC_FAULT_SHARE.duplicate)
-        ? this.prng.int(0, order.length - 1)
-        : -1;
+      order.length > 0 && this.#hits('rtc-duplicate') ? this.prng.int(0, order.length - 1) : -1;
     if (duplicate >= 0) {
       this.faults.record(
         'rtc-duplicate',
@@ -79,6 +79,13 @@ export class RtcFeed {
         this.#track(sleep(this.prng.int(0, 600)).then(() => this.client.resend(record)));
       }
     }
+  }
+
+  /** Whether a session gets `fault`: its share of them, and surely the first one it can. */
+  #hits(fault: keyof typeof RTC_FAULT_SHARE): boolean {
+    const hit = !this.#applied.has(fault) || this.prng.chance(RTC_FAULT_SHARE[fault]);
+    if (hit) this.#applied.add(fault);
+    return hit;
   }
 
   #track(work: Promise<void>): void {

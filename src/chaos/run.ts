@@ -136,7 +136,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosOutcome> {
     log(
       `chaos: workload for ${options.durationMs / 1000} s, ${plan.length} process faults planned`,
     );
-    const injector = injectFaults(plan, cluster, faults, startMs);
+    const rooms = () =>
+      history.requests.flatMap((r) => (r.room !== null && r.api !== 'rtc' ? [r.room] : []));
+    const injector = injectFaults(plan, cluster, faults, startMs, () => [...new Set(rooms())]);
     const stop = sleep(options.durationMs).then(() => (running = false));
     const settled = await Promise.allSettled([...work, injector, stop]);
     running = false;
