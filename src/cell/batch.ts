@@ -95,9 +95,15 @@ export async function decideBatch<
       events: decision,
     };
     const work = domain.inTransaction;
+    let learnt: Readonly<Record<string, unknown>> | null = null;
     if (work?.appliesTo(p.command)) {
       if (!tx) throw new Error('a transactional command reached the non-interactive path');
-      const refused = await tx.attempt(() => work.apply(tx.trx, entry, key, nowMs));
+      const refused = await tx.attempt(async () => {
+        const done = await work.apply(tx.trx, entry, key, nowMs);
+        if (done === null || !('reply' in done)) return done;
+        learnt = done.reply;
+        return null;
+      });
       if (refused) {
         outcomes.set(p.requestId, { ok: false, error: refused, version });
         continue;
@@ -105,7 +111,8 @@ export async function decideBatch<
     }
     for (const event of decision) state = domain.evolve(state, event);
     version += 1;
-    const reply = domain.reply ? domain.reply(state, p.command, decision) : { version };
+    const decided = domain.reply ? domain.reply(state, p.command, decision) : { version };
+    const reply = learnt ? { ...(decided as object), ...(learnt as object) } : decided;
     entries.push({ ...entry, reply });
     outcomes.set(p.requestId, { ok: true, result: { version, reply, duplicate: false } });
   }

@@ -17,6 +17,15 @@ export interface DecidedEntry<C extends Command, E extends DomainEvent> {
   readonly events: readonly E[];
 }
 
+/**
+ * What the in-transaction hook learnt that the pure reply cannot know (e.g. a balance after
+ * a debit): its fields join the command's reply, so they are recorded in its outcome and a
+ * retry answers them too.
+ */
+export interface TransactionReply {
+  readonly reply: Readonly<Record<string, unknown>>;
+}
+
 export interface CellDomain<
   S,
   C extends Command,
@@ -27,7 +36,8 @@ export interface CellDomain<
    * Work that must run inside the commit transaction, under a savepoint, for the commands
    * it applies to (e.g. debit a wallet). Returning a DomainError undoes its writes and
    * fails that command only; the rest of the batch is decided without it. A batch with
-   * none of these commands takes the faster non-interactive commit path.
+   * none of these commands takes the faster non-interactive commit path. Returning a
+   * {@link TransactionReply} applies the command and adds its fields to the reply.
    */
   inTransaction?: {
     appliesTo(command: C): boolean;
@@ -36,7 +46,7 @@ export interface CellDomain<
       entry: DecidedEntry<C, E>,
       key: CellKey,
       nowMs: number,
-    ): Promise<DomainError | null>;
+    ): Promise<DomainError | TransactionReply | null>;
   };
   /**
    * The domain's projection rows (e.g. `rooms`) for a batch, as statements built (not run)

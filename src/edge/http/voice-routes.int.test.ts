@@ -231,6 +231,38 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
     assert.equal((await ok('GET', '/voice/wallet', { as: 'bob' })).balance, 30);
   });
 
+  it('answers a retried gift and a retried top-up with their first balance after it moved', async () => {
+    const roomId = await newRoom('create-retry-balance');
+    await ok('POST', `/voice/rooms/${roomId}/join`, { as: 'alice' });
+    await ok('POST', `/voice/rooms/${roomId}/join`, { as: 'bob' });
+    const admin = { 'x-admin-token': ADMIN };
+    await ok('PUT', '/admin/gifts/lily', { headers: admin, body: { name: 'Lily', price: 5 } });
+    const wallet = async () => (await ok('GET', '/voice/wallet', { as: 'bob' })).balance as number;
+    const start = await wallet();
+    const topUp = { user_id: ids.bob, amount: 40, request_id: 'topup-retry-1' };
+    const topped = await ok('POST', '/admin/wallets/topup', { headers: admin, body: topUp });
+    assert.equal(topped.balance, start + 40);
+    const gift = {
+      receiver_user_ids: [ids.alice],
+      gift_id: 'lily',
+      count: 2,
+      request_id: 'gift-retry-1',
+    };
+    const first = await ok('POST', `/voice/rooms/${roomId}/gifts`, { as: 'bob', body: gift });
+    assert.equal(first.balance, start + 30);
+    // The wallet moves on before the retries arrive.
+    await ok('POST', '/admin/wallets/topup', {
+      headers: admin,
+      body: { user_id: ids.bob, amount: 7, request_id: 'topup-retry-2' },
+    });
+    assert.equal(await wallet(), start + 37);
+    const giftAgain = await ok('POST', `/voice/rooms/${roomId}/gifts`, { as: 'bob', body: gift });
+    assert.deepEqual(giftAgain, { ...first, duplicate: true });
+    const topUpAgain = await ok('POST', '/admin/wallets/topup', { headers: admin, body: topUp });
+    assert.deepEqual(topUpAgain, { ...topped, duplicate: true });
+    assert.equal(await wallet(), start + 37);
+  });
+
   it('applies signed TRTC callbacks once, in event-time order, and refuses bad ones', async () => {
     const roomId = await newRoom('create-4');
     await ok('POST', `/voice/rooms/${roomId}/join`, { as: 'bob' });

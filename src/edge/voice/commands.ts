@@ -194,12 +194,17 @@ export const voiceCommands = {
           count,
           unit_price: gift.price,
         },
-        async (result) => ({
-          room_version: result.version,
-          duplicate: result.duplicate,
-          total_price: (result.reply as { total_price?: number }).total_price ?? 0,
-          balance: await ctx.store.balanceOf(req.app_code, req.sender_user_id),
-        }),
+        async (result) => {
+          const reply = result.reply as { total_price?: number; balance?: number };
+          return {
+            room_version: result.version,
+            duplicate: result.duplicate,
+            total_price: reply.total_price ?? 0,
+            // The balance right after the charge (recorded with it, so a retry answers the
+            // same); gifts recorded before it was kept answer the current balance.
+            balance: reply.balance ?? (await ctx.store.balanceOf(req.app_code, req.sender_user_id)),
+          };
+        },
       );
     },
     rest: {

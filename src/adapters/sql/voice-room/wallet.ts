@@ -5,7 +5,7 @@
  * overdrawing one wallet.
  */
 import type { Kysely, Transaction } from 'kysely';
-import type { DecidedEntry } from '../../../cell/domain.js';
+import type { DecidedEntry, TransactionReply } from '../../../cell/domain.js';
 import type { CellKey } from '../../../cell/lease.js';
 import { refuse } from '../../../domain/voice-room/errors.js';
 import type { VoiceRoomCommand, VoiceRoomEvent } from '../../../domain/voice-room/types.js';
@@ -23,7 +23,7 @@ export async function chargeGift(
   entry: DecidedEntry<VoiceRoomCommand, VoiceRoomEvent>,
   key: CellKey,
   nowMs: number,
-): Promise<DomainError | null> {
+): Promise<DomainError | TransactionReply | null> {
   const gift = entry.events.find((e) => e.type === 'GiftSent');
   if (!gift) return null;
   const item = await trx
@@ -74,7 +74,9 @@ export async function chargeGift(
         : await credit(trx, key.appCode, userId, amount, nowMs);
     if (refused) return refused;
   }
-  return null;
+  // The sender's balance right after this charge: part of the gift's recorded answer, so a
+  // retry answers it too, whatever the wallet holds by then.
+  return { reply: { balance: await balanceOf(trx, key.appCode, gift.sender_user_id) } };
 }
 
 /** Takes `amount` from a balance that holds it, or refuses (changing nothing). */
@@ -155,8 +157,8 @@ export async function topUp(
     throw errors.INVALID_ARGUMENT('amount must be a positive integer');
   }
   try {
-    await db.transaction().execute(async (trx) => {
-      await trx
+    const balance = await db.transaction().execute(async (trx) => {
+      const ledger = await trx
         .insertInto('wallet_ledger')
         .values({
           app_code: appCode,
@@ -168,16 +170,24 @@ export async function topUp(
           detail: '{}',
           created_at_ms: nowMs,
         })
-        .execute();
+        .executeTakeFirst();
       const refused = await credit(trx, appCode, userId, amount, nowMs);
       if (refused) throw AppError.from(refused);
+      // The balance this top-up made is its answer; a retry answers it again (below).
+      const after = await balanceOf(trx, appCode, userId);
+      await trx
+        .updateTable('wallet_ledger')
+        .set({ detail: JSON.stringify({ balance: after }) })
+        .where('id', '=', Number(ledger.insertId))
+        .execute();
+      return after;
     });
-    return { balance: await balanceOf(db, appCode, userId), duplicate: false };
+    return { balance, duplicate: false };
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const earlier = await db
       .selectFrom('wallet_ledger')
-      .select(['kind', 'user_id', 'amount'])
+      .select(['kind', 'user_id', 'amount', 'detail'])
       .where('app_code', '=', appCode)
       .where('request_id', '=', requestId)
       .executeTakeFirst();
@@ -188,7 +198,10 @@ export async function topUp(
     ) {
       throw errors.REQUEST_ID_REUSED();
     }
-    return { balance: await balanceOf(db, appCode, userId), duplicate: true };
+    const first = (JSON.parse(earlier.detail) as { balance?: unknown }).balance;
+    // Top-ups recorded before the balance was kept answer the current one.
+    const balance = typeof first === 'number' ? first : await balanceOf(db, appCode, userId);
+    return { balance, duplicate: true };
   }
 }
 
