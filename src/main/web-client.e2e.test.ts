@@ -30,6 +30,7 @@ import { browserSkipReason, launchChromium } from '../media-server/testing/chrom
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 import {
   buildWebClient,
+  hearsVoiceOf,
   PAGE_WAIT_MS as WAIT_MS,
   receivesMediaOf as receives,
   sawReconnecting,
@@ -288,25 +289,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       const seatOfA = pageB.locator(`[data-test=seat][data-user="${idA}"][data-state=publishing]`);
       await seatOfA.locator('.holder', { hasText: '爱丽丝' }).waitFor();
       // B hears A (inbound audio bytes growing) and sees A speaking.
-      const heard = () =>
-        pageB.evaluate(async () => {
-          const room = (
-            globalThis as unknown as { rooms: { room: { received(): Promise<unknown> } } }
-          ).rooms.room;
-          return (await room.received()) as { userId: string; bytes: number }[];
-        });
-      const bytesOfA = async () =>
-        (await heard()).find((r) => r.userId === String(idA))?.bytes ?? 0;
-      let first = 0;
-      for (let i = 0; i < 80 && first === 0; i++) {
-        first = await bytesOfA();
-        if (first === 0) await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      assert.ok(first > 0, `B receives A's audio: ${JSON.stringify(await heard())}`);
-      for (let i = 0; i < 80 && (await bytesOfA()) <= first; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      assert.ok((await bytesOfA()) > first, 'and keeps receiving it');
+      await hearsVoiceOf(pageB, idA);
       await pageB.locator(`[data-test=seat][data-user="${idA}"].speaking`).waitFor();
       await pageB.locator('[data-test=balance]', { hasText: '100' }).waitFor();
       await pageA.locator('[data-test=online]', { hasText: '2' }).waitFor();

@@ -33,6 +33,11 @@ export class TcpBalancer {
     this.down.add(index);
   }
 
+  /** Back in service (a node restarted): new connections may go to it again. */
+  markUp(index: number): void {
+    this.down.delete(index);
+  }
+
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await Promise.all(

@@ -89,6 +89,28 @@ export async function receivesMediaOf(
   }
 }
 
+/**
+ * Waits until a voice-room page receives `from`'s audio (inbound bytes of its consumer),
+ * then until the bytes keep growing.
+ */
+export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
+  const bytes = async () => {
+    const all = (await received(page)) as unknown as { userId: string; bytes: number }[];
+    return { all, of: all.find((r) => r.userId === String(from))?.bytes ?? 0 };
+  };
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  let first = 0;
+  for (;;) {
+    const now = await bytes();
+    if (first === 0 && now.of > 0) first = now.of;
+    else if (first > 0 && now.of > first) return;
+    if (Date.now() > deadline) {
+      throw new Error(`no growing audio of ${from} (first ${first}): ${JSON.stringify(now.all)}`);
+    }
+    await sleep(250);
+  }
+}
+
 /** From now on, the page remembers whether its reconnecting banner ever showed. */
 export async function watchReconnecting(page: Page): Promise<void> {
   // A string: the test's transpiler would name a function it passes (`__name`, not in pages).
