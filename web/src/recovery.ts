@@ -8,8 +8,15 @@
  * has succeeded on a new socket.
  */
 import { ref } from 'vue';
-import { ApiError } from './api';
-import { WsError, type RealtimeClient } from './ws';
+
+/** What the recovery uses of the socket (./ws.ts's RealtimeClient). */
+export interface RecoverySocket {
+  /** How many times the socket opened. */
+  readonly opens: number;
+  readonly isOpen: boolean;
+  onOpen(handler: () => void): () => void;
+  onClose(handler: () => void): () => void;
+}
 
 export type RecoveryState = 'joining' | 'live' | 'reconnecting';
 
@@ -33,12 +40,16 @@ const TRANSIENT_REASONS = new Set([
   'MEDIA_STATE_UNAVAILABLE',
 ]);
 
-/** Whether retrying the same request later may succeed. */
+/**
+ * Whether retrying the same request later may succeed: a REST failure (./api.ts's ApiError,
+ * its `status`) without an answer or with 502-504, or a refused ACK (./ws.ts's WsError, its
+ * `reason`) of the kinds above.
+ */
 export function isTransient(error: unknown): boolean {
-  if (error instanceof ApiError) return error.status === 0 || error.status >= 502;
-  if (error instanceof WsError)
-    return error.reason !== undefined && TRANSIENT_REASONS.has(error.reason);
-  return false;
+  if (!(error instanceof Error)) return false;
+  const { status, reason } = error as Error & { status?: unknown; reason?: unknown };
+  if (typeof status === 'number') return status === 0 || status >= 502;
+  return typeof reason === 'string' && TRANSIENT_REASONS.has(reason);
 }
 
 const MAX_DELAY_MS = 5_000;
@@ -55,7 +66,7 @@ export class Recovery {
    * @param onError a failure that retrying will not cure
    */
   constructor(
-    private readonly ws: RealtimeClient,
+    private readonly ws: RecoverySocket,
     private readonly restore: () => Promise<void>,
     private readonly onError: (error: unknown) => void,
   ) {}
