@@ -5,7 +5,7 @@
  * restore succeeded.
  */
 import assert from 'node:assert/strict';
-import { describe, it, mock } from 'node:test';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { isTransient, Recovery } from '../../web/src/recovery.js';
 
 /** The shapes of web/src/api.ts's ApiError and web/src/ws.ts's WsError (DOM modules). */
@@ -55,7 +55,27 @@ class ScriptedSocket {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
+/** A started recovery whose `n`-th restore (from 1) fails with `failure(n)`, if any. */
+function started(failure: (n: number) => Error | undefined) {
+  const socket = new ScriptedSocket();
+  const errors: unknown[] = [];
+  let restores = 0;
+  const recovery = new Recovery(
+    socket,
+    () => {
+      const error = failure(++restores);
+      return error ? Promise.reject(error) : Promise.resolve();
+    },
+    (e) => errors.push(e),
+  );
+  recovery.start();
+  return { socket, recovery, errors, restores: () => restores };
+}
+
 describe('web client recovery', () => {
+  beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
+  afterEach(() => mock.timers.reset());
+
   it('tells transient failures from lasting ones', () => {
     assert.equal(isTransient(new WsError('x', 'OWNER_UNREACHABLE')), true);
     assert.equal(isTransient(new WsError('x', 'TIMEOUT')), true);
@@ -67,128 +87,72 @@ describe('web client recovery', () => {
   });
 
   it('restores after every open, shows reconnecting from a drop until then', async () => {
-    const socket = new ScriptedSocket();
-    let restores = 0;
-    const recovery = new Recovery(
-      socket,
-      () => {
-        restores += 1;
-        return Promise.resolve();
-      },
-      (e) => assert.fail(String(e)),
-    );
-    recovery.start();
+    const { socket, recovery, errors, restores } = started(() => undefined);
     assert.equal(recovery.state.value, 'joining');
     socket.open();
     await settle();
-    assert.deepEqual([restores, recovery.state.value], [1, 'live']);
+    assert.deepEqual([restores(), recovery.state.value], [1, 'live']);
     socket.drop();
     assert.equal(recovery.state.value, 'reconnecting');
     socket.open();
     await settle();
-    assert.deepEqual([restores, recovery.state.value], [2, 'live']);
+    assert.deepEqual([restores(), recovery.state.value, errors], [2, 'live', []]);
     recovery.stop();
     socket.drop();
     socket.open();
     await settle();
-    assert.equal(restores, 2, 'nothing after stop');
+    assert.equal(restores(), 2, 'nothing after stop');
   });
 
   it('retries a transient failure on the same socket with backoff, stays reconnecting meanwhile', async () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      const socket = new ScriptedSocket();
-      const failures: Error[] = [];
-      let restores = 0;
-      const errors: unknown[] = [];
-      const recovery = new Recovery(
-        socket,
-        () => {
-          restores += 1;
-          const failure = failures.shift();
-          return failure ? Promise.reject(failure) : Promise.resolve();
-        },
-        (e) => errors.push(e),
-      );
-      recovery.start();
-      socket.open();
-      await settle();
-      assert.deepEqual([restores, recovery.state.value], [1, 'live']);
-      // Back on another node, whose first answers say the room's owner is not reachable yet.
-      failures.push(new WsError('a', 'OWNER_UNREACHABLE'), new ApiError('b', 503, 'BUSY'));
-      socket.drop();
-      socket.open();
-      await settle();
-      assert.deepEqual([restores, recovery.state.value], [2, 'reconnecting']);
-      mock.timers.tick(500);
-      await settle();
-      assert.deepEqual([restores, recovery.state.value], [3, 'reconnecting']);
-      mock.timers.tick(999);
-      await settle();
-      assert.equal(restores, 3, 'the second retry waits twice as long');
-      mock.timers.tick(1);
-      await settle();
-      assert.deepEqual([restores, recovery.state.value, errors], [4, 'live', []]);
-      recovery.stop();
-    } finally {
-      mock.timers.reset();
-    }
+    // Back on another node, whose first answers say the room's owner is not reachable yet.
+    const failures = new Map<number, Error>([
+      [2, new WsError('a', 'OWNER_UNREACHABLE')],
+      [3, new ApiError('b', 503, 'BUSY')],
+    ]);
+    const { socket, recovery, errors, restores } = started((n) => failures.get(n));
+    socket.open();
+    await settle();
+    assert.deepEqual([restores(), recovery.state.value], [1, 'live']);
+    socket.drop();
+    socket.open();
+    await settle();
+    assert.deepEqual([restores(), recovery.state.value], [2, 'reconnecting']);
+    mock.timers.tick(500);
+    await settle();
+    assert.deepEqual([restores(), recovery.state.value], [3, 'reconnecting']);
+    mock.timers.tick(999);
+    await settle();
+    assert.equal(restores(), 3, 'the second retry waits twice as long');
+    mock.timers.tick(1);
+    await settle();
+    assert.deepEqual([restores(), recovery.state.value, errors], [4, 'live', []]);
+    recovery.stop();
   });
 
   it('reports a lasting failure once and does not retry it', async () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      const socket = new ScriptedSocket();
-      let restores = 0;
-      const errors: unknown[] = [];
-      const recovery = new Recovery(
-        socket,
-        () => {
-          restores += 1;
-          return Promise.reject(new WsError('会议不存在', 'MEETING_NOT_FOUND'));
-        },
-        (e) => errors.push(e),
-      );
-      recovery.start();
-      socket.open();
-      await settle();
-      mock.timers.tick(60_000);
-      await settle();
-      assert.equal(restores, 1);
-      assert.equal(errors.length, 1);
-      recovery.stop();
-    } finally {
-      mock.timers.reset();
-    }
+    const gone = new WsError('会议不存在', 'MEETING_NOT_FOUND');
+    const { socket, recovery, errors, restores } = started(() => gone);
+    socket.open();
+    await settle();
+    mock.timers.tick(60_000);
+    await settle();
+    assert.deepEqual([restores(), errors], [1, [gone]]);
+    recovery.stop();
   });
 
   it('drops a retry of an older socket: the newer one starts over', async () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
-    try {
-      const socket = new ScriptedSocket();
-      let restores = 0;
-      const recovery = new Recovery(
-        socket,
-        () => {
-          restores += 1;
-          return restores === 1
-            ? Promise.reject(new WsError('gone', 'DISCONNECTED'))
-            : Promise.resolve();
-        },
-        () => assert.fail('no error expected'),
-      );
-      recovery.start();
-      socket.open(); // restore 1 fails: a retry is due in 500 ms
-      await settle();
-      socket.drop();
-      socket.open(); // restore 2 on the new socket
-      await settle();
-      mock.timers.tick(5_000);
-      await settle();
-      assert.deepEqual([restores, recovery.state.value], [2, 'live']);
-      recovery.stop();
-    } finally {
-      mock.timers.reset();
-    }
+    const { socket, recovery, errors, restores } = started((n) =>
+      n === 1 ? new WsError('gone', 'DISCONNECTED') : undefined,
+    );
+    socket.open(); // restore 1 fails: a retry is due in 500 ms
+    await settle();
+    socket.drop();
+    socket.open(); // restore 2 on the new socket
+    await settle();
+    mock.timers.tick(5_000);
+    await settle();
+    assert.deepEqual([restores(), recovery.state.value, errors], [2, 'live', []]);
+    recovery.stop();
   });
 });
