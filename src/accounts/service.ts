@@ -135,6 +135,20 @@ export class AccountsService implements Authenticator {
     const record = await this.deps.users.findById(appCode, userId);
     return record ? toUser(record) : null;
   }
+
+  /**
+   * The users of `appCode` among `ids` (already validated: safe positive integers, at most
+   * `MAX_USER_LOOKUP` of them), in the order asked; ids of no user of that app,
+   * including users of other apps, are left out.
+   */
+  async getUsers(appCode: string, ids: readonly number[]): Promise<User[]> {
+    const records = await this.deps.users.findByIds(appCode, [...new Set(ids)]);
+    const byId = new Map(records.map((r) => [r.id, r]));
+    return [...new Set(ids)].flatMap((id) => {
+      const record = byId.get(id);
+      return record ? [toUser(record)] : [];
+    });
+  }
 }
 
 function toUser(record: UserRecord): User {

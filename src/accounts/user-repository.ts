@@ -34,6 +34,8 @@ export interface UserRepository {
   findByUsernameKey(appCode: string, usernameKey: string): Promise<UserRecord | null>;
   /** Null when there is no such user in that app. */
   findById(appCode: string, id: number): Promise<UserRecord | null>;
+  /** The users of that app among `ids` (absent ones are left out), in no particular order. */
+  findByIds(appCode: string, ids: readonly number[]): Promise<UserRecord[]>;
 }
 
 export class SqlUserRepository implements UserRepository {
@@ -90,6 +92,17 @@ export class SqlUserRepository implements UserRepository {
       .where('app_code', '=', appCode)
       .executeTakeFirst();
     return row ? toRecord(row) : null;
+  }
+
+  async findByIds(appCode: string, ids: readonly number[]): Promise<UserRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('app_code', '=', appCode)
+      .where('id', 'in', [...ids])
+      .execute();
+    return rows.map(toRecord);
   }
 }
 

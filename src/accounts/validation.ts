@@ -117,3 +117,30 @@ export function parseAppCode(header: string | string[] | undefined): string {
 export function usernameKey(username: string): string {
   return username.toLowerCase();
 }
+
+/** At most this many ids in one `GET /api/v1/users?ids=` (one indexed query, one page). */
+export const MAX_USER_LOOKUP = 100;
+
+const USER_ID = /^[1-9]\d{0,15}$/;
+
+/**
+ * The ids of a user lookup: `ids=1,2,3` (a repeated `ids` parameter is read as one list),
+ * each a positive decimal integer up to 2^53 - 1, at least one and at most
+ * {@link MAX_USER_LOOKUP} after removing repeats.
+ */
+export function parseUserIds(raw: unknown): number[] {
+  const text = Array.isArray(raw) ? raw.join(',') : raw;
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw errors.VALIDATION('ids: required, comma-separated user ids');
+  }
+  const parts = text.split(',').map((p) => p.trim());
+  const ids = parts.map(Number);
+  if (parts.some((p, i) => !USER_ID.test(p) || !Number.isSafeInteger(ids[i]))) {
+    throw errors.VALIDATION('ids: each id must be a positive integer');
+  }
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_USER_LOOKUP) {
+    throw errors.VALIDATION(`ids: at most ${MAX_USER_LOOKUP} ids`);
+  }
+  return unique;
+}

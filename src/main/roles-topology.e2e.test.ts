@@ -31,7 +31,7 @@ import {
   reportingOutput,
   waitForHealthy,
 } from '../testing/server-process.js';
-import { startTcpBalancer, type TcpBalancer } from '../testing/tcp-balancer.js';
+import { TcpBalancer } from '../testing/tcp-balancer.js';
 
 const skip = await clusterSkipReason();
 const LEASE_TTL_MS = 1_500;
@@ -51,6 +51,7 @@ interface Answer {
 describe('the seed topology: an edge, the cells load balancer, two cells nodes', { skip }, () => {
   let database: TestDatabase;
   let balancer: TcpBalancer;
+  let balancerAddress = '';
   let hooks: Server;
   const delivered: { room_id?: string; event_type?: string }[] = [];
   const keyPrefix = testKeyPrefix();
@@ -115,7 +116,10 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
     const [aHttp, aGrpc] = await ports();
     const [bHttp, bGrpc] = await ports();
     const [edgeHttp, edgeGrpc] = await ports();
-    balancer = await startTcpBalancer([`127.0.0.1:${aGrpc}`, `127.0.0.1:${bGrpc}`]);
+    ({ balancer, address: balancerAddress } = await TcpBalancer.roundRobin([
+      `127.0.0.1:${aGrpc}`,
+      `127.0.0.1:${bGrpc}`,
+    ]));
     const add = (name: string, roles: string, http: number, grpc: number, more = {}) => {
       nodes[name] = {
         name,
@@ -126,7 +130,7 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
     };
     add('cells-a', 'cells,relay', aHttp, aGrpc);
     add('cells-b', 'cells', bHttp, bGrpc);
-    add('edge', 'edge', edgeHttp, edgeGrpc, { ROOMS_CELLS_ADDR: balancer.address });
+    add('edge', 'edge', edgeHttp, edgeGrpc, { ROOMS_CELLS_ADDR: balancerAddress });
     await reportingOutput(all(), async () => {
       await Promise.all(Object.values(nodes).map((n) => waitForHealthy(n.process, n.http, 60_000)));
     });
@@ -293,7 +297,7 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
         };
         const closed = `127.0.0.1:${await freePort()}`;
         const [behindLb, silent] = [
-          await start('cells-lb', balancer.address),
+          await start('cells-lb', balancerAddress),
           await start('cells-silent', closed),
         ];
         const [lbExit, silentExit] = await Promise.all([
@@ -304,7 +308,7 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
         assert.match(
           behindLb.stderr,
           new RegExp(
-            `ROOMS_ADVERTISE_ADDR ${balancer.address} is answered by node "${survivor.name}", not by this node "cells-lb"`,
+            `ROOMS_ADVERTISE_ADDR ${balancerAddress} is answered by node "${survivor.name}", not by this node "cells-lb"`,
           ),
         );
         assert.doesNotMatch(behindLb.stderr, /failed to start/);

@@ -7,19 +7,20 @@
  * cancels at the password prompt, gets A's invite as a live card, joins from it, is refused
  * with the seed's 会议密码错误 and then admitted with the right password; each page receives
  * the other's audio and video (inbound-rtp bytes, growing, read through the page's
- * `window.rooms` hook); B pages back through the chat history; B raises a hand and A's tile of B shows it; A force-mutes B and B's
- * page follows; chat both ways; B's socket drops and the page recovers by itself (media
- * flows again both ways); A kicks B and B lands on the home page, told so; A ends the
- * meeting and A's page says so.
+ * `window.rooms` hook); the tiles and the chat name each member (nickname, never the id);
+ * B pages back through the chat history; B raises a hand and A's tile of B shows it; A
+ * force-mutes B and B's page follows; chat both ways; B's socket drops and the page shows
+ * it is reconnecting, then recovers by itself (media flows again both ways); A kicks B and B
+ * lands on the home page, told so; A ends the meeting and A's page says so.
  *
- * Voice room (no audio yet on this node: the page says so and works on): A opens a room and
- * takes a seat, B joins from the lobby and sees A on it, B sends a gift after the operator's
- * top-up and both pages show it (and the balances), A closes the room and B is told.
+ * Voice room (audio through the node's media server: B hears A): A opens a room and
+ * takes a seat, B joins from the lobby (which names the owner) and sees A by name on it, B
+ * picks a gift from the catalog by name after the operator's top-up and both pages show it
+ * (names and balances), A closes the room and B is told.
  *
  * Each step's page is saved to test-results/web-*.png.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,36 +28,21 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
+import {
+  buildWebClient,
+  hearsVoiceOf,
+  PAGE_WAIT_MS as WAIT_MS,
+  receivesMediaOf as receives,
+  sawReconnecting,
+  signUp,
+  watchReconnecting,
+  type RoomsGlobal,
+} from './testing/web-client-pages.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const PROJECT = path.join(HERE, '..', '..');
 const RESULTS = path.join(PROJECT, 'test-results');
 const ADMIN = 'web-client-e2e-admin-token';
-/** Generous: two browsers, a node and a media worker share 2 loaded cores. */
-const WAIT_MS = 20_000;
-
-interface Received {
-  userId: number;
-  kind: string;
-  bytes: number;
-  frames: number;
-}
-interface RoomsGlobal {
-  rooms: {
-    room: { received(): Promise<Received[]> } | null;
-    realtime: { opens: number; drop(): void };
-  };
-}
-
-/** The build the node serves, made from the current sources (seconds). */
-function buildWebClient(): void {
-  const built = spawnSync(process.execPath, ['scripts/build-web.mjs', '--install'], {
-    cwd: PROJECT,
-    encoding: 'utf8',
-  });
-  assert.equal(built.status, 0, built.stderr);
-  assert.match(built.stderr, /web client built/, built.stderr);
-}
 
 void describe('the web client in Chromium', { skip: browserSkipReason() }, () => {
   let rooms: MeetingNode;
@@ -97,50 +83,13 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     return page;
   }
 
-  /** Signs up through the form; the user id the header shows. */
-  async function signUp(page: Page, username: string): Promise<number> {
-    await page.getByRole('button', { name: '没有账号？注册' }).click();
-    await page.getByLabel('用户名').fill(username);
-    await page.getByLabel('密码', { exact: true }).fill('secret123');
-    await page.getByRole('button', { name: '注册并登录' }).click();
-    const me = await page.locator('[data-test=me]').textContent();
-    await page.locator('[data-test=ws-status].open').waitFor();
-    const id = Number(/ID (\d+)/.exec(me ?? '')?.[1]);
-    assert.ok(id > 0, `header: ${me}`);
-    return id;
-  }
-
-  const received = (page: Page) =>
-    page.evaluate(
-      () => (globalThis as unknown as RoomsGlobal).rooms.room?.received() ?? Promise.resolve([]),
-    );
-
   /** Waits until `page` receives `from`'s audio and video, then until both keep growing. */
-  async function receivesMediaOf(page: Page, from: number): Promise<void> {
-    const deadline = Date.now() + WAIT_MS;
-    let first: Received[] | undefined;
-    for (;;) {
-      const now = (await received(page)).filter((r) => r.userId === from);
-      const audio = now.find((r) => r.kind === 'audio');
-      const video = now.find((r) => r.kind === 'video');
-      if (!first && audio && video && audio.bytes > 0 && video.bytes > 0 && video.frames > 0) {
-        first = now;
-      } else if (
-        first &&
-        now.every((r) => r.bytes > (first!.find((f) => f.kind === r.kind)?.bytes ?? 0))
-      ) {
-        return;
-      }
-      if (Date.now() > deadline) {
-        await shot(page, 'failed');
-        const text = await page.locator('main').innerText();
-        throw new Error(
-          `no growing media of ${from}: ${JSON.stringify({ now, pageErrors, consoleLines, text })}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    }
-  }
+  const receivesMediaOf = (page: Page, from: number) =>
+    receives(page, from, async () => {
+      await shot(page, 'failed');
+      const text = await page.locator('main').innerText();
+      return JSON.stringify({ pageErrors, consoleLines, text });
+    });
 
   const tileOf = (page: Page, userId: number) =>
     page.locator(`figure[data-test=tile][data-user="${userId}"]`);
@@ -166,7 +115,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     'runs a meeting: password, audio and video both ways, hand, mute, chat, kick, end',
     scenario(async () => {
       pageA = await open('A');
-      idA = await signUp(pageA, 'alice_web');
+      idA = await signUp(pageA, 'alice_web', '爱丽丝');
       pageB = await open('B');
       idB = await signUp(pageB, 'bob_web');
       await shot(pageA, 'lobby');
@@ -227,6 +176,11 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await chatB.getByText('history line 1', { exact: true }).waitFor();
       await pageB.locator('[data-test=chat-older]').waitFor({ state: 'detached' });
 
+      // Each page names the other (GET /users?ids=), never by id.
+      await tileOf(pageB, idA).locator('figcaption', { hasText: '爱丽丝' }).waitFor();
+      await tileOf(pageA, idB).locator('figcaption', { hasText: 'bob_web' }).waitFor();
+      assert.equal(await pageB.getByText(`用户 ${idA}`).count(), 0);
+
       // Each receives the other's audio and video, and it keeps flowing.
       await receivesMediaOf(pageB, idA);
       await receivesMediaOf(pageA, idB);
@@ -251,11 +205,17 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageB.getByLabel('消息').fill('hi from B');
       await pageB.locator('[data-test=chat-send]').click();
       await pageA.locator('[data-test=chat]', { hasText: 'hi from B' }).waitFor();
+      const lineOfA = pageB.locator('[data-test=chat] li', { hasText: '大家好 from A' });
+      assert.match(await lineOfA.innerText(), /^爱丽丝 · /);
+      const lineOfB = pageA.locator('[data-test=chat] li', { hasText: 'hi from B' });
+      assert.match(await lineOfB.innerText(), /^bob_web · /);
       await shot(pageA, 'meeting-a');
       await shot(pageB, 'meeting-b');
 
       // B's socket drops (as on a network failure): the page reconnects by itself, joins the
-      // meeting again on the new socket, and media flows both ways again on new consumers.
+      // meeting again on the new socket, and media flows both ways again on new consumers; the
+      // page says it is reconnecting meanwhile.
+      await watchReconnecting(pageB);
       await pageB.evaluate(() => (globalThis as unknown as RoomsGlobal).rooms.realtime.drop());
       await pageB.waitForFunction(
         () => (globalThis as unknown as RoomsGlobal).rooms.realtime.opens === 2,
@@ -263,6 +223,8 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageB.locator('[data-test=ws-status].open').waitFor();
       await receivesMediaOf(pageB, idA);
       await receivesMediaOf(pageA, idB);
+      await pageB.locator('[data-test=reconnecting]').waitFor({ state: 'detached' });
+      assert.equal(await sawReconnecting(pageB), true, 'B showed the reconnecting state');
 
       // A kicks B: B lands on the home page and is told.
       await pageA
@@ -320,43 +282,30 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
 
       // B finds the room in the lobby and sees A on the seat.
       await pageB.locator('[data-test=notice] button').click();
-      await pageB
-        .locator('[data-test=voice-rooms] li', { hasText: '夜聊' })
-        .getByRole('button')
-        .click();
+      const lobbyRow = pageB.locator('[data-test=voice-rooms] li', { hasText: '夜聊' });
+      await lobbyRow.locator('[data-test=owner]', { hasText: '爱丽丝' }).waitFor();
+      await lobbyRow.getByRole('button').click();
       await pageB.waitForURL(/\/voice\/vr_[\w-]+$/);
-      await pageB.locator(`[data-test=seat][data-user="${idA}"][data-state=publishing]`).waitFor();
+      const seatOfA = pageB.locator(`[data-test=seat][data-user="${idA}"][data-state=publishing]`);
+      await seatOfA.locator('.holder', { hasText: '爱丽丝' }).waitFor();
       // B hears A (inbound audio bytes growing) and sees A speaking.
-      const heard = () =>
-        pageB.evaluate(async () => {
-          const room = (
-            globalThis as unknown as { rooms: { room: { received(): Promise<unknown> } } }
-          ).rooms.room;
-          return (await room.received()) as { userId: string; bytes: number }[];
-        });
-      const bytesOfA = async () =>
-        (await heard()).find((r) => r.userId === String(idA))?.bytes ?? 0;
-      let first = 0;
-      for (let i = 0; i < 80 && first === 0; i++) {
-        first = await bytesOfA();
-        if (first === 0) await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      assert.ok(first > 0, `B receives A's audio: ${JSON.stringify(await heard())}`);
-      for (let i = 0; i < 80 && (await bytesOfA()) <= first; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      assert.ok((await bytesOfA()) > first, 'and keeps receiving it');
+      await hearsVoiceOf(pageB, idA);
       await pageB.locator(`[data-test=seat][data-user="${idA}"].speaking`).waitFor();
       await pageB.locator('[data-test=balance]', { hasText: '100' }).waitFor();
       await pageA.locator('[data-test=online]', { hasText: '2' }).waitFor();
 
-      // B sends a gift to A: both pages show it, with the balances.
-      await pageB.locator('[data-test=gift-to]').selectOption(String(idA));
+      // B sends a gift to A, picked from the catalog by its name (GET /voice/gifts): both
+      // pages show it, with names and the balances.
+      await pageB.locator('[data-test=gift-to]').selectOption({ label: '爱丽丝' });
+      await pageB.locator('[data-test=gift-id]').selectOption({ label: 'Rose（10）' });
       await pageB.locator('[data-test=send-gift]').click();
       await pageB.locator('[data-test=balance]', { hasText: '90' }).waitFor();
-      for (const page of [pageA, pageB]) {
-        await page.locator('[data-test=feed]', { hasText: 'rose ×1（10）' }).waitFor();
-      }
+      await pageB
+        .locator('[data-test=feed]', { hasText: '我 送给 爱丽丝 Rose ×1（10）' })
+        .waitFor();
+      await pageA
+        .locator('[data-test=feed]', { hasText: 'bob_web 送给 我 Rose ×1（10）' })
+        .waitFor();
       await pageA.locator('[data-test=balance]', { hasText: '10' }).waitFor();
       await shot(pageA, 'voice-a');
       await shot(pageB, 'voice-b');

@@ -1,61 +1,118 @@
 /**
- * Test helper: a TCP load balancer in front of some backends (an L4 "internal CLB"). Each new
- * connection goes to the next backend in turn, or to the one it is pinned to; `dropAll()`
- * cuts the open connections so clients reconnect (and land where the balancer now sends them).
+ * Test-only: a TCP load balancer (an L4 "internal CLB") in front of node processes. It pipes
+ * bytes both ways; when either side closes, so does the other (a node killed with SIGKILL
+ * drops its clients' sockets, as behind a real balancer). Each front address picks a backend
+ * per new connection: the first of its own order that is not marked down, or, without an
+ * order, the next one in turn (or the one it is pinned to). A dead backend is used until the
+ * test marks it down, as a balancer's health check notices a node only after a while:
+ * meanwhile its new connections fail.
  */
-import net from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
-export interface TcpBalancer {
-  /** `127.0.0.1:<port>`. */
-  readonly address: string;
-  /** Every later connection goes to `backend` (`host:port`); null: round robin again. */
-  pin(backend: string | null): void;
-  /** Where each connection went so far, in order. */
-  readonly connections: readonly string[];
-  dropAll(): void;
-  close(): Promise<void>;
+export interface Backend {
+  readonly host: string;
+  readonly port: number;
 }
 
-export async function startTcpBalancer(backends: readonly string[]): Promise<TcpBalancer> {
-  let next = 0;
-  let pinned: string | null = null;
-  const connections: string[] = [];
-  const open = new Set<net.Socket>();
-  const track = (socket: net.Socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-  };
-  const server = net.createServer((client) => {
-    const backend = pinned ?? backends[next++ % backends.length]!;
-    connections.push(backend);
-    const [host, port] = [backend.slice(0, backend.lastIndexOf(':')), backend.split(':').pop()];
-    const upstream = net.connect({ host, port: Number(port) });
-    track(client);
-    track(upstream);
-    const cut = () => {
+/** `host:port` of a backend, as the balancer logs its connections. */
+const addressOf = (b: Backend) => `${b.host}:${b.port}`;
+
+export class TcpBalancer {
+  private readonly down = new Set<number>();
+  private readonly servers: Server[] = [];
+  private readonly sockets = new Set<Socket>();
+  private next = 0;
+  private pinned: number | null = null;
+  /** Where each connection went so far (`host:port`), in order. */
+  readonly connections: string[] = [];
+
+  constructor(private readonly backends: readonly Backend[]) {}
+
+  /** A balancer in front of `host:port` backends, with one round-robin front: its address. */
+  static async roundRobin(
+    backends: readonly string[],
+  ): Promise<{ balancer: TcpBalancer; address: string }> {
+    const balancer = new TcpBalancer(
+      backends.map((b) => ({
+        host: b.slice(0, b.lastIndexOf(':')),
+        port: Number(b.slice(b.lastIndexOf(':') + 1)),
+      })),
+    );
+    const url = await balancer.front();
+    return { balancer, address: url.replace(/^http:\/\//, '') };
+  }
+
+  /**
+   * A new front on a free port of 127.0.0.1; its base URL. With `order`, it tries the
+   * backends in that order; without, it takes them in turn.
+   */
+  async front(order?: readonly number[]): Promise<string> {
+    const server = createServer((client) => this.forward(client, order));
+    this.servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
+
+  /** Every later round-robin connection goes to the backend at `address`; null: in turn. */
+  pin(address: string | null): void {
+    const index = this.backends.findIndex((b) => addressOf(b) === address);
+    this.pinned = address === null || index < 0 ? null : index;
+  }
+
+  /** The health check noticed: no new connection goes to backend `index` any more. */
+  markDown(index: number): void {
+    this.down.add(index);
+  }
+
+  /** Back in service (a node restarted): new connections may go to it again. */
+  markUp(index: number): void {
+    this.down.delete(index);
+  }
+
+  /** Cuts every open connection, so clients reconnect where the balancer now sends them. */
+  dropAll(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.dropAll();
+    await Promise.all(
+      this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+    );
+  }
+
+  private pick(order: readonly number[] | undefined): number | undefined {
+    if (order) return order.find((i) => !this.down.has(i));
+    if (this.pinned !== null) return this.pinned;
+    for (let tries = 0; tries < this.backends.length; tries++) {
+      const index = this.next++ % this.backends.length;
+      if (!this.down.has(index)) return index;
+    }
+    return undefined;
+  }
+
+  private forward(client: Socket, order: readonly number[] | undefined): void {
+    this.track(client);
+    const index = this.pick(order);
+    if (index === undefined) {
+      client.destroy();
+      return;
+    }
+    this.connections.push(addressOf(this.backends[index]!));
+    const upstream = createConnection(this.backends[index]!);
+    this.track(upstream);
+    const end = () => {
       client.destroy();
       upstream.destroy();
     };
-    client.on('error', cut);
-    upstream.on('error', cut);
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  const dropAll = () => {
-    for (const socket of open) socket.destroy();
-  };
-  return {
-    address: `127.0.0.1:${port}`,
-    pin: (backend) => {
-      pinned = backend;
-    },
-    connections,
-    dropAll,
-    close: () =>
-      new Promise<void>((resolve) => {
-        dropAll();
-        server.close(() => resolve());
-      }),
-  };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  }
+
+  private track(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+  }
 }

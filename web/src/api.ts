@@ -90,9 +90,16 @@ export async function call<T = unknown>(
   return envelope.data as T;
 }
 
-/** A request id for a command, so that a retry of the same click applies once. */
+/**
+ * A request id for a command, so that a retry of the same click applies once. Plain HTTP on
+ * another host than localhost has no `crypto.randomUUID` (secure contexts only, in every
+ * browser); `getRandomValues` works everywhere.
+ */
 export function requestId(): string {
-  return crypto.randomUUID();
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
 }
 
 export function errorText(error: unknown): string {

@@ -5,6 +5,7 @@
  */
 import { reactive, ref } from 'vue';
 import { clearSession, storedUser, type User } from './api';
+import { forgetNames } from './user-names';
 import { realtime } from './ws';
 
 export type Route =
@@ -56,6 +57,7 @@ window.addEventListener('popstate', () => {
 export function signOut(message?: string): void {
   clearSession();
   realtime.close();
+  forgetNames();
   session.user = null;
   if (message) notice.value = { text: message, kind: 'error' };
   navigate({ name: 'auth' });

@@ -2,6 +2,7 @@ import { createApp, watch } from 'vue';
 import App from './App.vue';
 import { token, whenUnauthorized } from './api';
 import { session, signOut } from './app-state';
+import { knowName } from './user-names';
 import { realtime, wsUrl } from './ws';
 import './style.css';
 
@@ -12,6 +13,7 @@ watch(
   () => session.user,
   (user) => {
     const bearer = token();
+    if (user) knowName(user);
     if (user && bearer)
       realtime.connect(
         () => wsUrl(token() ?? ''),

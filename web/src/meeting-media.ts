@@ -56,6 +56,8 @@ export class MeetingMedia {
   private readonly offs: (() => void)[] = [];
   private closed = false;
   private enabled = { audio: true, video: true };
+  /** The previous socket's producers, closed once the page is back (see `start`). */
+  private leftBehind: string[] = [];
 
   constructor(
     private readonly ws: RealtimeClient,
@@ -79,12 +81,20 @@ export class MeetingMedia {
    */
   prepare(): void {
     this.generation++;
+    for (const producer of this.producers.values()) this.leftBehind.push(producer.id);
     this.reset();
   }
 
   /** On the socket that just sent `meeting.room.join`: transports, produce. */
   async start(): Promise<void> {
     const generation = this.generation;
+    // Closed by their node when the socket dropped, but still on the media server when that
+    // node died: closed here (its owner's call), so the others drop them and nobody is offered them.
+    for (const id of this.leftBehind.splice(0)) {
+      await this.ws
+        .request('meeting.producer.close', { room_code: this.roomCode, producer_id: id })
+        .catch(() => undefined);
+    }
     const create = (direction: 'send' | 'recv') =>
       this.ws.request<TransportInfo>('meeting.transport.create', {
         room_code: this.roomCode,
@@ -255,10 +265,11 @@ export class MeetingMedia {
       consumer?.close();
       this.consumers.delete(d.producer_id);
       const media = this.remote.get(d.user_id);
-      if (media && consumer) {
-        if (consumer.kind === 'audio') Object.assign(media, { audio: null, audioConsumerId: null });
-        else Object.assign(media, { video: null, videoConsumerId: null });
-      }
+      // Only if it is still the one shown (a newer producer of the member may have replaced it).
+      if (media && consumer?.id === media.audioConsumerId)
+        Object.assign(media, { audio: null, audioConsumerId: null });
+      if (media && consumer?.id === media.videoConsumerId)
+        Object.assign(media, { video: null, videoConsumerId: null });
       return;
     }
     // A producer may be announced twice (listed after the join ACK, and broadcast).

@@ -58,6 +58,7 @@ export class VoiceMedia {
 
   /** Joins the room's media (after every room.subscribe: a new socket has none). */
   async join(): Promise<void> {
+    const leftBehind = this.producer?.id;
     this.reset();
     this.status.value = 'checking';
     let answer: JoinAnswer;
@@ -71,6 +72,12 @@ export class VoiceMedia {
       this.status.value = 'unavailable';
       this.reason.value = (error as Error).message;
       return;
+    }
+    // Still on the media server if the previous socket's node died: closed as its owner.
+    if (leftBehind) {
+      await this.ws
+        .request('voice.producer.close', { room_id: this.roomId, producer_id: leftBehind })
+        .catch(() => undefined);
     }
     try {
       this.device = new Device();

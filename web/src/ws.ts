@@ -53,6 +53,7 @@ export class RealtimeClient {
   private readonly pending = new Map<number, Pending>();
   private readonly handlers = new Map<string, Set<(frame: Frame) => void>>();
   private readonly openHandlers = new Set<() => void>();
+  private readonly closeHandlers = new Set<() => void>();
   private readonly waitingOpen = new Set<() => void>();
   private onUnauthorized: () => void = () => undefined;
 
@@ -118,6 +119,12 @@ export class RealtimeClient {
     return () => this.openHandlers.delete(handler);
   }
 
+  /** Runs `handler` after every drop (not after {@link close}); returns its remover. */
+  onClose(handler: () => void): () => void {
+    this.closeHandlers.add(handler);
+    return () => this.closeHandlers.delete(handler);
+  }
+
   private whenOpen(timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
       const done = () => {
@@ -162,6 +169,7 @@ export class RealtimeClient {
         return;
       }
       if (!this.url) return;
+      for (const handler of [...this.closeHandlers]) handler();
       this.attempt += 1;
       const delay =
         Math.min(5_000, 250 * 2 ** Math.min(this.attempt, 5)) * (0.5 + Math.random() / 2);

@@ -11,7 +11,9 @@ import type { AuthIdentity, Authenticator } from '../../accounts/tokens.js';
 import {
   APP_CODE_PATTERN,
   loginSchema,
+  MAX_USER_LOOKUP,
   parseAppCode,
+  parseUserIds,
   registerSchema,
 } from '../../accounts/validation.js';
 import { envelopeTime, sendOk } from '../../shared/http-envelope.js';
@@ -129,7 +131,24 @@ const docs = {
     access: 'user',
     responses: { 200: 'The user', 404: 'The user no longer exists' },
   }),
+  lookup: documented({
+    tag: 'accounts',
+    summary: "Users of the caller's app by id (display names)",
+    description: `At most ${MAX_USER_LOOKUP} distinct ids; ids of no user of the caller's app are left out.`,
+    access: 'user',
+    query: {
+      type: 'object',
+      required: ['ids'],
+      properties: { ids: { type: 'string', description: 'Comma-separated user ids: 17,18' } },
+    },
+    responses: { 200: '`list`: `{id, username, nickname, avatar}` of each user found' },
+  }),
 };
+
+/** What any user of an app may see of another (no app, no dates). */
+function publicUserJson(user: User) {
+  return { id: user.id, username: user.username, nickname: user.nickname, avatar: user.avatar };
+}
 
 export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsService): void {
   if (!app.hasRequestDecorator('auth')) app.decorateRequest('auth', null);
@@ -159,5 +178,13 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
     const user = await accounts.currentUser(authOf(request));
     if (!user) throw errors.USER_NOT_FOUND();
     return sendOk(request, reply, userJson(user));
+  });
+
+  // Names for the ids other answers carry (members, chat, seats): the caller's app only.
+  const lookup = { preHandler: requireAuth(accounts), ...docs.lookup };
+  app.get('/api/v1/users', lookup, async (request, reply) => {
+    const ids = parseUserIds((request.query as { ids?: unknown }).ids);
+    const users = await accounts.getUsers(authOf(request).appCode, ids);
+    return sendOk(request, reply, { list: users.map(publicUserJson) });
   });
 }

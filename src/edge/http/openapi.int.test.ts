@@ -121,7 +121,7 @@ describe('OpenAPI document at /docs/json', () => {
         : url.startsWith('/api/v1/voice/') ||
             url.startsWith('/api/v1/meeting/') ||
             url.startsWith('/api/v1/notifications') ||
-            url === '/api/v1/users/me'
+            url.startsWith('/api/v1/users')
           ? ['bearer']
           : url.startsWith('/api/v1/rtc/')
             ? ['trtcSign']

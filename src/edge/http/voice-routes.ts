@@ -70,6 +70,13 @@ const docs = {
     access: 'user',
     responses: { 200: '`balance`' },
   }),
+  gifts: documented({
+    tag: 'voice rooms',
+    summary: "The gifts one can send in the caller's app",
+    description: 'The active gifts of the catalog (written with the admin API), cheapest first.',
+    access: 'user',
+    responses: { 200: '`list`: `{gift_id, name, price}` of each active gift' },
+  }),
 };
 
 export function registerVoiceRoutes(
@@ -165,6 +172,16 @@ export function registerVoiceRoutes(
   app.get('/api/v1/voice/wallet', { ...authed, ...docs.wallet }, async (request, reply) => {
     const me = authOf(request);
     return sendOk(request, reply, { balance: await store.balanceOf(me.appCode, me.userId) });
+  });
+
+  // The gift picker's list: what a gift costs, never whether a retired one exists.
+  app.get('/api/v1/voice/gifts', { ...authed, ...docs.gifts }, async (request, reply) => {
+    const me = authOf(request);
+    const list = (await store.listGifts(me.appCode))
+      .filter((g) => g.active)
+      .sort((a, b) => a.price - b.price || (a.gift_id < b.gift_id ? -1 : 1))
+      .map(({ gift_id, name, price }) => ({ gift_id, name, price }));
+    return sendOk(request, reply, { list });
   });
 }
 

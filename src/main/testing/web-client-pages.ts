@@ -1,0 +1,126 @@
+/**
+ * Test-only: driving the web client (web/) in Chromium as a person would, for the browser
+ * tests of one node and of a cluster: the build the nodes serve, sign-up through the form,
+ * the page's `window.rooms` hook (media received, the socket), and a record of the page's
+ * reconnecting banner (it may show for less time than a poll takes).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+
+const PROJECT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** Generous: two browsers, nodes and a media worker share 2 loaded cores. */
+export const PAGE_WAIT_MS = 20_000;
+
+export interface Received {
+  userId: number;
+  kind: string;
+  bytes: number;
+  frames: number;
+}
+export interface RoomsGlobal {
+  rooms: {
+    room: { received(): Promise<Received[]> } | null;
+    realtime: { opens: number; drop(): void };
+  };
+  reconnectingSeen?: boolean;
+}
+
+/** The build the nodes serve, made from the current sources (seconds). */
+export function buildWebClient(): void {
+  const built = spawnSync(process.execPath, ['scripts/build-web.mjs', '--install'], {
+    cwd: PROJECT,
+    encoding: 'utf8',
+  });
+  assert.equal(built.status, 0, built.stderr);
+  assert.match(built.stderr, /web client built/, built.stderr);
+}
+
+/** Signs up through the form; the user id the header shows. */
+export async function signUp(page: Page, username: string, nickname?: string): Promise<number> {
+  await page.getByRole('button', { name: '没有账号？注册' }).click();
+  await page.getByLabel('用户名').fill(username);
+  if (nickname) await page.getByLabel('昵称（可选）').fill(nickname);
+  await page.getByLabel('密码', { exact: true }).fill('secret123');
+  await page.getByRole('button', { name: '注册并登录' }).click();
+  const me = await page.locator('[data-test=me]').textContent();
+  await page.locator('[data-test=ws-status].open').waitFor();
+  const id = Number(/ID (\d+)/.exec(me ?? '')?.[1]);
+  assert.ok(id > 0, `header: ${me}`);
+  return id;
+}
+
+/** What the page's current room received, per member and kind. */
+export const received = (page: Page): Promise<Received[]> =>
+  page.evaluate(
+    () => (globalThis as unknown as RoomsGlobal).rooms.room?.received() ?? Promise.resolve([]),
+  );
+
+/**
+ * Waits until `page` receives `from`'s audio and video, then until both keep growing;
+ * `failure` describes the pages when it does not.
+ */
+export async function receivesMediaOf(
+  page: Page,
+  from: number,
+  failure: () => Promise<string>,
+): Promise<void> {
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  let first: Received[] | undefined;
+  for (;;) {
+    const now = (await received(page)).filter((r) => r.userId === from);
+    const audio = now.find((r) => r.kind === 'audio');
+    const video = now.find((r) => r.kind === 'video');
+    if (!first && audio && video && audio.bytes > 0 && video.bytes > 0 && video.frames > 0) {
+      first = now;
+    } else if (
+      first &&
+      now.every((r) => r.bytes > (first!.find((f) => f.kind === r.kind)?.bytes ?? 0))
+    ) {
+      return;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`no growing media of ${from}: ${JSON.stringify(now)} ${await failure()}`);
+    }
+    await sleep(300);
+  }
+}
+
+/**
+ * Waits until a voice-room page receives `from`'s audio (inbound bytes of its consumer),
+ * then until the bytes keep growing.
+ */
+export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
+  const bytes = async () => {
+    const all = (await received(page)) as unknown as { userId: string; bytes: number }[];
+    return { all, of: all.find((r) => r.userId === String(from))?.bytes ?? 0 };
+  };
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  let first = 0;
+  for (;;) {
+    const now = await bytes();
+    if (first === 0 && now.of > 0) first = now.of;
+    else if (first > 0 && now.of > first) return;
+    if (Date.now() > deadline) {
+      throw new Error(`no growing audio of ${from} (first ${first}): ${JSON.stringify(now.all)}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** From now on, the page remembers whether its reconnecting banner ever showed. */
+export async function watchReconnecting(page: Page): Promise<void> {
+  // A string: the test's transpiler would name a function it passes (`__name`, not in pages).
+  await page.evaluate(`(() => {
+    globalThis.reconnectingSeen = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[data-test=reconnecting]')) globalThis.reconnectingSeen = true;
+    }).observe(document.body, { childList: true, subtree: true });
+  })()`);
+}
+
+export const sawReconnecting = (page: Page): Promise<boolean> =>
+  page.evaluate(() => (globalThis as unknown as RoomsGlobal).reconnectingSeen === true);

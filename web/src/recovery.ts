@@ -1,0 +1,112 @@
+/**
+ * How a room page comes back after its socket drops (a network failure, a restarted node, a
+ * node that died and another that now serves the socket): after every (re)open of the
+ * socket the page's `restore` runs (follow the room again, fetch what was missed, make the
+ * media again on the new socket); a transient failure of it (the room's owner moving to
+ * another node, a timeout, a socket that dropped again) is retried with backoff while the
+ * page stays. `state` is what the page shows: `reconnecting` from the drop until `restore`
+ * has succeeded on a new socket.
+ */
+import { ref } from 'vue';
+
+/** What the recovery uses of the socket (./ws.ts's RealtimeClient). */
+export interface RecoverySocket {
+  /** How many times the socket opened. */
+  readonly opens: number;
+  readonly isOpen: boolean;
+  onOpen(handler: () => void): () => void;
+  onClose(handler: () => void): () => void;
+}
+
+export type RecoveryState = 'joining' | 'live' | 'reconnecting';
+
+/** ACK reasons that say "try again" (docs/errors.md: the `unavailable` kind), and the socket's own. */
+const TRANSIENT_REASONS = new Set([
+  'TIMEOUT',
+  'DISCONNECTED',
+  'NOT_CONNECTED',
+  'CELL_FENCED',
+  'COMMIT_FAILED',
+  'DEADLINE_EXCEEDED',
+  'NOT_OWNER_NODE',
+  'OWNER_UNREACHABLE',
+  'NODE_DRAINING',
+  'DATABASE_UNAVAILABLE',
+  'DATABASE_LOCK_CONFLICT',
+  'BUSY',
+  'KEY_VALUE_UNAVAILABLE',
+  'REALTIME_UNAVAILABLE',
+  'MEDIA_SERVER_ERROR',
+  'MEDIA_STATE_UNAVAILABLE',
+]);
+
+/**
+ * Whether retrying the same request later may succeed: a REST failure (./api.ts's ApiError,
+ * its `status`) without an answer or with 502-504, or a refused ACK (./ws.ts's WsError, its
+ * `reason`) of the kinds above.
+ */
+export function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { status, reason } = error as Error & { status?: unknown; reason?: unknown };
+  if (typeof status === 'number') return status === 0 || status >= 502;
+  return typeof reason === 'string' && TRANSIENT_REASONS.has(reason);
+}
+
+const MAX_DELAY_MS = 5_000;
+
+export class Recovery {
+  readonly state = ref<RecoveryState>('joining');
+  private stopped = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private readonly offs: (() => void)[] = [];
+
+  /**
+   * @param restore the page's way back; it handles the refusals it understands (the room
+   *   ended, the user was removed) and throws the rest
+   * @param onError a failure that retrying will not cure
+   */
+  constructor(
+    private readonly ws: RecoverySocket,
+    private readonly restore: () => Promise<void>,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Runs `restore` now if the socket is open, and after every reopen. */
+  start(): void {
+    let wasOpen = false;
+    this.offs.push(
+      this.ws.onOpen(() => {
+        wasOpen = true;
+        void this.attempt(this.ws.opens, 0);
+      }),
+      // Hidden until the first join: a drop after it is what the page calls reconnecting.
+      this.ws.onClose(() => {
+        if (wasOpen && this.state.value === 'live') this.state.value = 'reconnecting';
+      }),
+    );
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const off of this.offs) off();
+  }
+
+  private async attempt(opened: number, failures: number): Promise<void> {
+    // Dropped again meanwhile: the next open starts over.
+    if (this.stopped || this.ws.opens !== opened || !this.ws.isOpen) return;
+    try {
+      await this.restore();
+      if (this.ws.opens === opened && this.ws.isOpen) this.state.value = 'live';
+    } catch (error) {
+      if (this.stopped || this.ws.opens !== opened) return; // a newer socket starts over
+      if (!isTransient(error)) {
+        this.state.value = 'live';
+        this.onError(error);
+        return;
+      }
+      const delay = Math.min(MAX_DELAY_MS, 500 * 2 ** failures);
+      this.timer = setTimeout(() => void this.attempt(opened, failures + 1), delay);
+    }
+  }
+}
