@@ -18,6 +18,7 @@ import { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import type { Config } from './config.js';
+import type { MediaServers } from '../meeting/media-servers.js';
 
 export interface VoiceRooms {
   readonly api: VoiceRoomApi;
@@ -40,6 +41,8 @@ export function wireVoiceRooms(deps: {
   sql: SqlBackend;
   /** Counters of the room-creation quota (Redis in a cluster). */
   limiter: RateLimiter;
+  /** Where new rooms' routers go (recorded in each room); absent: no media. */
+  media?: Pick<MediaServers, 'place'>;
 }): VoiceRooms {
   const { config, host, sql } = deps;
   const domain = voiceRoomWithSql(config.voice);
@@ -51,7 +54,7 @@ export function wireVoiceRooms(deps: {
   };
   const forwarder = new GrpcForwarder({ ...security, timeoutMs: config.grpc.forwardTimeoutMs });
   const store = sqlVoiceRoomStore(sql.db);
-  const api = new VoiceRoomApi(host, domain, forwarder, store);
+  const api = new VoiceRoomApi(host, domain, forwarder, store, deps.media);
   const { quotas } = config;
   const createQuota = new CreationQuota(deps.limiter, {
     kind: 'voice_room',

@@ -17,6 +17,7 @@ import { declarationOf, type RpcName } from './commands.js';
 import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from './voice-store.js';
+import type { MediaServers } from '../../meeting/media-servers.js';
 
 /** Sends a call to the owner node; the owner must not forward it again. */
 export interface Forwarder {
@@ -38,6 +39,8 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     private readonly domain: CellDomain<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent, T>,
     private readonly forwarder: Forwarder,
     private readonly store: VoiceRoomStore,
+    /** Where new rooms' routers go; absent: a node without media (nothing recorded). */
+    private readonly media?: Pick<MediaServers, 'place'>,
   ) {}
 
   /** Runs `method` with an untrusted request object. */
@@ -55,6 +58,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   private contextOf(method: RpcName, options: CallOptions): CallContext {
     return {
       store: this.store,
+      placeMedia: () => this.media?.place() ?? null,
       execute: async (req, command, shape) => {
         const routed = await this.host.execute(this.domain, keyOf(req), command, {
           ...optionsOf(options),
