@@ -83,7 +83,7 @@ export class MeetingMedia {
     try {
       if (d.rtp_capabilities) {
         const device = new Device();
-        await device.load({ routerRtpCapabilities: d.rtp_capabilities as never });
+        await device.load({ routerRtpCapabilities: d.rtp_capabilities });
         this.device = device;
       }
       await this.ws.request('meeting.room.join', { room_code: this.roomCode });
