@@ -3,6 +3,11 @@
  * rules of several modules so that they agree on what a clean display text is.
  */
 
+/** A media server id (the media directory's key): short, printable, no spaces. */
+export function isMediaServerId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(value);
+}
+
 /** Control characters (Unicode Cc: C0, DEL, C1; newlines, NUL, …) have no place in one. */
 export function hasControlCharacters(value: string): boolean {
   return /\p{Cc}/u.test(value);

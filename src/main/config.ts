@@ -6,6 +6,8 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import {
+  mediaRegistrationVariables,
+  mediaServerIdVariable,
   mediaServerOptions,
   mediaServerRules,
   mediaServerVariables,
@@ -125,10 +127,10 @@ const schema = z.object({
   // The id rooms record for this media server (every node of a cluster names a shared one
   // alike). Unset: `media-1` for a separate server, `<node id>-media` for an embedded one
   // (each node's own: another node must not take it for its own embedded server).
-  ROOMS_MEDIA_SERVER_ID: z
-    .string()
-    .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'letters, digits and . _ : - (1-64)')
-    .optional(),
+  ROOMS_MEDIA_SERVER_ID: mediaServerIdVariable.optional(),
+  // With ROOMS_REDIS_URL and a shared ROOMS_MEDIA_INTERNAL_TOKEN the embedded server joins
+  // the cluster's media directory (its URL as the others reach it, its record's TTL).
+  ...mediaRegistrationVariables,
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
   ROOMS_OUTBOX_ENABLED: flag.default(true),
@@ -355,6 +357,10 @@ export interface Config {
     readonly closeRetry: number;
     /** The media server's own settings (embedded, or `npm run start:media`). */
     readonly server: MediaServerSettings;
+    /** The embedded server's URL in the media directory; null: the bound address. */
+    readonly advertiseUrl: string | null;
+    /** How long a media server's directory record lives without a heartbeat. */
+    readonly registrationTtlMs: number;
   };
   /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
   readonly outbox: {
@@ -480,6 +486,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       timeoutMs: e.ROOMS_MEDIA_TIMEOUT_MS,
       closeRetry: e.ROOMS_MEDIA_CLOSE_RETRY,
       server: mediaServerOptions(e),
+      advertiseUrl: e.ROOMS_MEDIA_ADVERTISE_URL ?? null,
+      registrationTtlMs: e.ROOMS_MEDIA_REGISTRATION_TTL_MS,
     },
     outbox: {
       enabled: roles.relay && e.ROOMS_OUTBOX_ENABLED,

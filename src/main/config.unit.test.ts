@@ -100,6 +100,8 @@ const DEFAULT_MEDIA: Config['media'] = {
   internalToken: null,
   timeoutMs: 5_000,
   closeRetry: 2,
+  advertiseUrl: null,
+  registrationTtlMs: 3_000,
   server: {
     host: '127.0.0.1',
     port: 7070,
@@ -284,6 +286,8 @@ void describe('loadConfig', () => {
         internalToken: 'a-media-token-of-16+',
         timeoutMs: 2_500,
         closeRetry: 4,
+        advertiseUrl: null,
+        registrationTtlMs: 3_000,
         server: {
           host: '0.0.0.0',
           port: 7171,

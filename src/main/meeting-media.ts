@@ -2,7 +2,9 @@
  * Wires the meetings' live side into a node: the WebSocket signalling (media resources in
  * Redis with a cluster, in memory otherwise), and what a meeting's commits make happen on
  * the media server: a member who stopped being active loses its transports, producers and
- * consumers; an ended meeting's router is closed. Without a media server the signalling
+ * consumers; an ended meeting's router is closed; a meeting moved off a dead media server
+ * gets its router on the new one and its members `meeting.media.reset`
+ * (../edge/room-media/media-reset.ts). Without a media server the signalling
  * still follows meetings and answers every media event with 会议媒体服务暂不可用.
  */
 import type { Logger } from 'pino';
@@ -11,6 +13,7 @@ import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { RoomMediaState } from '../edge/room-media/ports.js';
+import { resetRoomMedia } from '../edge/room-media/media-reset.js';
 import type { WsHub } from '../edge/ws/hub.js';
 import { mediaRoomOf, type MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
@@ -65,6 +68,11 @@ export function wireMeetingMedia(deps: {
           } else if (event.type === 'MeetingEnded' && event.media_server) {
             const server = media.of(event.media_server);
             quietly('closing the router', () => server.closeRouter(mediaRoomOf(batch.key)));
+          } else if (event.type === 'MediaServerMoved') {
+            const reset = { state: deps.state, media, broadcaster: deps.publisher, logger };
+            quietly('moving the meeting’s media', () =>
+              resetRoomMedia(reset, 'meeting', batch.key, event),
+            );
           }
         }
       }

@@ -27,7 +27,6 @@ import { CellHost } from '../cell/host.js';
 import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
-import { singleMediaServer } from '../meeting/media-servers.js';
 import { MediaRouterJanitor } from '../meeting/router-janitor.js';
 import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
 import { sqlRoomFrameLog } from '../adapters/sql/room-frame-log.js';
@@ -51,6 +50,12 @@ import { edgeCellsTier, startCellsService, startRelaySweeps } from './node-roles
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
 import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
 import { followMediaEvents } from './media-events.js';
+import {
+  embeddedRegistration,
+  ownMediaServerId,
+  wireMediaDirectory,
+  wireMediaFailover,
+} from './media-cluster.js';
 import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
 import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
 import { MediaRecords } from '../edge/room-media/media-records.js';
@@ -123,7 +128,13 @@ export async function startNode(
     const tier = edgeCellsTier(config, { lease, registry });
     // Closed after the host drains (closers run in reverse): meetings may close routers then.
     const media = await wireMedia(config, logger, closers);
-    const mediaServers = singleMediaServer(config.media.serverId, media.orchestrator);
+    const { servers: mediaServers, directory } = await wireMediaDirectory(
+      config,
+      media,
+      redis,
+      logger,
+      closers,
+    );
     const hostConfig = {
       nodeId: config.nodeId,
       advertiseAddr: config.advertiseAddr,
@@ -156,7 +167,14 @@ export async function startNode(
     );
     const accounts = wireAccounts(config, sql, limiter, jwtSecret);
 
-    const voice = wireVoiceRooms({ config, host, sql, limiter, cellsTier: tier });
+    const voice = wireVoiceRooms({
+      config,
+      host,
+      sql,
+      limiter,
+      cellsTier: tier,
+      media: mediaServers,
+    });
     closers.push(() => voice.close());
     const notifications = new NotificationCentre({
       store: new SqlNotificationStore(sql),
@@ -279,16 +297,20 @@ export async function startNode(
       state: mediaState,
       rules: {
         meeting: meetingMediaRules(membership),
-        voice_room: voiceMediaRules(voice.api, mediaServers),
+        voice_room: voiceMediaRules(voice.api, ownMediaServerId(config, media)),
       },
       broadcaster: wired.publisher,
       owns,
       logger,
     });
-    const stopMediaEvents = followMediaEvents(config, media, logger, [
-      voiceAudio.bridge.onEvent,
-      records.onEvent,
-    ]);
+    const stopMediaEvents = followMediaEvents(
+      config,
+      media,
+      logger,
+      [voiceAudio.bridge.onEvent, records.onEvent],
+      directory,
+    );
+    wireMediaFailover(directory, { meetings: meetings.api, voice: voice.api }, logger, closers);
     // Closed after the sockets (closers run in reverse): their disconnects release media first.
     closers.push(() => signalling.close());
     closers.push(() => voiceAudio.close());
@@ -424,7 +446,12 @@ async function wireMedia(
   }
   const internalToken = media.internalToken ?? randomBytes(24).toString('hex');
   try {
-    const server = await startMediaServer({ ...media.server, internalToken }, logger);
+    const server = await startMediaServer(
+      { ...media.server, internalToken },
+      logger,
+      process.env,
+      embeddedRegistration(config),
+    );
     closers.push(() => server.close());
     return {
       orchestrator: client(server.url, internalToken),

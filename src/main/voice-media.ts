@@ -16,6 +16,7 @@ import type { MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
 import type { Config } from './config.js';
 import type { NodeMedia } from './node.js';
+import { ownMediaServerId } from './media-cluster.js';
 
 export interface VoiceMedia {
   readonly signalling: VoiceMediaSignalling;
@@ -45,6 +46,7 @@ export function wireVoiceMedia(deps: {
     broadcaster: deps.publisher,
     logger,
     reconcileMs: config.voice.mediaCheckMs,
+    fallbackServer: ownMediaServerId(config, deps.nodeMedia),
   });
   const bridge = new VoiceMediaBridge({
     api: deps.api,

@@ -20,6 +20,7 @@ import { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import type { Config } from './config.js';
+import type { MediaServers } from '../meeting/media-servers.js';
 
 export interface VoiceRooms {
   readonly api: VoiceRoomApi;
@@ -52,6 +53,8 @@ export function wireVoiceRooms(deps: {
   limiter: RateLimiter;
   /** A node without the cells role: where every call goes (and sent as a gateway's call). */
   cellsTier?: CellsTier | null;
+  /** Where new rooms' routers go (recorded in each room); absent: no media. */
+  media?: Pick<MediaServers, 'place'>;
 }): VoiceRooms {
   const { config, host, sql } = deps;
   const domain = voiceRoomWithSql(config.voice);
@@ -69,7 +72,7 @@ export function wireVoiceRooms(deps: {
     markForwarded: cellsTier === null,
   });
   const store = sqlVoiceRoomStore(sql.db);
-  const api = new VoiceRoomApi(host, domain, forwarder, store, cellsTier);
+  const api = new VoiceRoomApi(host, domain, forwarder, store, cellsTier, deps.media);
   const { quotas } = config;
   const createQuota = new CreationQuota(deps.limiter, {
     kind: 'voice_room',

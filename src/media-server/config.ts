@@ -16,6 +16,7 @@ import {
   parseEnv,
 } from '../shared/env.js';
 import type { MediaServerOptions } from './options.js';
+import type { MediaRegistrationSettings } from './registration.js';
 
 /** Every variable of a media server, its default and its check (docs/configuration.md's table mirrors it). */
 export const mediaServerVariables = {
@@ -33,6 +34,23 @@ export const mediaServerVariables = {
   ROOMS_MEDIA_RTC_MAX_PORT: int(1024, 65535).default(49999),
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: int(1024, 65535).optional(),
 };
+
+/**
+ * How a media server joins the cluster's directory (src/media-server/registration.ts); the
+ * embedded server of a node reads these two too (its Redis is the node's).
+ */
+export const mediaRegistrationVariables = {
+  ROOMS_MEDIA_ADVERTISE_URL: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+\/?$/, 'http://host:port the nodes reach the internal API at')
+    .optional(),
+  ROOMS_MEDIA_REGISTRATION_TTL_MS: int(1_000, 60_000).default(3_000),
+};
+
+/** The id rooms record for a media server: letters, digits and . _ : - (1-64). */
+export const mediaServerIdVariable = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'letters, digits and . _ : - (1-64)');
 
 /** A media server's settings but its token (the embedded one may make up its own). */
 export type MediaServerSettings = Omit<MediaServerOptions, 'internalToken'>;
@@ -77,6 +95,10 @@ export interface MediaServerConfig {
   readonly nodeId: string;
   readonly logLevel: string;
   readonly server: MediaServerOptions;
+  /** Its registration in the cluster's directory; null without `ROOMS_MEDIA_REDIS_URL`. */
+  readonly registration: MediaRegistrationSettings | null;
+  /** SIGTERM drains: the server exits once its rooms are gone, or after this long. */
+  readonly drainTimeoutMs: number;
 }
 
 const standaloneSchema = z
@@ -84,6 +106,14 @@ const standaloneSchema = z
     ROOMS_NODE_ID: nodeIdVariable,
     ROOMS_LOG_LEVEL: logLevelVariable,
     ...mediaServerVariables,
+    ...mediaRegistrationVariables,
+    ROOMS_MEDIA_SERVER_ID: mediaServerIdVariable.default('media-1'),
+    ROOMS_MEDIA_REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+      .optional(),
+    ROOMS_KEY_PREFIX: z.string().default('rooms:'),
+    ROOMS_MEDIA_DRAIN_TIMEOUT_MS: int(0, 86_400_000).default(60_000),
   })
   .superRefine((e, ctx) => {
     mediaServerRules(e, ctx);
@@ -106,5 +136,15 @@ export function loadMediaServerConfig(env: NodeJS.ProcessEnv): MediaServerConfig
     nodeId: e.ROOMS_NODE_ID ?? defaultNodeId(e.ROOMS_MEDIA_PORT),
     logLevel: e.ROOMS_LOG_LEVEL,
     server: { ...mediaServerOptions(e), internalToken },
+    registration: e.ROOMS_MEDIA_REDIS_URL
+      ? {
+          id: e.ROOMS_MEDIA_SERVER_ID,
+          redisUrl: e.ROOMS_MEDIA_REDIS_URL,
+          keyPrefix: e.ROOMS_KEY_PREFIX,
+          advertiseUrl: e.ROOMS_MEDIA_ADVERTISE_URL ?? null,
+          ttlMs: e.ROOMS_MEDIA_REGISTRATION_TTL_MS,
+        }
+      : null,
+    drainTimeoutMs: e.ROOMS_MEDIA_DRAIN_TIMEOUT_MS,
   });
 }

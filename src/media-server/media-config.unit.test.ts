@@ -120,7 +120,40 @@ void describe('standalone media server config', () => {
         webRtcServerPort: 44440,
         workerLogLevel: 'warn',
       },
+      registration: null,
+      drainTimeoutMs: 60_000,
     });
+  });
+
+  void it('registers in the media directory with ROOMS_MEDIA_REDIS_URL, under its id', () => {
+    const config = loadMediaServerConfig({
+      ...MEDIA_ENV,
+      ROOMS_MEDIA_REDIS_URL: 'redis://redis.internal:6379/2',
+      ROOMS_MEDIA_SERVER_ID: 'media-b',
+      ROOMS_MEDIA_ADVERTISE_URL: 'http://10.0.0.5:7171',
+      ROOMS_MEDIA_REGISTRATION_TTL_MS: '5000',
+      ROOMS_KEY_PREFIX: 'prod:',
+      ROOMS_MEDIA_DRAIN_TIMEOUT_MS: '0',
+    });
+    assert.deepEqual(config.registration, {
+      id: 'media-b',
+      redisUrl: 'redis://redis.internal:6379/2',
+      keyPrefix: 'prod:',
+      advertiseUrl: 'http://10.0.0.5:7171',
+      ttlMs: 5_000,
+    });
+    assert.equal(config.drainTimeoutMs, 0);
+    assert.throws(
+      () =>
+        loadMediaServerConfig({
+          ...MEDIA_ENV,
+          ROOMS_MEDIA_REDIS_URL: 'http://x',
+          ROOMS_MEDIA_REGISTRATION_TTL_MS: '10',
+        }),
+      (e: Error) =>
+        e.message.includes('ROOMS_MEDIA_REDIS_URL') &&
+        e.message.includes('ROOMS_MEDIA_REGISTRATION_TTL_MS'),
+    );
   });
 
   void it('needs only the token; the rest defaults as documented (empty counts as unset)', () => {

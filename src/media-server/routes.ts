@@ -21,6 +21,7 @@ import {
   createProducerBody,
   createRouterBody,
   createTransportBody,
+  drainBody,
   fromMediasoupError,
   idParams,
   parse,
@@ -38,6 +39,11 @@ export interface MediaRoutesDeps {
   readonly internalToken: string;
   readonly mediasoupVersion: string;
   readonly workerBin: { path: string; source: string };
+  /** The drain flag: a draining server keeps its rooms and takes no new ones. */
+  readonly drain: {
+    draining(): boolean;
+    set(draining: boolean): Promise<void>;
+  };
 }
 
 function routerView(entry: RouterEntry) {
@@ -105,6 +111,16 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       })),
       stats: registry.stats,
       events_seq: bus.lastSeq,
+      draining: deps.drain.draining(),
+    }),
+  );
+  // Drain (or undrain) without a restart: the directory hears it at once.
+  app.post(
+    '/internal/v1/drain',
+    handle(async (request, reply) => {
+      const { draining } = parse(drainBody, request.body ?? {});
+      await deps.drain.set(draining ?? true);
+      return ok(request, reply, { draining: deps.drain.draining() });
     }),
   );
 

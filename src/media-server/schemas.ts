@@ -21,6 +21,8 @@ const rtpCodec = z.looseObject({
 });
 
 export const createRouterBody = z.object({ room_code: roomCode });
+/** `POST /internal/v1/drain`: `{draining: false}` undrains; an empty body drains. */
+export const drainBody = z.object({ draining: z.boolean().optional() });
 
 export const createTransportBody = z
   .object({

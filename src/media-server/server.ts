@@ -11,6 +11,7 @@ import { MediaEventBus } from './events.js';
 import { MediaRegistry } from './media-registry.js';
 import { loadMediasoup } from './mediasoup-loader.js';
 import type { MediaServerOptions } from './options.js';
+import { MediaServerHeartbeat, type MediaRegistrationSettings } from './registration.js';
 import { registerMediaRoutes } from './routes.js';
 import type { WorkerBin } from './worker-bin.js';
 import { WorkerPool } from './worker-pool.js';
@@ -25,7 +26,15 @@ export interface MediaServer {
   readonly pool: WorkerPool;
   readonly http: FastifyInstance;
   readonly workerBin: WorkerBin;
-  /** Stops the HTTP API, then the workers (their routers close with them). Idempotent. */
+  /** Its registration in the cluster's directory; null when it has no Redis. */
+  readonly heartbeat: MediaServerHeartbeat | null;
+  /** Draining: keeps its rooms, takes no new ones (what the directory is told). */
+  readonly draining: boolean;
+  setDraining(draining: boolean): Promise<void>;
+  /**
+   * Leaves the directory, stops the HTTP API, then the workers (their routers close with
+   * them). Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -37,6 +46,7 @@ export async function startMediaServer(
   options: MediaServerOptions,
   logger: Logger,
   env: NodeJS.ProcessEnv = process.env,
+  registration: MediaRegistrationSettings | null = null,
 ): Promise<MediaServer> {
   const log = logger.child({ module: 'media' });
   const { module: mediasoup, bin } = await loadMediasoup(options.workerBin, env);
@@ -69,7 +79,15 @@ export async function startMediaServer(
     bodyLimit: 1024 * 1024,
   });
   installEnvelopeErrors(http);
+  // Set once listening (the heartbeat needs the bound address); drains only then.
+  let heartbeat: MediaServerHeartbeat | null = null;
+  let draining = false;
+  const setDraining = async (on: boolean) => {
+    draining = on;
+    await heartbeat?.setDraining(on);
+  };
   registerMediaRoutes(http, {
+    drain: { draining: () => draining, set: setDraining },
     registry,
     pool,
     bus: events,
@@ -85,14 +103,25 @@ export async function startMediaServer(
     await pool.close();
     throw error;
   }
+  if (registration) {
+    heartbeat = new MediaServerHeartbeat(registration, address, { registry, pool }, log);
+    await heartbeat.start();
+  }
   log.info(
-    { url: address, workers: options.workers, workerBin: bin.path, source: bin.source },
+    {
+      url: address,
+      workers: options.workers,
+      workerBin: bin.path,
+      source: bin.source,
+      registeredAs: registration?.id ?? null,
+    },
     'media server ready',
   );
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      await heartbeat?.stop();
       await http.close().catch((err: unknown) => log.warn({ err }, 'media http close'));
       await pool.close();
     })());
@@ -104,6 +133,11 @@ export async function startMediaServer(
     pool,
     http,
     workerBin: bin,
+    heartbeat,
+    get draining() {
+      return draining;
+    },
+    setDraining,
     close,
   };
 }

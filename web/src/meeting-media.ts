@@ -10,6 +10,12 @@
  * After a reconnect (`prepare`, join, `start` again), the old socket's resources are gone on the server (its
  * close released them): the device stays, the transports, producers and consumers are made
  * again on the new socket, with the same local tracks.
+ *
+ * `meeting.media.reset {room_code, router_id, rtp_capabilities}` (the meeting's media server
+ * died and its router is on another one now) is handled here, without a page reload: the
+ * transports, producers and consumers of the dead server are dropped, the device loads the
+ * new router's capabilities, and the same steps as after a reconnect run again
+ * (`meeting.room.join` lists the producers the others already made again).
  */
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
@@ -43,7 +49,7 @@ export class MeetingMedia {
   readonly local = shallowRef<MediaStream | null>(null);
   /** Why there is no camera / microphone, when there is none. */
   readonly deviceError = shallowRef('');
-  private readonly device = new Device();
+  private device = new Device();
   private send: Transport | null = null;
   private recv: Transport | null = null;
   private readonly producers = new Map<'audio' | 'video', Producer>();
@@ -65,7 +71,28 @@ export class MeetingMedia {
     private readonly selfId: number,
     private readonly onError: (message: string) => void,
   ) {
-    this.offs.push(ws.on('meeting.member.producer.new', (f) => this.onProducer(f)));
+    this.offs.push(
+      ws.on('meeting.member.producer.new', (f) => this.onProducer(f)),
+      ws.on('meeting.media.reset', (f) => void this.onReset(f)),
+    );
+  }
+
+  /** The router moved to another media server: everything is made again there. */
+  private async onReset(frame: Frame): Promise<void> {
+    const d = frame.data as { room_code: string; rtp_capabilities: unknown };
+    if (d.room_code !== this.roomCode || this.closed) return;
+    this.prepare();
+    try {
+      if (d.rtp_capabilities) {
+        const device = new Device();
+        await device.load({ routerRtpCapabilities: d.rtp_capabilities });
+        this.device = device;
+      }
+      await this.ws.request('meeting.room.join', { room_code: this.roomCode });
+      await this.start();
+    } catch (error) {
+      this.onError(`媒体服务切换后重连失败: ${(error as Error).message}`);
+    }
   }
 
   /** Loads the device and opens the camera and microphone (before the first join). */

@@ -9,6 +9,10 @@
  * The page works without it: when `voice.media.join` is not answered (a node without voice
  * media, or an older node that drops unknown events unanswered) or refused, `status` says
  * `unavailable` with the reason and the room (seats, gifts, members) goes on as before.
+ *
+ * `voice.media.reset {room_id, …}` (the room's media server died; its router is on another
+ * one now) is handled without a page reload: the media is joined again from scratch and a
+ * seat holder who was sending sends again, with the same microphone.
  */
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
@@ -53,7 +57,18 @@ export class VoiceMedia {
     this.offs.push(
       ws.on('voice.producer.new', (f) => this.onProducer(f)),
       ws.on('voice.speakers', (f) => this.onSpeakers(f)),
+      ws.on('voice.media.reset', (f) => void this.onReset(f)),
     );
+  }
+
+  /** The router moved to another media server: join its media again, send again if sending. */
+  private async onReset(frame: Frame): Promise<void> {
+    if ((frame.data as { room_id?: string }).room_id !== this.roomId) return;
+    const sending = this.producer !== null;
+    await this.join();
+    if (sending && this.local.value) {
+      await this.publish().catch((error: Error) => this.onError(error.message));
+    }
   }
 
   /** Joins the room's media (after every room.subscribe: a new socket has none). */

@@ -14,7 +14,7 @@
  * only when it is the one the decider would give first.
  */
 import type { DecideContext, Decision } from '../decider.js';
-import { hasControlCharacters, hasLoneSurrogate } from '../text.js';
+import { hasControlCharacters, hasLoneSurrogate, isMediaServerId } from '../text.js';
 import { invalidArgument, refuse } from './errors.js';
 import { activeParticipants, isActive, participantOf, successorOf } from './evolve.js';
 import { checkId, mustBeHost, mustBeInProgress } from './guards.js';
@@ -32,8 +32,6 @@ type Events = Decision<MeetingEvent>;
 /** The seed's user-visible code: 9 digits as `XXX-XXX-XXX`. */
 export const ROOM_CODE_PATTERN = /^\d{3}-\d{3}-\d{3}$/;
 const TITLE_MAX_CHARS = 200;
-/** A media server id (the directory's key): short, printable, no spaces. */
-const MEDIA_SERVER_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /** A bcrypt hash is 60 characters; anything much longer is not one. */
 const PASSWORD_HASH_MAX_CHARS = 255;
 
@@ -66,7 +64,7 @@ export function createMeeting(
   const max = cmd.max_members ?? settings.maxMembersCap;
   if (!Number.isSafeInteger(max) || max < 2) return invalidArgument('max_members 2-8');
   const media = cmd.media_server ?? null;
-  if (media !== null && (typeof media !== 'string' || !MEDIA_SERVER_ID.test(media))) {
+  if (media !== null && !isMediaServerId(media)) {
     return invalidArgument('media_server must be a media server id');
   }
   if (cmd.in_other_meeting) return refuse('IN_OTHER_MEETING');
@@ -292,4 +290,28 @@ function leftEvent(
     ...mediaServerOf(state),
     at_ms: ctx.nowMs,
   };
+}
+
+/**
+ * The meeting's router moves off a dead media server: only a meeting in progress still on
+ * `from_server` moves (a repeat, or a meeting already moved or ended, changes nothing).
+ */
+export function moveMediaServer(
+  state: MeetingState,
+  cmd: Cmd<'MoveMediaServer'>,
+  ctx: DecideContext,
+): Events {
+  if (!isMediaServerId(cmd.from_server) || !isMediaServerId(cmd.to_server)) {
+    return invalidArgument('from_server and to_server must be media server ids');
+  }
+  if (state.status !== 1 || state.media_server !== cmd.from_server) return [];
+  return [
+    {
+      type: 'MediaServerMoved',
+      from_server: cmd.from_server,
+      to_server: cmd.to_server,
+      user_ids: activeParticipants(state).map((p) => p.user_id),
+      at_ms: ctx.nowMs,
+    },
+  ];
 }

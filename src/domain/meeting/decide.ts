@@ -18,6 +18,7 @@ import {
   joinMeeting,
   kickMember,
   leaveMeeting,
+  moveMediaServer,
 } from './decide-membership.js';
 import { changeMemberState, sendChat } from './decide-signals.js';
 import { assertNever, evolveMeeting, presenceOf } from './evolve.js';
@@ -52,6 +53,8 @@ export function decideMeeting(
       return markSocketsGone(state, command, ctx, settings);
     case 'ExpireMeetingDeadlines':
       return expireMeetingDeadlines(state, ctx, settings);
+    case 'MoveMediaServer':
+      return moveMediaServer(state, command, ctx);
     default:
       return assertNever(command);
   }

@@ -132,6 +132,8 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
           until_ms: event.until_ms,
         }),
       };
+    case 'MediaServerMoved':
+      return { ...touched, media_server: event.to_server };
     case 'SocketsGone':
     case 'PresenceExpired':
       return { ...touched, presence: withoutEntry(state, event.user_id, event.node_id) };
@@ -147,6 +149,8 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
  */
 function isActivity(event: MeetingEvent): boolean {
   switch (event.type) {
+    // A media server's death is nobody's doing: it must not keep a meeting from going stale.
+    case 'MediaServerMoved':
     case 'HostGraceExpired':
     case 'PresenceExpired':
       return false;

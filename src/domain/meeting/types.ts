@@ -186,7 +186,13 @@ export type MeetingCommand =
    * System command of the timer worker: every due deadline (empty TTL, presence leases, host
    * grace, stale).
    */
-  | { readonly type: 'ExpireMeetingDeadlines' };
+  | { readonly type: 'ExpireMeetingDeadlines' }
+  /**
+   * The meeting's media server `from_server` stopped (its directory record expired): its
+   * router goes on `to_server`. Sent by any node that noticed, with one request id per
+   * (meeting, dead server); a meeting no longer on `from_server` (or ended) is left alone.
+   */
+  | { readonly type: 'MoveMediaServer'; readonly from_server: string; readonly to_server: string };
 
 export type MeetingEvent =
   | {
@@ -285,6 +291,18 @@ export type MeetingEvent =
       readonly user_id: string;
       readonly node_id?: string | undefined;
       readonly until_ms?: number | undefined;
+      readonly at_ms: number;
+    }
+  /**
+   * The meeting's router moved to `to_server` (its server died): every member's transports,
+   * producers and consumers are gone with it; `user_ids`, the active members then, re-create
+   * theirs (`meeting.media.reset`).
+   */
+  | {
+      readonly type: 'MediaServerMoved';
+      readonly from_server: string;
+      readonly to_server: string;
+      readonly user_ids: readonly string[];
       readonly at_ms: number;
     }
   /** The node said the user's last socket there is gone: its entry is removed. */

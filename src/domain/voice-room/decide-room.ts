@@ -1,7 +1,7 @@
 /** Deciders of the Room and Presence machines. Each: guard first, then the events. */
 import type { DecideContext } from '../decider.js';
 import type { Decision } from '../decider.js';
-import { hasControlCharacters, hasLoneSurrogate } from '../text.js';
+import { hasControlCharacters, hasLoneSurrogate, isMediaServerId } from '../text.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import {
@@ -45,6 +45,9 @@ export function createRoom(
   ) {
     return refuse('INVALID_ARGUMENT', `seat_count 1-${settings.maxSeats}`);
   }
+  if (cmd.media_server != null && !isMediaServerId(cmd.media_server)) {
+    return refuse('INVALID_ARGUMENT', 'media_server must be a media server id');
+  }
   // creating → active in the same commit: "CreateRoom 持久化成功".
   return [
     {
@@ -52,9 +55,38 @@ export function createRoom(
       owner_user_id: cmd.owner_user_id,
       title,
       seat_count: cmd.seat_count,
+      ...(cmd.media_server ? { media_server: cmd.media_server } : {}),
       at_ms: ctx.nowMs,
     },
     { type: 'RoomActivated', at_ms: ctx.nowMs },
+  ];
+}
+
+/**
+ * The room's router moves off a dead media server: only an active room still on
+ * `from_server` moves (one without a recorded server was on its node's, which the edge names
+ * as `from_server`); anything else changes nothing.
+ */
+export function moveMediaServer(
+  state: VoiceRoomState,
+  cmd: Cmd<'MoveMediaServer'>,
+  ctx: DecideContext,
+): Events {
+  if (!isMediaServerId(cmd.from_server) || !isMediaServerId(cmd.to_server)) {
+    return refuse('INVALID_ARGUMENT', 'from_server and to_server must be media server ids');
+  }
+  const current = state.media_server ?? null;
+  if (state.status !== 'active' || (current !== null && current !== cmd.from_server)) return [];
+  return [
+    {
+      type: 'MediaServerMoved',
+      from_server: cmd.from_server,
+      to_server: cmd.to_server,
+      user_ids: Object.entries(state.presence)
+        .filter(([, p]) => p.state === 'present')
+        .map(([userId]) => userId),
+      at_ms: ctx.nowMs,
+    },
   ];
 }
 

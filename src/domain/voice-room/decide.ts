@@ -20,6 +20,7 @@ import {
   joinRoom,
   kickUser,
   leaveRoom,
+  moveMediaServer,
   setRoomAdmin,
   unbanUser,
 } from './decide-room.js';
@@ -75,6 +76,8 @@ export function decideVoiceRoom(
       return sendGift(state, command);
     case 'ExpireDeadlines':
       return expireDeadlines(state, ctx, settings);
+    case 'MoveMediaServer':
+      return moveMediaServer(state, command, ctx);
     default:
       return assertNever(command);
   }

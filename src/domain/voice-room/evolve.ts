@@ -39,7 +39,10 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         title: event.title,
         created_at_ms: event.at_ms,
         seats: Array.from({ length: event.seat_count }, (_, i) => emptySeat(i)),
+        ...(event.media_server ? { media_server: event.media_server } : {}),
       };
+    case 'MediaServerMoved':
+      return { ...state, media_server: event.to_server };
     case 'RoomActivated':
       return { ...state, status: 'active' };
     case 'RoomClosed':

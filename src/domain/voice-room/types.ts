@@ -49,6 +49,12 @@ export interface VoiceRoomState {
    * session. Absent in snapshots written before it existed (read as empty).
    */
   readonly last_rtc_event_time_ms?: Readonly<Record<string, number>>;
+  /**
+   * The media server holding the room's router (every node's audio calls for the room go
+   * there). Absent or null in rooms created before servers were recorded: the edge then
+   * uses its own node's server, as it always did.
+   */
+  readonly media_server?: string | null;
 }
 
 /** Who asks: every management command names its operator. */
@@ -72,6 +78,8 @@ export type VoiceRoomCommand =
       readonly owner_user_id: string;
       readonly title: string;
       readonly seat_count: number;
+      /** The media server the edge placed the room's router on; null: no media. */
+      readonly media_server?: string | null | undefined;
     }
   | ({ readonly type: 'CloseRoom' } & ByOperator)
   | { readonly type: 'JoinRoom'; readonly user_id: string }
@@ -114,7 +122,13 @@ export type VoiceRoomCommand =
       readonly unit_price: number;
     }
   /** System command of the timer worker: stale presence and publish timeouts. */
-  | { readonly type: 'ExpireDeadlines' };
+  | { readonly type: 'ExpireDeadlines' }
+  /**
+   * The room's media server `from_server` died: its router goes on `to_server`. Sent by any
+   * node that noticed, one request id per (room, dead server); a room not on `from_server`
+   * (or not active) is left alone.
+   */
+  | { readonly type: 'MoveMediaServer'; readonly from_server: string; readonly to_server: string };
 
 export type MicReleaseReason =
   | 'mic_down'
@@ -134,9 +148,22 @@ export type VoiceRoomEvent =
       readonly owner_user_id: string;
       readonly title: string;
       readonly seat_count: number;
+      /** Absent in events logged before servers were recorded. */
+      readonly media_server?: string | null;
       readonly at_ms: number;
     }
   | { readonly type: 'RoomActivated'; readonly at_ms: number }
+  /**
+   * The room's router moved to `to_server` (its server died); `user_ids`, the present
+   * members then, re-create their transports (`voice.media.reset`).
+   */
+  | {
+      readonly type: 'MediaServerMoved';
+      readonly from_server: string;
+      readonly to_server: string;
+      readonly user_ids: readonly string[];
+      readonly at_ms: number;
+    }
   | { readonly type: 'RoomClosed'; readonly operator_user_id: string; readonly at_ms: number }
   | { readonly type: 'UserJoined'; readonly user_id: string; readonly at_ms: number }
   | { readonly type: 'PresenceRefreshed'; readonly user_id: string; readonly at_ms: number }

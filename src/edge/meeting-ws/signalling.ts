@@ -200,12 +200,17 @@ export class MeetingSignalling {
     }
   }
 
-  private async gone(user: WsUser, key: CellKey, mediaServer: string | null): Promise<void> {
+  private async gone(user: WsUser, key: CellKey, joinedOn: string | null): Promise<void> {
     const log = this.logger.child({ room: key, user_id: user.userId });
     // Queued now, before any await: a reconnect's live notice queues behind it.
     const told = this.notify(user, key, 'gone').catch((err: unknown) =>
       log.warn({ err }, 'socketsGone after disconnect failed'),
     );
+    // The meeting may have moved to another media server since the join (failover).
+    const mediaServer = await this.deps.membership
+      .member(user.appCode, key.roomId, user.userId)
+      .then((m) => m.mediaServer)
+      .catch(() => joinedOn);
     await this.handlers
       .release(key, user.userId, mediaServer)
       .catch((err: unknown) => log.warn({ err }, 'media release after disconnect failed'));

@@ -16,6 +16,7 @@ const flag = z.boolean().optional();
 const userId = z.int().min(1).transform(String);
 /** The reporting node's `ROOMS_NODE_ID` (its presence lease is keyed by it). */
 const nodeId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'node_id is a ROOMS_NODE_ID');
+const serverId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'a media server id');
 
 const done = () => ({});
 
@@ -56,6 +57,21 @@ export const signalCalls = {
       ctx.execute(
         { ...req, room_code: req.room_code! },
         { type: 'MarkSocketsGone', user_id: req.caller_id, node_id: req.node_id },
+        done,
+      ),
+  }),
+  /**
+   * The meeting's media server died: its router goes on `to_server`
+   * (src/meeting/media-failover.ts); a meeting no longer on `from_server` stays as it is.
+   */
+  MoveMediaServer: declare({
+    kind: 'command',
+    scope: 'room',
+    body: z.strictObject({ ...withRequestId, from_server: serverId, to_server: serverId }),
+    handle: (ctx, req) =>
+      ctx.execute(
+        { ...req, room_code: req.room_code! },
+        { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
         done,
       ),
   }),

@@ -25,7 +25,10 @@ const SEATS_TTL_MS = 2_000;
 export interface VoiceMediaBridgeDeps {
   readonly api: VoiceRoomApi;
   readonly broadcaster: RoomBroadcaster;
-  /** The id of the media server whose events these are (part of each request id). */
+  /**
+   * The id of the media server whose events these are when the listener is not told
+   * (part of each request id).
+   */
   readonly serverId: string;
   /** Whether this node owns the room now (speaker frames come from the owner only). */
   readonly owns: (key: CellKey) => boolean;
@@ -44,14 +47,14 @@ export class VoiceMediaBridge {
     this.logger = deps.logger.child({ module: 'voice-media-bridge' });
   }
 
-  /** The media event listener (never throws). */
-  readonly onEvent = (event: MediaEvent): void => {
+  /** The media event listener (never throws); `serverId`: the server it came from. */
+  readonly onEvent = (event: MediaEvent, serverId = this.deps.serverId): void => {
     if (this.closed) return;
     if (event.type === 'audio_levels' || event.type === 'silence') {
       this.track(this.speakers(event));
       return;
     }
-    const call = rtcCallOf(event, this.deps.serverId);
+    const call = rtcCallOf(event, serverId);
     if (call) this.track(this.send(call.method, call.request));
   };
 

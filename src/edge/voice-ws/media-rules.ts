@@ -3,11 +3,12 @@
  * may use media (consume every seat's audio); only the current holder of a seat in
  * `pending_publish` / `publishing` may produce, audio only, and its producer carries the
  * seat's `mic_session_id`, so every later media event names the session it belongs to.
- * Both checks read the room's cell (on its owner, forwarded once when elsewhere).
+ * Both checks read the room's cell (on its owner, forwarded once when elsewhere). The room's
+ * router is on the media server its cell records; a room created before servers were
+ * recorded uses the node's own server, as it always did.
  */
 import { refuse, type VoiceRoomReason } from '../../domain/voice-room/errors.js';
 import type { MediaKind } from '../../meeting/media-orchestrator.js';
-import type { MediaServers } from '../../meeting/media-servers.js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
 import type { RoomMediaRules } from '../room-media/ports.js';
@@ -40,6 +41,22 @@ export async function voiceRoomOf(
   return (await api.call('GetRoom', { app_code: appCode, room_id: roomId })) as VoiceRoomMediaView;
 }
 
+/**
+ * The media server holding the room's router: the one its cell records, else (a room
+ * created before they were recorded) `fallback`, the node's own.
+ */
+export async function mediaServerOfRoom(
+  api: VoiceRoomApi,
+  key: { appCode: string; roomId: string },
+  fallback: string | null,
+): Promise<string | null> {
+  const reply = (await api.call('GetRoomMedia', {
+    app_code: key.appCode,
+    room_id: key.roomId,
+  })) as { media_server: string };
+  return reply.media_server || fallback;
+}
+
 /** The seat whose session may be heard now: its holder's app data; null if none. */
 export function speakingSeatOf(room: VoiceRoomMediaView, userId: string): SeatView | null {
   if (room.status !== 'active') return null;
@@ -47,21 +64,24 @@ export function speakingSeatOf(room: VoiceRoomMediaView, userId: string): SeatVi
   return seat?.mic_session_id && SPEAKING_STATES.has(seat.state) ? seat : null;
 }
 
-export function voiceMediaRules(api: VoiceRoomApi, media: MediaServers): RoomMediaRules {
+export function voiceMediaRules(api: VoiceRoomApi, fallbackServer: string | null): RoomMediaRules {
   return {
     kind: 'voice_room',
     roomField: 'room_id',
     eventPrefix: 'voice',
     producerNewEvent: VOICE_PRODUCER_NEW,
     async access(appCode, roomId, userId) {
-      const reply = (await api.call('CheckRoomAccess', {
-        app_code: appCode,
-        room_id: roomId,
-        user_id: userId,
-        action: 'view',
-      })) as { allowed: boolean; reason: string; message: string };
+      const [reply, mediaServer] = await Promise.all([
+        api.call('CheckRoomAccess', {
+          app_code: appCode,
+          room_id: roomId,
+          user_id: userId,
+          action: 'view',
+        }) as Promise<{ allowed: boolean; reason: string; message: string }>,
+        mediaServerOfRoom(api, { appCode, roomId }, fallbackServer),
+      ]);
       if (!reply.allowed) throw AppError.from(refuse(reply.reason as VoiceRoomReason));
-      return { mediaServer: media.place() };
+      return { mediaServer };
     },
     async mayProduce(appCode, roomId, userId, kind: MediaKind) {
       if (kind !== 'audio') throw errors.VOICE_AUDIO_ONLY();

@@ -29,7 +29,8 @@ import { voiceRoomId } from '../voice/requests.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
 import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
 import { z } from 'zod';
-import { speakingSeatOf, voiceMediaRules, voiceRoomOf } from './media-rules.js';
+import { mediaServerOfRoom, speakingSeatOf, voiceMediaRules, voiceRoomOf } from './media-rules.js';
+import { resetRoomMedia } from '../room-media/media-reset.js';
 
 /** Every voice room's producers are checked against its seats this often (every node). */
 export const DEFAULT_RECONCILE_MS = 10_000;
@@ -57,6 +58,8 @@ export interface VoiceMediaSignallingDeps {
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
   readonly reconcileMs?: number;
+  /** The node's own media server: where rooms created before servers were recorded are. */
+  readonly fallbackServer: string | null;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -73,7 +76,7 @@ export class VoiceMediaSignalling {
     this.logger = deps.logger.child({ module: 'voice-media' });
     this.handlers = new MediaHandlers({
       ...deps,
-      rules: voiceMediaRules(deps.api, deps.media),
+      rules: voiceMediaRules(deps.api, deps.fallbackServer),
       roomId: voiceRoomId,
       logger: this.logger,
     });
@@ -118,9 +121,19 @@ export class VoiceMediaSignalling {
     if (events.some((e) => ENDS_A_VOICE.has(e.type))) this.track(this.reconcile(batch.key));
     for (const event of events) {
       if (ENDS_A_PRESENCE.has(event.type) && 'user_id' in event) {
-        this.track(this.handlers.release(batch.key, event.user_id, this.deps.media.place()));
+        this.track(this.release(batch.key, event.user_id));
+      } else if (event.type === 'MediaServerMoved') {
+        const { state, media, broadcaster } = this.deps;
+        const deps = { state, media, broadcaster, logger: this.logger };
+        this.track(resetRoomMedia(deps, 'voice_room', batch.key, event));
       }
     }
+  }
+
+  /** Releases what the user holds in the room, on the server the room records. */
+  private async release(key: CellKey, userId: string): Promise<void> {
+    const server = await mediaServerOfRoom(this.deps.api, key, this.deps.fallbackServer);
+    await this.handlers.release(key, userId, server);
   }
 
   /**
@@ -131,7 +144,7 @@ export class VoiceMediaSignalling {
     const { room_id } = parsePayload(JoinPayload, data);
     const { user } = context;
     const key: CellKey = { appCode: user.appCode, roomId: room_id };
-    const rules = voiceMediaRules(this.deps.api, this.deps.media);
+    const rules = voiceMediaRules(this.deps.api, this.deps.fallbackServer);
     const { mediaServer } = await rules.access(user.appCode, room_id, user.userId);
     if (!context.follows(key)) throw rules.notJoined();
     const media = this.deps.media.of(mediaServer);
@@ -149,8 +162,10 @@ export class VoiceMediaSignalling {
    * Resolves with how many producers it closed. `onlyWithProducers`: a room without
    * producers is not looked at (the periodic check must not keep idle rooms loaded).
    */
-  async reconcile(key: CellKey, onlyWithProducers = false): Promise<number> {
-    const media = this.deps.media.of(this.deps.media.place());
+  async reconcile(key: CellKey, onlyWithProducers = false, serverId?: string): Promise<number> {
+    const server =
+      serverId ?? (await mediaServerOfRoom(this.deps.api, key, this.deps.fallbackServer));
+    const media = this.deps.media.of(server);
     const name = mediaRoomOf(key, 'voice_room');
     let producers;
     try {
@@ -188,7 +203,7 @@ export class VoiceMediaSignalling {
       for (const name of await this.deps.media.of(serverId).listRooms()) {
         const room = parseMediaRoom(name);
         if (room?.kind !== 'voice_room' || this.sweep.isStopped) continue;
-        closed += await this.reconcile(room.key, true).catch((err: unknown) => {
+        closed += await this.reconcile(room.key, true, serverId).catch((err: unknown) => {
           this.logger.warn({ err, room: room.key }, 'checking a voice room’s producers failed');
           return 0;
         });
@@ -204,7 +219,7 @@ export class VoiceMediaSignalling {
     for (const key of [...entry.rooms.values()]) {
       if (this.deps.hub.followers(user, key) > 0) continue;
       entry.rooms.delete(routeKey(key));
-      this.track(this.handlers.release(key, user.userId, this.deps.media.place()));
+      this.track(this.release(key, user.userId));
     }
     if (entry.rooms.size === 0) this.used.delete(userKey(user));
   }

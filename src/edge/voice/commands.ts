@@ -25,7 +25,7 @@ import * as m from './requests.js';
 
 /** Commands no client sends: the timer worker's. */
 type SystemCommand = 'ExpireDeadlines';
-type QueryName = 'GetRoom' | 'CheckRoomAccess';
+type QueryName = 'GetRoom' | 'CheckRoomAccess' | 'GetRoomMedia';
 export type RpcName = Exclude<VoiceRoomCommand['type'], SystemCommand> | QueryName;
 
 /** The id CreateRoom gives a room created without one: retries of one request land on one room. */
@@ -44,9 +44,11 @@ export const voiceCommands = {
       // Retries with one request id must land on one room: derive the id from it.
       const room_id = req.room_id ?? createdRoomIdOf(req.app_code, req.request_id ?? randomUUID());
       const { owner_user_id, title, seat_count } = req;
+      // The room's router goes on the least loaded media server (recorded in the room).
+      const media_server = ctx.placeMedia();
       return ctx.execute(
         { ...req, room_id },
-        { type: 'CreateRoom', owner_user_id, title, seat_count },
+        { type: 'CreateRoom', owner_user_id, title, seat_count, media_server },
         (result) => ({ room_id, room_version: result.version, duplicate: result.duplicate }),
       );
     },
@@ -228,6 +230,26 @@ export const voiceCommands = {
         },
       ),
     rest: { method: 'GET', path: '/rooms/:room_id' },
+  }),
+  // Not on REST: the nodes' media signalling asks where the room's router is, and moves it
+  // off a dead media server (src/meeting/media-failover.ts).
+  GetRoomMedia: custom({
+    kind: 'query',
+    schema: m.GetRoomRequest,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => state.media_server ?? '',
+        (media_server) => ({ media_server }),
+      ),
+  }),
+  MoveMediaServer: command({
+    schema: m.MoveMediaServerRequest,
+    toCommand: (r) => ({
+      type: 'MoveMediaServer',
+      from_server: r.from_server,
+      to_server: r.to_server,
+    }),
   }),
   CheckRoomAccess: custom({
     kind: 'query',

@@ -19,6 +19,8 @@ export interface RoomRequest {
 /** What a handler may do: run a command or a query on the room's owner, read the catalog. */
 export interface CallContext {
   readonly store: VoiceRoomStore;
+  /** The media server a new room's router goes on; null on a node without media. */
+  placeMedia(): string | null;
   /**
    * Runs `command` on the owner and shapes its result with `shape`. When the owner is another
    * node, `req` is forwarded and the owner's reply returned as it is (the owner shaped it).

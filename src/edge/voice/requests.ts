@@ -98,6 +98,13 @@ export const SendGiftRequest = z.object({
   count: int.min(1).max(9999),
 });
 export const GetRoomRequest = z.object({ ...room });
+const mediaServerId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'a media server id');
+export const MoveMediaServerRequest = z.object({
+  ...room,
+  ...requestId,
+  from_server: mediaServerId,
+  to_server: mediaServerId,
+});
 export const CheckRoomAccessRequest = z.object({
   ...room,
   user_id: id,

@@ -18,6 +18,7 @@ import { declarationOf, type RpcName } from './commands.js';
 import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from './voice-store.js';
+import type { MediaServers } from '../../meeting/media-servers.js';
 
 /** Sends a call to the owner node; the owner must not forward it again. */
 export interface Forwarder {
@@ -41,6 +42,8 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     private readonly store: VoiceRoomStore,
     /** On a node without the cells role: every call goes whole to a cells node there. */
     private readonly cellsTier: CellsTier | null = null,
+    /** Where new rooms' routers go; absent: a node without media (nothing recorded). */
+    private readonly media?: Pick<MediaServers, 'place'>,
   ) {}
 
   /** Runs `method` with an untrusted request object. */
@@ -65,6 +68,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   private contextOf(method: RpcName, options: CallOptions): CallContext {
     return {
       store: this.store,
+      placeMedia: () => this.media?.place() ?? null,
       execute: async (req, command, shape) => {
         const routed = await this.host.execute(this.domain, keyOf(req), command, {
           ...optionsOf(options),

@@ -11,6 +11,8 @@ import type { VoiceRoomApi } from './voice-api.js';
 const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>> = {
   RoomCreated: null,
   RoomActivated: null,
+  // Its members hear it as `voice.media.reset`, sent once the new router exists.
+  MediaServerMoved: null,
   RoomClosed: 'voice.room.closed',
   UserJoined: 'voice.member.joined',
   PresenceRefreshed: null,

@@ -1,0 +1,58 @@
+/**
+ * After a room's router moved off a dead media server (a committed `MediaServerMoved`, on
+ * the room's owner): the records of what its members held there are forgotten (those
+ * transports, producers and consumers died with the server), the router is made on the new
+ * server, and every socket following the room gets the kind's reset frame
+ * (`meeting.media.reset {room_code, …}`, `voice.media.reset {room_id, …}`, docs/protocol.md):
+ * drop every transport, producer and consumer, load the new router's `rtp_capabilities`
+ * and create them again (a meeting re-joins with `meeting.room.join`, a voice room with
+ * `voice.media.join`, which list the producers already made again).
+ */
+import type { Logger } from 'pino';
+import type { CellKey } from '../../cell/lease.js';
+import { mediaRoomOf, type MediaRoomKind, type MediaServers } from '../../meeting/media-servers.js';
+import type { RoomBroadcaster } from './media-call.js';
+import type { RoomMediaState } from './ports.js';
+
+export interface MediaResetDeps {
+  readonly state: RoomMediaState;
+  readonly media: MediaServers;
+  readonly broadcaster: RoomBroadcaster;
+  readonly logger: Logger;
+}
+
+/** The kinds' reset frames and the payload key of their room. */
+export const MEDIA_RESET_FRAMES: Readonly<
+  Record<MediaRoomKind, { readonly event: string; readonly roomField: string }>
+> = {
+  meeting: { event: 'meeting.media.reset', roomField: 'room_code' },
+  voice_room: { event: 'voice.media.reset', roomField: 'room_id' },
+};
+
+/** The move of `key`'s router to `toServer` committed: forget, re-create, tell the members. */
+export async function resetRoomMedia(
+  deps: MediaResetDeps,
+  kind: MediaRoomKind,
+  key: CellKey,
+  moved: { readonly to_server: string; readonly user_ids: readonly string[] },
+): Promise<void> {
+  const log = deps.logger.child({ room: key, kind, to: moved.to_server });
+  const users = new Set(moved.user_ids);
+  for (const p of await deps.state.liveProducers(key)) users.add(p.userId);
+  await Promise.all([...users].map((userId) => deps.state.clear(key, userId)));
+  let router: { routerId: string; rtpCapabilities: unknown } | null = null;
+  try {
+    router = await deps.media.of(moved.to_server).createRouter(mediaRoomOf(key, kind));
+  } catch (err) {
+    // The members still hear of the move: their re-join makes the router (or says why not).
+    log.warn({ err }, 'creating the moved router failed');
+  }
+  const { event, roomField } = MEDIA_RESET_FRAMES[kind];
+  deps.broadcaster.toRoom(key, event, {
+    [roomField]: key.roomId,
+    media_server: moved.to_server,
+    router_id: router?.routerId ?? null,
+    rtp_capabilities: router?.rtpCapabilities ?? null,
+  });
+  log.info({ members: users.size }, 'room media moved; members told to re-create it');
+}

@@ -1,0 +1,109 @@
+/**
+ * Several media servers in a cluster: the directory a node places rooms with and reaches
+ * each room's server through (Redis: src/adapters/redis/redis-media-servers.ts; without
+ * Redis, the node's one server), the embedded server's own registration settings, and the
+ * failover that moves a dead server's rooms (src/meeting/media-failover.ts).
+ */
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
+import { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
+import type { MediaRegistrationSettings } from '../media-server/registration.js';
+import { MediaFailover } from '../meeting/media-failover.js';
+import { singleMediaServer, type MediaServers } from '../meeting/media-servers.js';
+import type { MeetingApi } from '../edge/meeting/meeting-api.js';
+import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
+import type { Config } from './config.js';
+import type { NodeMedia } from './node.js';
+
+type Closers = (() => Promise<unknown>)[];
+
+/** The id of this node's own media server; null when it has none. */
+export function ownMediaServerId(config: Config, media: NodeMedia): string | null {
+  return media.orchestrator ? config.media.serverId : null;
+}
+
+/**
+ * The embedded server registers when the node has Redis and the cluster's shared
+ * `ROOMS_MEDIA_INTERNAL_TOKEN` (other nodes must be able to call it); else it stays the
+ * node's own, as before.
+ */
+export function embeddedRegistration(config: Config): MediaRegistrationSettings | null {
+  if (!config.redisUrl || !config.media.internalToken) return null;
+  return {
+    id: config.media.serverId,
+    redisUrl: config.redisUrl,
+    keyPrefix: config.keyPrefix,
+    advertiseUrl: config.media.advertiseUrl,
+    ttlMs: config.media.registrationTtlMs,
+  };
+}
+
+/** The node's media directory; `directory` is the Redis one when the node has Redis. */
+export async function wireMediaDirectory(
+  config: Config,
+  media: NodeMedia,
+  redis: Redis | null,
+  logger: Logger,
+  closers: Closers,
+): Promise<{ servers: MediaServers; directory: RedisMediaServers | null }> {
+  const ownId = config.media.serverId;
+  if (!redis) return { servers: singleMediaServer(ownId, media.orchestrator), directory: null };
+  const directory = new RedisMediaServers({
+    redis,
+    keyPrefix: config.keyPrefix,
+    client: (baseUrl) =>
+      new HttpMediaOrchestrator({
+        baseUrl,
+        internalToken: config.media.internalToken ?? '',
+        timeoutMs: config.media.timeoutMs,
+        closeRetry: config.media.closeRetry,
+        logger: logger.child({ module: 'media-client', baseUrl }),
+      }),
+    own: media.orchestrator ? { id: ownId, orchestrator: media.orchestrator } : null,
+    logger: logger.child({ module: 'media-directory' }),
+  });
+  await directory.start();
+  closers.push(() => Promise.resolve(directory.stop()));
+  return { servers: directory, directory };
+}
+
+/** Moves the rooms of the directory's dead servers through their cells' owners. */
+export function wireMediaFailover(
+  directory: RedisMediaServers | null,
+  apis: { meetings: MeetingApi; voice: VoiceRoomApi },
+  logger: Logger,
+  closers: Closers,
+): MediaFailover | null {
+  if (!directory) return null;
+  const failover = new MediaFailover({
+    roomsOf: (id) => directory.keys.roomsOf(id),
+    forgetDead: (id) => directory.keys.forgetDead(id),
+    place: () => directory.place(),
+    movers: {
+      meeting: async (key, from, to, requestId) => {
+        await apis.meetings.call('MoveMediaServer', {
+          app_code: key.appCode,
+          room_code: key.roomId,
+          caller_id: 'media-failover',
+          request_id: requestId,
+          from_server: from,
+          to_server: to,
+        });
+      },
+      voice_room: async (key, from, to, requestId) => {
+        await apis.voice.call('MoveMediaServer', {
+          app_code: key.appCode,
+          room_id: key.roomId,
+          request_id: requestId,
+          from_server: from,
+          to_server: to,
+        });
+      },
+    },
+    logger,
+  });
+  directory.listen({ onDead: failover.onDead });
+  closers.push(() => failover.close());
+  return failover;
+}

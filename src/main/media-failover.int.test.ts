@@ -1,0 +1,209 @@
+/**
+ * Two standalone media servers registered in Redis and one rooms node (MariaDB + Redis):
+ * new rooms go on the least loaded server and none on a draining one; a kill -9 of a server
+ * moves its meeting and its voice room to the other within seconds, and the members' sockets
+ * get `meeting.media.reset` / `voice.media.reset` with the new router, where their media
+ * calls then work.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
+import { TestClient, type Frame } from '../edge/ws/testing/ws-client.js';
+import { mediaSkipReason } from '../media-server/testing/harness.js';
+import {
+  clusterSkipReason,
+  createTestDatabase,
+  deleteKeysWithPrefix,
+  testKeyPrefix,
+  testRedisUrl,
+} from '../testing/backends.js';
+import { reportingOutput } from '../testing/server-process.js';
+import { loadConfig } from './config.js';
+import { startNode, type RoomsNode } from './node.js';
+import {
+  CLUSTER_MEDIA_TOKEN,
+  drainMediaServer,
+  roomsOn,
+  spawnMediaServer,
+  waitForRecord,
+  type RegisteredMediaServer,
+} from './testing/media-cluster.js';
+
+const skip = (await clusterSkipReason()) || mediaSkipReason();
+/** The node reads the directory every second: a change is seen after this. */
+const DIRECTORY_REFRESH_MS = 1_200;
+
+void describe('several media servers', { skip, timeout: 180_000 }, () => {
+  const keyPrefix = testKeyPrefix();
+  const redisUrl = testRedisUrl();
+  let redis: Redis;
+  let mA: RegisteredMediaServer;
+  let mB: RegisteredMediaServer;
+  let node: RoomsNode;
+  let api: MeetingClient;
+  let drop: () => Promise<void> = () => Promise.resolve();
+  const sockets: TestClient[] = [];
+  /** The meeting and the voice room placed on mB, for the kill. */
+  const onB: { meeting?: string; voiceRoom?: string } = {};
+
+  const ok = (ack: Frame) => {
+    assert.equal(ack.code, 0, ack.message);
+    return ack.data;
+  };
+  const createMeeting = async (who: string) => {
+    const res = await api.call('POST', '/meeting/rooms', { as: who, body: { title: who } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body.data.room.room_code as string;
+  };
+  const voice = async (path: string, who: string, body: object = {}) => {
+    const res = await api.call('POST', `/voice/rooms${path}`, { as: who, body });
+    assert.ok(res.status < 300, `${path}: ${JSON.stringify(res.body)}`);
+    return res.body.data as Record<string, unknown>;
+  };
+  /** Waits until the servers report what they hold, then for the node's next read. */
+  const settle = async () => {
+    for (const server of [mA, mB]) {
+      if (!server.process.alive) continue;
+      const held = (await roomsOn(server)).length;
+      await waitForRecord(redis, keyPrefix, server.id, (r) => r?.load.routers === held);
+    }
+    await sleep(DIRECTORY_REFRESH_MS);
+  };
+  const socket = async (who: string) => {
+    const client = await TestClient.connect(
+      `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`,
+    );
+    sockets.push(client);
+    return client;
+  };
+
+  before(async () => {
+    redis = new Redis(redisUrl);
+    const common = { redisUrl, keyPrefix, ttlMs: 1_500 };
+    [mA, mB] = await Promise.all([
+      spawnMediaServer({ ...common, id: 'media-a', rtcPorts: [42000, 42999] }),
+      spawnMediaServer({ ...common, id: 'media-b', rtcPorts: [43000, 43999] }),
+    ]);
+    const database = await createTestDatabase();
+    drop = () => database.drop();
+    node = await startNode(
+      loadConfig({
+        ROOMS_NODE_ID: 'media-failover-node',
+        ROOMS_DB_URL: database.url,
+        ROOMS_DB_POOL_SIZE: '4',
+        ROOMS_REDIS_URL: redisUrl,
+        ROOMS_KEY_PREFIX: keyPrefix,
+        ROOMS_JWT_SECRET: 'media-failover-secret-0123456789abcdef',
+        ROOMS_GRPC_TOKEN: 'media-failover-grpc-token-0123456789',
+        ROOMS_HTTP_HOST: '127.0.0.1',
+        ROOMS_HTTP_PORT: '0',
+        ROOMS_GRPC_PORT: '0',
+        ROOMS_MEDIA_EMBEDDED: 'false',
+        ROOMS_MEDIA_URL: mA.url,
+        ROOMS_MEDIA_SERVER_ID: mA.id,
+        ROOMS_MEDIA_INTERNAL_TOKEN: CLUSTER_MEDIA_TOKEN,
+        ROOMS_MEDIA_TIMEOUT_MS: '1500',
+        ROOMS_LOG_LEVEL: 'silent',
+        ROOMS_BCRYPT_COST: '4',
+      }),
+    );
+    api = meetingClient(() => node.http);
+    await api.users(['ann', 'ben', 'cat', 'dan', 'eve']);
+  });
+  after(async () => {
+    for (const s of sockets) s.close();
+    await node?.close();
+    await Promise.all([mA?.process.stop(), mB?.process.stop()]);
+    await deleteKeysWithPrefix(redisUrl, keyPrefix).catch(() => 0);
+    redis?.disconnect();
+    await drop();
+  });
+
+  void it('places rooms on the least loaded server, none on a draining one', async () => {
+    await reportingOutput([mA.process, mB.process], async () => {
+      // Both idle: the first goes on media-a (ties: the smaller id), the next on media-b.
+      const first = await createMeeting('ann');
+      await settle();
+      const second = await createMeeting('ben');
+      assert.deepEqual(await roomsOn(mA), [`meeting:default:${first}`]);
+      assert.deepEqual(await roomsOn(mB), [`meeting:default:${second}`]);
+      onB.meeting = second;
+
+      // media-b drains: it keeps its meeting, the next meeting goes on media-a though it holds more.
+      await drainMediaServer(mB, true);
+      await waitForRecord(redis, keyPrefix, mB.id, (r) => r?.draining === true);
+      await settle();
+      const third = await createMeeting('cat');
+      assert.deepEqual(await roomsOn(mB), [`meeting:default:${second}`], 'nothing new on media-b');
+      assert.ok((await roomsOn(mA)).includes(`meeting:default:${third}`));
+
+      // Now media-a drains and media-b takes rooms again: the voice room records media-b.
+      await drainMediaServer(mB, false);
+      await drainMediaServer(mA, true);
+      await waitForRecord(redis, keyPrefix, mA.id, (r) => r?.draining === true);
+      await waitForRecord(redis, keyPrefix, mB.id, (r) => r?.draining === false);
+      await settle();
+      const { room_id: roomId } = (await voice('', 'eve', { title: 'failover' })) as {
+        room_id: string;
+      };
+      onB.voiceRoom = roomId;
+      await voice(`/${roomId}/join`, 'eve');
+      const eve = await socket('eve');
+      ok(await eve.request('room.subscribe', { room_id: roomId }));
+      ok(await eve.request('voice.media.join', { room_id: roomId }));
+      assert.ok((await roomsOn(mB)).includes(`voice_room:default:${roomId}`));
+      assert.ok(!(await roomsOn(mA)).includes(`voice_room:default:${roomId}`));
+      await drainMediaServer(mA, false);
+    });
+  });
+
+  void it('a kill -9 moves its rooms to the other server and resets the members', async () => {
+    await reportingOutput([mA.process, mB.process], async () => {
+      const code = onB.meeting!;
+      const roomId = onB.voiceRoom!;
+      const ben = await socket('ben');
+      ok(await ben.request('meeting.room.join', { room_code: code }));
+      ok(await ben.request('meeting.transport.create', { room_code: code, direction: 'send' }));
+      const eve = sockets[0]!;
+      ok(await eve.request('voice.transport.create', { room_id: roomId, direction: 'recv' }));
+      // media-b has told the directory which rooms it holds.
+      const rooms = `${keyPrefix}media:server-rooms:${mB.id}`;
+      for (let i = 0; i < 50; i++) {
+        const held = (await redis.get(rooms)) ?? '';
+        if (held.includes(code) && held.includes(roomId)) break;
+        await sleep(100);
+      }
+
+      const killedAt = Date.now();
+      mB.process.child.kill('SIGKILL');
+      const [meetingReset, voiceReset] = await Promise.all([
+        ben.waitFor((f) => f.event === 'meeting.media.reset', 20_000),
+        eve.waitFor((f) => f.event === 'voice.media.reset', 20_000),
+      ]);
+      process.stdout.write(`# reset frames ${Date.now() - killedAt} ms after the kill -9\n`);
+      assert.equal(meetingReset.data.room_code, code);
+      assert.equal(voiceReset.data.room_id, roomId);
+      for (const reset of [meetingReset, voiceReset]) {
+        assert.equal(reset.data.media_server, mA.id);
+        assert.equal(typeof reset.data.router_id, 'string');
+        const caps = reset.data.rtp_capabilities as { codecs?: unknown[] };
+        assert.ok(Array.isArray(caps.codecs) && caps.codecs.length > 0);
+      }
+      // Both rooms now have their router on media-a, where their members' calls go.
+      const held = await roomsOn(mA);
+      assert.ok(held.includes(`meeting:default:${code}`), held.join());
+      assert.ok(held.includes(`voice_room:default:${roomId}`), held.join());
+      ok(await ben.request('meeting.room.join', { room_code: code }));
+      ok(await ben.request('meeting.transport.create', { room_code: code, direction: 'send' }));
+      ok(await eve.request('voice.media.join', { room_id: roomId }));
+      ok(await eve.request('voice.transport.create', { room_id: roomId, direction: 'recv' }));
+      // Every room moved: the dead server leaves the directory.
+      for (let i = 0; i < 50 && (await redis.zscore(`${keyPrefix}media:servers`, mB.id)); i++) {
+        await sleep(100);
+      }
+      assert.equal(await redis.zscore(`${keyPrefix}media:servers`, mB.id), null);
+    });
+  });
+});

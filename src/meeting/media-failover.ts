@@ -1,0 +1,102 @@
+/**
+ * Moves the rooms of a dead media server. When a registered server's directory record
+ * expired (it was killed, or stopped with rooms left), every node that notices reads the
+ * rooms it last reported and sends each room's cell one `MoveMediaServer` command to the
+ * server it would place a new room on. The request id is derived from the room, the dead
+ * server and its boot, so however many nodes notice, the room moves once (the first commit
+ * wins; the others get its outcome). Once every room moved, the dead server leaves the
+ * directory. What the commit makes happen (the members told to re-create their media, the
+ * records of the dead server's resources forgotten) is the commit listeners' business
+ * (src/main/meeting-media.ts, src/main/voice-media.ts).
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { CellKey } from '../cell/lease.js';
+import { parseMediaRoom, type MediaRoomKind } from './media-servers.js';
+
+/** Moves one room's router off `from` to `to`, once per request id. */
+export type RoomMover = (
+  key: CellKey,
+  from: string,
+  to: string,
+  requestId: string,
+) => Promise<void>;
+
+export interface MediaFailoverDeps {
+  /** The rooms the dead server last reported, and the boot they belong to. */
+  readonly roomsOf: (serverId: string) => Promise<{ boot: string; rooms: string[] }>;
+  /** Every room moved: the server leaves the directory. */
+  readonly forgetDead: (serverId: string) => Promise<void>;
+  /** Where a room goes (null: no live server; tried again at the next notice). */
+  readonly place: () => string | null;
+  readonly movers: Readonly<Partial<Record<MediaRoomKind, RoomMover>>>;
+  readonly logger: Logger;
+}
+
+/**
+ * The request id of a room's move off `serverId` in its `boot` (the same on every node; a
+ * digest, so it fits every API's request id whatever the id's length).
+ */
+export function failoverRequestId(serverId: string, boot: string): string {
+  const digest = createHash('sha256').update(`${serverId}\n${boot}`).digest('base64url');
+  return `media-failover:${digest.slice(0, 32)}`;
+}
+
+export class MediaFailover {
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #logger: Logger;
+  #closed = false;
+
+  constructor(private readonly deps: MediaFailoverDeps) {
+    this.#logger = deps.logger.child({ module: 'media-failover' });
+  }
+
+  /** The directory saw `serverId` dead: move its rooms (one run per server at a time). */
+  readonly onDead = (serverId: string): void => {
+    if (this.#closed || this.#running.has(serverId)) return;
+    const run = this.moveRoomsOf(serverId)
+      .then(() => undefined)
+      .catch((err: unknown) => this.#logger.warn({ err, serverId }, 'moving rooms failed'))
+      .finally(() => this.#running.delete(serverId));
+    this.#running.set(serverId, run);
+  };
+
+  /** Moves every room of a dead server; resolves with how many it sent and how many failed. */
+  async moveRoomsOf(serverId: string): Promise<{ moved: number; failed: number }> {
+    const { boot, rooms } = await this.deps.roomsOf(serverId);
+    const requestId = failoverRequestId(serverId, boot);
+    let moved = 0;
+    let failed = 0;
+    for (const name of rooms) {
+      const room = parseMediaRoom(name);
+      const mover = room && this.deps.movers[room.kind];
+      if (!room || !mover) continue;
+      const to = this.deps.place();
+      if (to === null) {
+        failed += 1;
+        continue;
+      }
+      try {
+        await mover(room.key, serverId, to, requestId);
+        moved += 1;
+      } catch (err) {
+        failed += 1;
+        this.#logger.warn({ err, room: room.key, serverId, to }, 'moving a room failed');
+      }
+    }
+    if (failed === 0) await this.deps.forgetDead(serverId);
+    if (rooms.length > 0) {
+      this.#logger.info(
+        { serverId, rooms: rooms.length, moved, failed },
+        'media server rooms moved',
+      );
+    }
+    return { moved, failed };
+  }
+
+  /** Stops taking notices and waits for the runs in flight. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#running.values()]);
+  }
+}
