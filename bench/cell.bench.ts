@@ -84,10 +84,16 @@ async function main(): Promise<void> {
     await Promise.all(manyRooms.concat(hotRoom).map((key) => ours(host, key, 'warm')));
     await raw.prepare(manyRooms.concat(hotRoom));
 
-    const many = await compare('(a) 1,000 rooms, concurrency 64', 64, manyRooms, host, raw);
-    const hot = await compare('(b) 1 hot room, concurrency 256', 256, hotRoom, host, raw);
-    console.log(`ratio_many_rooms=${many.ratio.toFixed(3)}`);
-    console.log(`ratio_hot_room=${hot.ratio.toFixed(3)}`);
+    // BENCH_CELL_ONLY=many or =hot runs one scenario (e.g. under a profiler).
+    const only = process.env.BENCH_CELL_ONLY;
+    if (only !== 'hot') {
+      const many = await compare('(a) 1,000 rooms, concurrency 64', 64, manyRooms, host, raw);
+      console.log(`ratio_many_rooms=${many.ratio.toFixed(3)}`);
+    }
+    if (only !== 'many') {
+      const hot = await compare('(b) 1 hot room, concurrency 256', 256, hotRoom, host, raw);
+      console.log(`ratio_hot_room=${hot.ratio.toFixed(3)}`);
+    }
   } finally {
     await host.drain();
     redis.disconnect();
