@@ -20,6 +20,7 @@ import { CellHost } from '../src/cell/host.js';
 import type { CellKey } from '../src/cell/lease.js';
 import { counterDomain } from '../src/cell/testing/counter-domain.js';
 import { fastConfig, silentLogger } from '../src/cell/testing/harness.js';
+import { FrameCoalescer } from '../src/edge/ws/frame-coalescer.js';
 import { WsHub } from '../src/edge/ws/hub.js';
 import { roomChannel, type RealtimeBus } from '../src/realtime/bus.js';
 import { RealtimePublisher } from '../src/realtime/publisher.js';
@@ -32,7 +33,6 @@ import {
 } from '../src/testing/backends.js';
 
 export const counter = counterDomain();
-const BARE_FLUSH_MS = Number(process.env.BENCH_BARE_FLUSH_MS ?? 10);
 /** The hub's coalescing window: the node's default (ROOMS_WS_COALESCE_MS), or BENCH_COALESCE_MS. */
 const COALESCE_MS = Number(process.env.BENCH_COALESCE_MS ?? 5);
 /** Wall clock with sub-millisecond resolution, comparable across processes. */
@@ -168,12 +168,9 @@ export async function openStack(cluster: boolean, roomId = 'hot'): Promise<Stack
 /**
  * The baseline: a plain `ws` server (no permessage-deflate, as the hub) that answers a
  * `room.subscribe` and broadcasts each event to every client: the same frame bytes as the
- * hub's (only the room_version differs), serialised once per event, no commit, no bus.
- * Frames are coalesced for up to BENCH_BARE_FLUSH_MS (10) and leave in one write per
- * socket: a naive broadcast, one write per frame per socket, is several times slower than
- * ours at high rates (ours coalesces what one commit batch publishes) and says nothing
- * about the machine's limit; coalescing within a window well inside the 100 ms budget
- * does. What is left is the cost of writing to the sockets.
+ * hub's (only the room_version differs), serialised once per event, coalesced and written
+ * as the hub writes (the same FrameCoalescer and window: one write per socket per flush),
+ * with no commit and no bus behind it. What is left is the cost of writing to the sockets.
  */
 export async function openBareBroadcast(sampleFrame: string): Promise<FanoutTarget> {
   const server = createServer();
@@ -187,10 +184,7 @@ export async function openBareBroadcast(sampleFrame: string): Promise<FanoutTarg
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const commits = new Map<number, number>();
   let version = 0;
-  let pending: Buffer[] = [];
-  const flush = () => {
-    const frames = pending;
-    pending = [];
+  const clients = new FrameCoalescer<null>(COALESCE_MS, (_, frames) => {
     for (const ws of wss.clients) {
       // As WsConnection.sendAll: an outer cork makes ws' per-frame writes one write.
       const socket = (ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
@@ -198,7 +192,7 @@ export async function openBareBroadcast(sampleFrame: string): Promise<FanoutTarg
       for (const frame of frames) ws.send(frame, { binary: false });
       socket?.uncork();
     }
-  };
+  });
   const at = /"room_version":\d+/.exec(sampleFrame);
   if (!at) throw new Error(`no room_version in the sample frame: ${sampleFrame}`);
   const before = sampleFrame.slice(0, at.index);
@@ -210,8 +204,7 @@ export async function openBareBroadcast(sampleFrame: string): Promise<FanoutTarg
     emit() {
       version += 1;
       commits.set(version, now());
-      pending.push(Buffer.from(`${before}"room_version":${version}${after}`));
-      if (pending.length === 1) setTimeout(flush, BARE_FLUSH_MS);
+      clients.queue(null, Buffer.from(`${before}"room_version":${version}${after}`));
       return Promise.resolve();
     },
     async close() {

@@ -17,6 +17,7 @@ import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metr
 import { ChannelMembers } from './channel-members.js';
 import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
 import type { FrameLimits } from './frame-budget.js';
+import { FrameCoalescer } from './frame-coalescer.js';
 import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
 
 export type { WsUser } from './connection.js';
@@ -121,9 +122,7 @@ export class WsHub {
   private readonly handlers = new Map<string, WsHandler>();
   private readonly closedListeners: SocketClosedListener[] = [];
   /** Room frames waiting for the end of this turn, per room's member set, in order. */
-  private readonly pendingFrames = new Map<ReadonlySet<WsConnection>, Buffer[]>();
-  private flushScheduled = false;
-  private lastFlushAt = -Infinity;
+  private readonly roomFrames: FrameCoalescer<ReadonlySet<WsConnection>>;
   private readonly ping: NodeJS.Timeout;
   private closing: Promise<void> | null = null;
 
@@ -133,10 +132,13 @@ export class WsHub {
   ) {
     this.metrics = deps.metrics ?? createRealtimeMetrics();
     this.logger = deps.logger.child({ module: 'ws-hub' });
+    this.roomFrames = new FrameCoalescer(options.coalesceMs ?? 0, (members, frames) =>
+      this.sendRoomFrames(members, frames),
+    );
     this.rooms = new ChannelMembers(deps.bus, this.logger, (members, payload, channel) =>
       isEndOfFollows(payload)
         ? this.endFollows(members, channel)
-        : this.queueRoomFrame(members, payload),
+        : this.roomFrames.queue(members, payload),
     );
     this.users = new ChannelMembers(deps.bus, this.logger, (members, payload) =>
       this.onUserMessage(members, payload),
@@ -373,38 +375,19 @@ export class WsHub {
   }
 
   /**
-   * One bus message = one frame, serialised by the owner and forwarded byte for byte.
-   * Frames that arrive in the same turn of the event loop (a burst read from the bus), or
-   * within `coalesceMs` of the last flush, leave in one write per socket instead of one
-   * per frame: under load a write per frame per socket is the fan-out's main cost.
+   * One bus message = one frame, serialised by the owner and forwarded byte for byte,
+   * coalesced per room (./frame-coalescer.ts): frames that arrive in one turn of the event
+   * loop, or within `coalesceMs` of the last flush, leave in one write per socket.
    */
-  private queueRoomFrame(members: ReadonlySet<WsConnection>, payload: Buffer): void {
-    const queued = this.pendingFrames.get(members);
-    if (queued) queued.push(payload);
-    else this.pendingFrames.set(members, [payload]);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    const wait = this.lastFlushAt + (this.options.coalesceMs ?? 0) - performance.now();
-    if (wait > 0) setTimeout(() => this.flushRoomFrames(), wait);
-    else setImmediate(() => this.flushRoomFrames());
-  }
-
-  private flushRoomFrames(): void {
-    this.flushScheduled = false;
-    if (this.pendingFrames.size === 0) return;
-    this.lastFlushAt = performance.now();
-    const rooms = [...this.pendingFrames];
-    this.pendingFrames.clear();
+  private sendRoomFrames(members: ReadonlySet<WsConnection>, frames: readonly Buffer[]): void {
     let sent = 0;
-    for (const [members, frames] of rooms) {
-      for (const connection of members) sent += connection.sendAll(frames);
-    }
+    for (const connection of members) sent += connection.sendAll(frames);
     this.metrics.framesSent.inc(sent);
   }
 
   /** The room ended for every follower: its earlier frames leave first, then the follows. */
   private endFollows(members: ReadonlySet<WsConnection>, channel: string): void {
-    if (this.pendingFrames.has(members)) this.flushRoomFrames();
+    if (this.roomFrames.has(members)) this.roomFrames.flushAll();
     for (const connection of [...members]) this.unfollow(connection, channel);
   }
 
