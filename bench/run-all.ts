@@ -125,7 +125,7 @@ function keptSections(existing: string): Map<string, { text: string; figures: Fi
   return kept;
 }
 
-function report(sections: { text: string; figures: Figures }[]): string {
+function report(sections: { text: string; figures: Figures }[], profiles: string): string {
   const all: Figures = Object.assign({}, ...sections.map((s) => s.figures)) as Figures;
   return [
     '# Benchmark report',
@@ -147,6 +147,9 @@ function report(sections: { text: string; figures: Figures }[]): string {
     '',
     sections.map((s) => s.text).join('\n\n'),
     '',
+    // Hand-written (bench/PROFILES.md): what profiling found and what it changed.
+    profiles.trim(),
+    '',
   ].join('\n');
 }
 
@@ -165,7 +168,8 @@ async function main(): Promise<void> {
     fresh.set(bench.name, { text: await section(run, when, on), figures: run.figures });
   }
   const sections = BENCHES.flatMap((b) => fresh.get(b.name) ?? kept.get(b.name) ?? []);
-  await writeFile(target, report(sections));
+  const profiles = await readFile(path.join(ROOT, 'bench', 'PROFILES.md'), 'utf8').catch(() => '');
+  await writeFile(target, report(sections, profiles));
   console.log(`\nreport written to ${path.relative(process.cwd(), target)}`);
   if (failed.length > 0) {
     console.error(`benches failed: ${failed.join(', ')}`);
