@@ -331,6 +331,39 @@ export function cellRuntimeContract(
       assert.equal((await logOf(key.roomId)).length, 1);
     });
 
+    it('a non-owner remembers where a room lives for a moment, and asks again once told to forget', async () => {
+      const { host: a } = await host();
+      let asked = 0;
+      const { host: b } = await host({
+        // A long TTL: the remembered route lives 1 s, far longer than these calls take.
+        config: { leaseTtlMs: 10_000 },
+        wrapLease: (lease) => ({
+          ensureOwner: (...args) => (asked++, lease.ensureOwner(...args)),
+          verifyOwner: (...args) => lease.verifyOwner(...args),
+          release: (...args) => lease.release(...args),
+          ownerOf: (...args) => lease.ownerOf(...args),
+          close: () => lease.close(),
+        }),
+      });
+      const key = freshRoom();
+      await runLocal(a, key, { type: 'Add', amount: 1 });
+      const first = await b.execute(counter, key, { type: 'Add', amount: 1 });
+      const second = await b.execute(counter, key, { type: 'Add', amount: 1 });
+      const remote = { kind: 'remote', nodeId: a.nodeId, addr: a.config.advertiseAddr };
+      assert.deepEqual([first, second], [remote, { ...remote, cached: true }]);
+      assert.equal(asked, 1, 'the second call did not ask Redis');
+      // A forwarded call is never answered from the remembered route.
+      await assert.rejects(
+        b.execute(counter, key, { type: 'Add', amount: 1 }, { forwarded: true }),
+        {
+          code: 'NOT_OWNER_NODE',
+        },
+      );
+      b.forgetRoute(key);
+      assert.deepEqual(await b.execute(counter, key, { type: 'Add', amount: 1 }), remote);
+      assert.equal(asked, 3);
+    });
+
     it('a renewal that finds the lease taken drops the cell without any command', async () => {
       const a = await host();
       const b = await host();

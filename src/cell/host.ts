@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
+import { RouteCache } from './route-cache.js';
 import { errors } from '../shared/error-codes.js';
 import { AppError, type DomainError } from '../shared/errors.js';
 import { Cell, type CommandResult, type CommittedBatch } from './cell.js';
@@ -60,7 +61,13 @@ export interface ExecuteOptions {
 /** Either the answer, or where the room lives so the edge can forward. */
 export type Routed<T> =
   | { readonly kind: 'local'; readonly value: T }
-  | { readonly kind: 'remote'; readonly nodeId: string; readonly addr: string };
+  | {
+      readonly kind: 'remote';
+      readonly nodeId: string;
+      readonly addr: string;
+      /** The route came from the host's short-lived cache (./route-cache.ts), not Redis. */
+      readonly cached?: true;
+    };
 
 type AnyCell<T extends StoreTypes> = Cell<unknown, Command, DomainEvent, T>;
 type AnyDomain<T extends StoreTypes> = CellDomain<unknown, Command, DomainEvent, T>;
@@ -84,6 +91,8 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   private readonly domains = new Map<string, AnyDomain<T>>();
   private readonly cells = new Map<string, AnyCell<T>>();
   private readonly activating = new Map<string, Promise<AnyCell<T> | { ownerNodeId: string }>>();
+  /** Rooms owned elsewhere: at most half a lease TTL (and 1 s) old. */
+  private readonly routes: RouteCache;
   private background: BackgroundWork | null = null;
   private state: Phase = 'new';
   private drained: Promise<void> | null = null;
@@ -95,6 +104,15 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   ) {
     this.metrics = deps.metrics ?? createCellMetrics();
     this.logger = deps.logger.child({ module: 'cell-host' });
+    this.routes = new RouteCache(Math.min(1_000, Math.floor(config.leaseTtlMs / 2)));
+  }
+
+  /**
+   * Drops what this node remembers of where a room lives (a forward to it failed: the owner
+   * moved or died); the next call asks Redis again.
+   */
+  forgetRoute(key: CellKey): void {
+    this.routes.forget(routeKey(key));
   }
 
   register<S, C extends Command, E extends DomainEvent>(domain: CellDomain<S, C, E, T>): void {
@@ -193,13 +211,16 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     key: CellKey,
     options: ExecuteOptions,
     create: boolean,
-  ): Promise<AnyCell<T> | { kind: 'remote'; nodeId: string; addr: string }> {
+  ): Promise<AnyCell<T> | { kind: 'remote'; nodeId: string; addr: string; cached?: true }> {
     const route = routeKey(key);
     const live = this.cells.get(route);
     if (live && live.domain.kind !== kind) {
       throw errors.ROOM_KIND_MISMATCH(live.domain.kind, kind);
     }
     if (live && !live.closed && this.state === 'running') return live;
+    // A forwarded call is decided here by the lease itself, never by a remembered route.
+    const cached = options.forwarded ? null : this.routes.get(route);
+    if (cached && this.state === 'running') return { kind: 'remote', ...cached, cached: true };
     if (this.state !== 'running' && !options.forwarded) {
       // Taking no cells, this node still forwards to a room that lives elsewhere.
       const ownerNodeId = await this.deps.lease.ownerOf(route).catch(() => null);
@@ -222,6 +243,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     if (!addr) {
       throw errors.OWNER_UNREACHABLE(`node ${owner.ownerNodeId} is not registered`);
     }
+    this.routes.set(route, { nodeId: owner.ownerNodeId, addr });
     return { kind: 'remote', nodeId: owner.ownerNodeId, addr };
   }
 
@@ -256,6 +278,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     const { lease, store, clock } = this.deps;
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
+    this.routes.forget(route);
     try {
       const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create, {
         confirmOwner: () => lease.verifyOwner(route, granted.token),

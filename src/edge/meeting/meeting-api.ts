@@ -14,6 +14,7 @@ import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/me
 import { singleMediaServer, type MediaServers } from '../../meeting/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
+import { toOwner } from '../owner-forward.js';
 import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
 import type { MeetingContext, MeetingRequest } from './declaration.js';
 import type { MeetingInviteDeps } from './invites.js';
@@ -38,6 +39,8 @@ export interface MeetingCallOptions {
   readonly forwarded?: boolean;
   /** Epoch ms after which the caller has given up; forwarded with the call. */
   readonly deadlineMs?: number;
+  /** This call already ran once on a remembered route that proved stale (../owner-forward.ts). */
+  readonly rerouted?: boolean;
 }
 
 export interface MeetingApiDeps<T extends StoreTypes> {
@@ -159,7 +162,14 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
     options: MeetingCallOptions,
   ): Promise<unknown> {
     if (options.forwarded) throw errors.NOT_OWNER_NODE('a node');
-    return this.deps.forwarder.callMeeting(routed.addr, method, raw, options.deadlineMs);
+    const req = raw as MeetingRequest & { room_code: string };
+    return toOwner(
+      this.deps.host,
+      keyOf(req),
+      routed,
+      () => this.deps.forwarder.callMeeting(routed.addr, method, raw, options.deadlineMs),
+      options.rerouted ? null : () => this.call(method, raw, { ...options, rerouted: true }),
+    );
   }
 }
 

@@ -17,6 +17,7 @@ import type {
 import { declarationOf, type RpcName } from './commands.js';
 import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
 import { errors } from '../../shared/error-codes.js';
+import { toOwner } from '../owner-forward.js';
 import type { VoiceRoomStore } from './voice-store.js';
 import type { MediaServers } from '../../meeting/media-servers.js';
 
@@ -31,6 +32,8 @@ export interface CallOptions {
   readonly forwarded?: boolean;
   /** Epoch ms after which the caller has given up (a gRPC deadline); forwarded with the call. */
   readonly deadlineMs?: number;
+  /** This call already ran once on a remembered route that proved stale (../owner-forward.ts). */
+  readonly rerouted?: boolean;
 }
 
 /** Generic over the store's types only to pass the voice room's SQL hooks to the host. */
@@ -94,7 +97,13 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     if (options.forwarded) {
       throw errors.NOT_OWNER_NODE('a node');
     }
-    return this.forwarder.call(routed.addr, method, req, options.deadlineMs);
+    return toOwner(
+      this.host,
+      keyOf(req as RoomRequest),
+      routed,
+      () => this.forwarder.call(routed.addr, method, req, options.deadlineMs),
+      options.rerouted ? null : () => this.call(method, req, { ...options, rerouted: true }),
+    );
   }
 }
 
