@@ -335,7 +335,7 @@ export function cellRuntimeContract(
       const { host: a } = await host();
       let asked = 0;
       const { host: b } = await host({
-        // A long TTL: the remembered route lives 1 s, far longer than these calls take.
+        // A long TTL: the remembered route lives 250 ms, far longer than these calls take.
         config: { leaseTtlMs: 10_000 },
         wrapLease: (lease) => ({
           ensureOwner: (...args) => (asked++, lease.ensureOwner(...args)),

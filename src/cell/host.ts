@@ -91,7 +91,10 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   private readonly domains = new Map<string, AnyDomain<T>>();
   private readonly cells = new Map<string, AnyCell<T>>();
   private readonly activating = new Map<string, Promise<AnyCell<T> | { ownerNodeId: string }>>();
-  /** Rooms owned elsewhere: at most half a lease TTL (and 1 s) old. */
+  /**
+   * Rooms owned elsewhere, remembered at most an eighth of a lease TTL (and 250 ms): a route
+   * to an owner that paused is used no longer than that after its lease ran out.
+   */
   private readonly routes: RouteCache;
   private background: BackgroundWork | null = null;
   private state: Phase = 'new';
@@ -104,7 +107,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   ) {
     this.metrics = deps.metrics ?? createCellMetrics();
     this.logger = deps.logger.child({ module: 'cell-host' });
-    this.routes = new RouteCache(Math.min(1_000, Math.floor(config.leaseTtlMs / 2)));
+    this.routes = new RouteCache(Math.min(250, Math.floor(config.leaseTtlMs / 8)));
   }
 
   /**

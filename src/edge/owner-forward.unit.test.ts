@@ -30,10 +30,11 @@ void describe('toOwner', () => {
     assert.deepEqual(h.forgotten, ['r1']);
   });
 
-  void it('a fresh route refused, or an owner out of reach: forgets the route, runs nothing again', async () => {
+  void it('a fresh route refused, or an owner out of reach or too slow: forgets the route, runs nothing again', async () => {
     for (const [route, error] of [
       [{}, errors.NOT_OWNER_NODE('node b')],
       [{ cached: true as const }, errors.OWNER_UNREACHABLE('connection refused')],
+      [{ cached: true as const }, errors.DEADLINE_EXCEEDED('no answer in time')],
     ] as const) {
       const h = host();
       let again = 0;
