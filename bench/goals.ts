@@ -97,6 +97,32 @@ export const GOALS: readonly Goal[] = [
     'Fan-out to 2,000 sockets: ours / bare ws (scale)',
     0.8,
   ),
+  // bench:scale, connections: 10,000 sockets on one node, 1–3 rooms each.
+  atMost(
+    'scale_connections_10000_kib_per_connection',
+    '10,000 sockets: memory per idle connection',
+    20,
+    ' KiB',
+  ),
+  atMost(
+    'scale_connections_10000_connect_storm_max_stall_ms',
+    '10,000 sockets connecting at 2,000/s: longest event-loop stall',
+    50,
+    ' ms',
+  ),
+  // bench:scale, rooms: memory bounded by idle unload (flat once at its ceiling).
+  atMost(
+    'scale_rooms_100000_heap_end_over_halfway',
+    '100,000 rooms touched: live heap at the end / halfway',
+    1.1,
+  ),
+  // bench:scale, sweeper: the due-alarm query reads its index (a scan takes about a second).
+  atMost(
+    'scale_sweeper_1000000_sweep_query_ms',
+    'Sweeper query, 1,000,000 room_cells rows (MariaDB median)',
+    5,
+    ' ms',
+  ),
 ];
 
 export interface GoalResult {

@@ -17,7 +17,9 @@ import {
 import { room, runLocal } from '../../cell/testing/routing.js';
 import { roomChannel } from '../../realtime/bus.js';
 import { RealtimePublisher } from '../../realtime/publisher.js';
+import { WebSocket } from 'ws';
 import { WsHub, type CanFollow, type HubOptions } from './hub.js';
+import { PING_SLICE } from './keep-alive.js';
 import { TestClient, testTokens } from './testing/ws-client.js';
 
 const tokens = testTokens();
@@ -330,6 +332,34 @@ void describe('WebSocket hub', () => {
     const closed = await hub.metrics.closed.get();
     assert.equal(closed.values.find((v) => v.labels.reason === 'dead_peer')?.value, 1);
     assert.equal(live.closed, null);
+  });
+
+  void it('pings every socket each round, a slice of them per turn of the event loop', async () => {
+    // Counts the server's pings per turn (the clients never ping).
+    let inTurn = 0;
+    let mostInOneTurn = 0;
+    const prototype = WebSocket.prototype;
+    const original = Object.getOwnPropertyDescriptor(prototype, 'ping')!;
+    const ping = original.value as (this: WebSocket, ...args: unknown[]) => void;
+    prototype.ping = function (this: WebSocket, ...args: unknown[]) {
+      if (inTurn === 0) setImmediate(() => (inTurn = 0));
+      mostInOneTurn = Math.max(mostInOneTurn, ++inTurn);
+      ping.apply(this, args);
+    };
+    try {
+      const { connect } = await startHub({ pingIntervalMs: 200 });
+      const many = await Promise.all(
+        Array.from({ length: PING_SLICE + 44 }, async (_, i) =>
+          connect(await tokens.sign(`${i + 1}`)),
+        ),
+      );
+      const pinged = many.map((c) => new Promise((resolve) => c.ws.once('ping', resolve)));
+      await Promise.all(pinged);
+      assert.ok(mostInOneTurn <= PING_SLICE, `${mostInOneTurn} pings in one turn`);
+      assert.ok(many.every((c) => c.closed === null));
+    } finally {
+      Object.defineProperty(prototype, 'ping', original);
+    }
   });
 
   void it('closes every socket with 1001 when the node shuts down', async () => {

@@ -18,6 +18,7 @@ import { ChannelMembers } from './channel-members.js';
 import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
 import type { FrameLimits } from './frame-budget.js';
 import { FrameCoalescer } from './frame-coalescer.js';
+import { KeepAlive } from './keep-alive.js';
 import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
 
 export type { WsUser } from './connection.js';
@@ -123,7 +124,7 @@ export class WsHub {
   private readonly closedListeners: SocketClosedListener[] = [];
   /** Room frames waiting for the end of this turn, per room's member set, in order. */
   private readonly roomFrames: FrameCoalescer<ReadonlySet<WsConnection>>;
-  private readonly ping: NodeJS.Timeout;
+  private readonly keepAlive: KeepAlive;
   private closing: Promise<void> | null = null;
 
   constructor(
@@ -143,8 +144,12 @@ export class WsHub {
     this.users = new ChannelMembers(deps.bus, this.logger, (members, payload) =>
       this.onUserMessage(members, payload),
     );
-    this.ping = setInterval(() => this.keepAlive(), options.pingIntervalMs);
-    this.ping.unref();
+    // Dead peers hold no resources long: cut when they miss a ping.
+    this.keepAlive = new KeepAlive(
+      options.pingIntervalMs,
+      () => this.connections,
+      () => this.metrics.closed.inc({ reason: 'dead_peer' }),
+    );
     this.handle('room.subscribe', (context, data) => this.subscribe(context, data));
     this.handle('room.unsubscribe', (context, data) => {
       const key = this.roomKey(context.user, data);
@@ -194,7 +199,7 @@ export class WsHub {
   /** Closes every socket with 1001 and leaves every channel. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      clearInterval(this.ping);
+      this.keepAlive.stop();
       const closed = [...this.connections].map(
         (c) => new Promise<void>((resolve) => c.ws.once('close', () => resolve())),
       );
@@ -415,19 +420,6 @@ export class WsHub {
     }
     if (app_code !== undefined && app_code !== user.appCode) throw wsErrors.otherApp();
     return { appCode: user.appCode, roomId: room_id };
-  }
-
-  /** Cuts sockets that did not answer the last ping (dead peers hold no resources long). */
-  private keepAlive(): void {
-    for (const connection of this.connections) {
-      if (!connection.alive) {
-        this.metrics.closed.inc({ reason: 'dead_peer' });
-        connection.terminate();
-        continue;
-      }
-      connection.alive = false;
-      connection.ws.ping();
-    }
   }
 
   private logFailure(request: ClientFrame, error: unknown): void {
