@@ -2,6 +2,7 @@
  * Access tokens: HMAC-signed JWTs (`jose`). Stateless: any node holding the same secret
  * verifies a token another node issued, without a database read.
  */
+import { webcrypto } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../shared/clock.js';
 import { APP_CODE_PATTERN, USERNAME_PATTERN } from './validation.js';
@@ -50,6 +51,11 @@ export interface IssuedToken {
 /** Issues and verifies access tokens with one secret. */
 export class JwtTokens implements Authenticator {
   readonly #key: Uint8Array;
+  /**
+   * The secret imported once as an HMAC key: handed raw bytes, jose imports them again on
+   * every sign and verify, a large share of a connect storm's CPU.
+   */
+  #cryptoKey: Promise<webcrypto.CryptoKey> | null = null;
   readonly #ttlS: number;
   readonly #clock: Clock;
   readonly #algorithm: HmacAlgorithm;
@@ -67,6 +73,17 @@ export class JwtTokens implements Authenticator {
     this.#algorithm = options.algorithm ?? 'HS256';
   }
 
+  #hmacKey(): Promise<webcrypto.CryptoKey> {
+    this.#cryptoKey ??= webcrypto.subtle.importKey(
+      'raw',
+      this.#key,
+      { name: 'HMAC', hash: `SHA-${this.#algorithm.slice(2)}` },
+      false,
+      ['sign', 'verify'],
+    );
+    return this.#cryptoKey;
+  }
+
   /** Claims: `sub` (user id), `app_code`, `username`, `iss`, `iat`, `exp`. */
   async issue(identity: AuthIdentity): Promise<IssuedToken> {
     const nowS = Math.floor(this.#clock.nowMs() / 1000);
@@ -76,7 +93,7 @@ export class JwtTokens implements Authenticator {
       .setIssuer(JWT_ISSUER)
       .setIssuedAt(nowS)
       .setExpirationTime(nowS + this.#ttlS)
-      .sign(this.#key);
+      .sign(await this.#hmacKey());
     return { token, expiresIn: this.#ttlS };
   }
 
@@ -86,7 +103,7 @@ export class JwtTokens implements Authenticator {
     }
     let payload;
     try {
-      ({ payload } = await jwtVerify(token, this.#key, {
+      ({ payload } = await jwtVerify(token, await this.#hmacKey(), {
         // Only our algorithm: refuses `none` and any algorithm-confusion attempt.
         algorithms: [this.#algorithm],
         issuer: JWT_ISSUER,
