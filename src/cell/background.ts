@@ -4,6 +4,7 @@
  */
 import { routeKey } from './lease.js';
 import type { CellHost } from './host.js';
+import type { DueCursor } from './cell-store.js';
 
 export interface BackgroundWork {
   stop(): Promise<void>;
@@ -93,10 +94,24 @@ async function fireDueTimers(host: CellHost): Promise<void> {
   );
 }
 
-/** Wakes rooms whose alarm is overdue and whose lease is free (their owner died). */
+const SWEEP_PAGE = 100;
+/** Where each host's next sweep starts: after the last due room its previous page saw. */
+const sweepCursors = new WeakMap<CellHost, DueCursor>();
+
+/**
+ * Wakes rooms whose alarm is overdue and whose lease is free (their owner died). Pages
+ * through the due rooms across sweeps: rooms whose alarm stays due under a live owner
+ * must not hide the orphans behind them; a short page means the end, and the next sweep
+ * starts from the oldest again.
+ */
 async function sweepOrphanAlarms(host: CellHost): Promise<void> {
   const { store, clock } = host.deps;
-  const due = await store.dueAlarms(clock.nowMs() - 2 * host.config.timerTickMs, 100);
+  const after = sweepCursors.get(host) ?? null;
+  const due = await store.dueAlarms(clock.nowMs() - 2 * host.config.timerTickMs, SWEEP_PAGE, after);
+  const last = due.at(-1);
+  if (due.length === SWEEP_PAGE && last) {
+    sweepCursors.set(host, { alarmMs: last.alarmMs, key: last.key });
+  } else sweepCursors.delete(host);
   for (const { key, kind } of due) {
     if (host.loaded(key) || host.isDraining) continue;
     // ensureOwner inside activate only grants a free lease; a live owner keeps its room.

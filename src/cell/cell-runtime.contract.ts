@@ -228,6 +228,33 @@ export function cellRuntimeContract(
       assert.deepEqual((await stateOf(b.host, key)).fired, [at]);
     });
 
+    it('the sweeper reaches an orphan behind a full page of overdue rooms that live owners hold', async () => {
+      const a = await host();
+      const b = await host();
+      const c = await host();
+      // 100 rooms held by a live owner, their rows' alarms overdue and staying so.
+      const held = Array.from({ length: 100 }, () => freshRoom());
+      for (const key of held) await runLocal(a.host, key, { type: 'Add', amount: 1 });
+      await backend.inspect.db
+        .updateTable('room_cells' as never)
+        .set({ next_alarm_ms: 1 } as never)
+        .where('room_id' as never, 'in', held.map((k) => k.roomId) as never)
+        .execute();
+      // Behind them in the sweeper's order: a room whose owner died with a timer due.
+      const orphan = freshRoom();
+      await runLocal(c.host, orphan, { type: 'Schedule', atMs: Date.now() + 200 });
+      await c.kill();
+      await eventually(() => b.host.loaded(orphan) ?? a.host.loaded(orphan), 10_000);
+      await eventually(
+        async () =>
+          (await stateOf((b.host.loaded(orphan) ? b : a).host, orphan)).fired.length === 1,
+      );
+      assert.ok(
+        held.every((key) => a.host.loaded(key)),
+        'the live owner kept its rooms',
+      );
+    });
+
     it('a refusal inside the transaction fails only that command', async () => {
       const { host: a } = await host();
       const key = freshRoom();

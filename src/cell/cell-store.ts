@@ -123,6 +123,14 @@ export type CommitOutcome<P = unknown> =
 export interface DueCell {
   readonly key: CellKey;
   readonly kind: string;
+  /** Its `next_alarm_ms`: with the key, where the sweeper's next page starts. */
+  readonly alarmMs: number;
+}
+
+/** A position in the due alarms' order (alarm, app, room): the next page starts after it. */
+export interface DueCursor {
+  readonly alarmMs: number;
+  readonly key: CellKey;
 }
 
 export interface RecordedResult {
@@ -167,6 +175,6 @@ export interface CellStore<T extends StoreTypes = StoreTypes> {
     json: string,
     nowMs: number,
   ): Promise<boolean>;
-  /** Rooms whose alarm is due (for the sweeper), oldest first. */
-  dueAlarms(nowMs: number, limit: number): Promise<DueCell[]>;
+  /** Rooms whose alarm is due (for the sweeper), oldest first; after `after` when given. */
+  dueAlarms(nowMs: number, limit: number, after?: DueCursor | null): Promise<DueCell[]>;
 }

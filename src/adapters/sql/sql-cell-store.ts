@@ -16,6 +16,7 @@ import type {
   ActivateOptions,
   CellStore,
   DueCell,
+  DueCursor,
   RecordedResult,
 } from '../../cell/cell-store.js';
 import type { CellKey } from '../../cell/lease.js';
@@ -223,24 +224,48 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     return Number(updated.numUpdatedRows) === 1;
   }
 
-  async dueAlarms(nowMs: number, limit: number): Promise<DueCell[]> {
-    const rows = await dueAlarmsQuery(this.db, nowMs, limit).execute();
-    return rows.map((r) => ({ key: { appCode: r.app_code, roomId: r.room_id }, kind: r.kind }));
+  async dueAlarms(nowMs: number, limit: number, after?: DueCursor | null): Promise<DueCell[]> {
+    const rows = await dueAlarmsQuery(this.db, nowMs, limit, after).execute();
+    return rows.map((r) => ({
+      key: { appCode: r.app_code, roomId: r.room_id },
+      kind: r.kind,
+      alarmMs: Number(r.next_alarm_ms),
+    }));
   }
 }
 
 /**
  * The sweeper's query, every few seconds on every node: the rooms whose alarm is due,
- * oldest first. It reads the `room_cells_next_alarm` index (0001), so its cost is the
- * rows it returns, not the table's (bench/scale/sweeper.ts prints its plan).
+ * oldest first, in pages (alarm, app, room). It reads the `room_cells_next_alarm` index
+ * (0001), so its cost is the rows it returns, not the table's (bench/scale/sweeper.ts
+ * prints its plan).
  */
-export function dueAlarmsQuery(db: Kysely<Database>, nowMs: number, limit: number) {
-  return db
+export function dueAlarmsQuery(
+  db: Kysely<Database>,
+  nowMs: number,
+  limit: number,
+  after?: DueCursor | null,
+) {
+  let query = db
     .selectFrom('room_cells')
-    .select(['app_code', 'room_id', 'kind'])
-    .where('next_alarm_ms', '<=', nowMs)
-    .orderBy('next_alarm_ms')
-    .limit(limit);
+    .select(['app_code', 'room_id', 'kind', 'next_alarm_ms'])
+    .where('next_alarm_ms', '<=', nowMs);
+  if (after) {
+    const { alarmMs, key } = after;
+    query = query.where((eb) =>
+      eb.or([
+        eb('next_alarm_ms', '>', alarmMs),
+        eb.and([
+          eb('next_alarm_ms', '=', alarmMs),
+          eb.or([
+            eb('app_code', '>', key.appCode),
+            eb.and([eb('app_code', '=', key.appCode), eb('room_id', '>', key.roomId)]),
+          ]),
+        ]),
+      ]),
+    );
+  }
+  return query.orderBy('next_alarm_ms').orderBy('app_code').orderBy('room_id').limit(limit);
 }
 
 /** A room with no row: epoch 1 is what its first commit inserts (the bump of a creation). */
