@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
 import type { MediaRegistrationSettings } from '../media-server/registration.js';
-import { MediaFailover } from '../meeting/media-failover.js';
+import { FAILOVER_CALLER, MediaFailover } from '../meeting/media-failover.js';
 import { singleMediaServer, type MediaServers } from '../meeting/media-servers.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
@@ -79,26 +79,29 @@ export function wireMediaFailover(
   const failover = new MediaFailover({
     roomsOf: (id) => directory.keys.roomsOf(id),
     forgetDead: (id) => directory.keys.forgetDead(id),
+    lostBoot: (id) => directory.lostBoot(id),
     place: () => directory.place(),
     movers: {
       meeting: async (key, from, to, requestId) => {
-        await apis.meetings.call('MoveMediaServer', {
+        const reply = await apis.meetings.call('MoveMediaServer', {
           app_code: key.appCode,
           room_code: key.roomId,
-          caller_id: 'media-failover',
+          caller_id: FAILOVER_CALLER,
           request_id: requestId,
           from_server: from,
           to_server: to,
         });
+        return (reply as { media_server?: string | null }).media_server ?? null;
       },
       voice_room: async (key, from, to, requestId) => {
-        await apis.voice.call('MoveMediaServer', {
+        const reply = await apis.voice.call('MoveMediaServer', {
           app_code: key.appCode,
           room_id: key.roomId,
           request_id: requestId,
           from_server: from,
           to_server: to,
         });
+        return (reply as { media_server?: string | null }).media_server ?? null;
       },
     },
     logger,

@@ -15,6 +15,7 @@ import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { RoomMediaState } from '../edge/room-media/ports.js';
 import { resetRoomMedia } from '../edge/room-media/media-reset.js';
 import type { WsHub } from '../edge/ws/hub.js';
+import type { MediaFailover } from '../meeting/media-failover.js';
 import { mediaRoomOf, type MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
 import type { Meetings } from './meetings.js';
@@ -39,9 +40,11 @@ export function wireMeetingMedia(deps: {
   nodeId: string;
   /** The meetings' presence TTL; the signalling refreshes every third of it. */
   presenceTtlMs: number;
+  /** Moves meetings off lost media servers (null: a node without a media directory). */
+  failover: MediaFailover | null;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
-  const media = deps.media;
+  const { media, failover } = deps;
   const signalling = new MeetingSignalling({
     hub: deps.hub,
     membership: meetingMembership(deps.meetings.api),
@@ -51,6 +54,7 @@ export function wireMeetingMedia(deps: {
     logger,
     nodeId: deps.nodeId,
     liveRefreshMs: Math.floor(deps.presenceTtlMs / 3),
+    ...(failover ? { rescue: (key, from) => failover.rescue('meeting', key, from) } : {}),
   });
   const quietly = (what: string, run: () => Promise<void>) => {
     run().catch((err: unknown) => logger.warn({ err }, `${what} failed`));

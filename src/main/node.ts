@@ -270,7 +270,14 @@ export async function startNode(
       ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix })
       : new MemoryRoomMediaState();
     const owns = (key: CellKey) => host.loaded(key) !== undefined;
+    const failover = wireMediaFailover(
+      directory,
+      { meetings: meetings.api, voice: voice.api },
+      logger,
+      closers,
+    );
     meetingMedia = wireMeetingMedia({
+      failover,
       hub: wired.hub,
       publisher: wired.publisher,
       meetings,
@@ -283,6 +290,7 @@ export async function startNode(
     const signalling = meetingMedia;
     const voiceAudio = wireVoiceMedia({
       config,
+      failover,
       hub: wired.hub,
       publisher: wired.publisher,
       api: voice.api,
@@ -310,7 +318,6 @@ export async function startNode(
       [voiceAudio.bridge.onEvent, records.onEvent],
       directory,
     );
-    wireMediaFailover(directory, { meetings: meetings.api, voice: voice.api }, logger, closers);
     // Closed after the sockets (closers run in reverse): their disconnects release media first.
     closers.push(() => signalling.close());
     closers.push(() => voiceAudio.close());

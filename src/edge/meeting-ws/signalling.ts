@@ -54,6 +54,8 @@ export interface MeetingSignallingDeps {
    * within the meeting's presence TTL (a third of it), or live sockets' leases run out.
    */
   readonly liveRefreshMs?: number;
+  /** Moves a meeting off a media server the directory lost (../room-media/media-handlers.ts). */
+  readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
 }
 
 type Data = Readonly<Record<string, unknown>>;

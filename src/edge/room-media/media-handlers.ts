@@ -9,7 +9,11 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
-import type { MediaKind, MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import {
+  isMediaServerError,
+  type MediaKind,
+  type MediaOrchestrator,
+} from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
@@ -32,6 +36,11 @@ export interface MediaHandlerDeps {
   readonly state: RoomMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
+  /**
+   * A call failed on the room's server: if the directory lost that server, move the room
+   * (src/meeting/media-failover.ts) and answer the server it records now; else null.
+   */
+  readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -47,11 +56,12 @@ export class MediaHandlers {
   async createTransport(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.TransportCreate, data);
     const { direction } = payload;
-    const { key, media } = await this.room(context, payload.room);
+    const room = await this.room(context, payload.room);
+    const { key, media } = room;
     // Resources live as long as a socket follows the room: its close releases them.
     if (!context.follows(key)) throw this.deps.rules.notJoined();
     const userId = context.user.userId;
-    const info = await mediaCall(() =>
+    const info = await this.call(room, () =>
       media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
     );
     await this.record(
@@ -65,9 +75,9 @@ export class MediaHandlers {
   async connectTransport(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.TransportConnect, data);
     const { transport_id, dtls_parameters } = payload;
-    const { key, media } = await this.room(context, payload.room);
-    await this.ownTransport(key, context.user.userId, transport_id);
-    await mediaCall(() => media.connectTransport(transport_id, dtls_parameters));
+    const room = await this.room(context, payload.room);
+    await this.ownTransport(room.key, context.user.userId, transport_id);
+    await this.call(room, () => room.media.connectTransport(transport_id, dtls_parameters));
     return {};
   }
 
@@ -79,11 +89,12 @@ export class MediaHandlers {
     const payload = parsePayload(this.payloads.ProduceStart, data);
     const { transport_id, kind, rtp_parameters } = payload;
     const roomId = payload.room;
-    const { key, media } = await this.room(context, roomId);
+    const room = await this.room(context, roomId);
+    const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'send', this.event('produce.start'));
     const appData = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind);
-    const producerId = await mediaCall(() =>
+    const producerId = await this.call(room, () =>
       media.createProducer(transport_id, kind, rtp_parameters, appData),
     );
     await this.record(
@@ -98,13 +109,14 @@ export class MediaHandlers {
   async consume(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.ConsumeStart, data);
     const { transport_id, producer_id, rtp_capabilities } = payload;
-    const { key, media } = await this.room(context, payload.room);
+    const room = await this.room(context, payload.room);
+    const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'recv', this.event('consume.start'));
     const live = await this.deps.state.liveProducers(key);
     if (!live.some((p) => p.producerId === producer_id)) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     // The orchestrator creates consumers paused: the client resumes once its track is mounted.
-    const consumer = await mediaCall(() =>
+    const consumer = await this.call(room, () =>
       media.createConsumer(transport_id, producer_id, rtp_capabilities),
     );
     await this.record(
@@ -144,8 +156,8 @@ export class MediaHandlers {
     const { appCode, userId } = context.user;
     const roomId = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
     if (roomId === null) throw errors.MEETING_MEDIA_NOT_OWNED('consumer');
-    const { media } = await this.room(context, roomId);
-    await mediaCall(() => media.resumeConsumer(consumer_id));
+    const room = await this.room(context, roomId);
+    await this.call(room, () => room.media.resumeConsumer(consumer_id));
     return {};
   }
 
@@ -196,6 +208,37 @@ export class MediaHandlers {
     await this.deps.state.forget(key, userId, ids);
     for (const p of closed.producers) this.announce(key, userId, p.id, p.kind, true);
     if (failure !== null) throw asMediaError(failure);
+  }
+
+  /**
+   * One media call for the room. When it fails on a server the directory lost, the room is
+   * moved first (its members get the kind's reset frame and make their media again on the
+   * new server); the failure is answered as it is (会议媒体服务暂不可用, retryable).
+   */
+  private async call<T>(room: { key: CellKey; mediaServer: string | null }, run: () => Promise<T>) {
+    try {
+      return await mediaCall(run);
+    } catch (error) {
+      if (room.mediaServer !== null && isMediaServerError(error)) {
+        await this.rescue(room.key, room.mediaServer);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Moves the room off `from` if the directory lost that server; the server the room
+   * records now, or null (not lost, or the move failed: logged, the caller's error stands).
+   */
+  async rescue(key: CellKey, from: string): Promise<string | null> {
+    if (!this.deps.rescue) return null;
+    return this.deps.rescue(key, from).catch((err: unknown) => {
+      this.deps.logger.warn(
+        { err, room: key, from },
+        'moving a room off a lost media server failed',
+      );
+      return null;
+    });
   }
 
   /** The kind's name of an event (`meeting.produce.start`, `voice.produce.start`). */

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { CommittedBatch } from '../../cell/cell-events.js';
 import { routeKey, type CellKey } from '../../cell/lease.js';
 import type { VoiceRoomEvent } from '../../domain/voice-room/types.js';
-import { isMediaResourceNotFound } from '../../meeting/media-orchestrator.js';
+import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf, parseMediaRoom, type MediaServers } from '../../meeting/media-servers.js';
 import { PeriodicSweep } from '../../shared/periodic-sweep.js';
 import type { RoomBroadcaster } from '../room-media/media-call.js';
@@ -60,6 +60,8 @@ export interface VoiceMediaSignallingDeps {
   readonly reconcileMs?: number;
   /** The node's own media server: where rooms created before servers were recorded are. */
   readonly fallbackServer: string | null;
+  /** Moves a room off a media server the directory lost (../room-media/media-handlers.ts). */
+  readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -147,8 +149,20 @@ export class VoiceMediaSignalling {
     const rules = voiceMediaRules(this.deps.api, this.deps.fallbackServer);
     const { mediaServer } = await rules.access(user.appCode, room_id, user.userId);
     if (!context.follows(key)) throw rules.notJoined();
-    const media = this.deps.media.of(mediaServer);
-    const router = await mediaCall(() => media.createRouter(mediaRoomOf(key, 'voice_room')));
+    const name = mediaRoomOf(key, 'voice_room');
+    let router;
+    try {
+      router = await mediaCall(() => this.deps.media.of(mediaServer).createRouter(name));
+    } catch (error) {
+      // A server the directory lost that the failover did not move this room off (no router
+      // there at its last beat): moved now, and answered from the new server.
+      const now =
+        mediaServer !== null && isMediaServerError(error)
+          ? await this.handlers.rescue(key, mediaServer)
+          : null;
+      if (now === null || now === mediaServer) throw error;
+      router = await mediaCall(() => this.deps.media.of(now).createRouter(name));
+    }
     this.remember(user, key);
     const producers = (await this.deps.state.liveProducers(key))
       .filter((p) => p.userId !== user.userId)

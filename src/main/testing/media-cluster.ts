@@ -118,3 +118,37 @@ async function internal<T = unknown>(
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${envelope.message ?? ''}`);
   return envelope.data;
 }
+
+/**
+ * The environment of a rooms node of such a cluster (MariaDB + Redis, no embedded media
+ * server; its own server `own`, the others through the directory).
+ */
+export function clusterNodeEnv(options: {
+  readonly nodeId: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly keyPrefix: string;
+  readonly own: RegisteredMediaServer;
+  readonly extra?: Readonly<Record<string, string>>;
+}): Record<string, string> {
+  return {
+    ROOMS_NODE_ID: options.nodeId,
+    ROOMS_DB_URL: options.databaseUrl,
+    ROOMS_DB_POOL_SIZE: '4',
+    ROOMS_REDIS_URL: options.redisUrl,
+    ROOMS_KEY_PREFIX: options.keyPrefix,
+    ROOMS_JWT_SECRET: 'media-cluster-secret-0123456789abcdef',
+    ROOMS_GRPC_TOKEN: 'media-cluster-grpc-token-0123456789',
+    ROOMS_HTTP_HOST: '127.0.0.1',
+    ROOMS_HTTP_PORT: '0',
+    ROOMS_GRPC_PORT: '0',
+    ROOMS_MEDIA_EMBEDDED: 'false',
+    ROOMS_MEDIA_URL: options.own.url,
+    ROOMS_MEDIA_SERVER_ID: options.own.id,
+    ROOMS_MEDIA_INTERNAL_TOKEN: CLUSTER_MEDIA_TOKEN,
+    ROOMS_MEDIA_TIMEOUT_MS: '1500',
+    ROOMS_LOG_LEVEL: 'silent',
+    ROOMS_BCRYPT_COST: '4',
+    ...options.extra,
+  };
+}
