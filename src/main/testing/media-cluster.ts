@@ -91,6 +91,12 @@ export async function roomsOn(server: RegisteredMediaServer): Promise<string[]> 
   return data.room_codes.sort();
 }
 
+/** The router id a media server holds for a media room (`GET …/rooms/:room_code/router`). */
+export async function routerOn(server: RegisteredMediaServer, room: string): Promise<string> {
+  const path = `/internal/v1/rooms/${encodeURIComponent(room)}/router`;
+  return (await internal<{ router_id: string }>(server, 'GET', path)).router_id;
+}
+
 /** Drains (or undrains) a media server through its internal API. */
 export async function drainMediaServer(
   server: RegisteredMediaServer,
