@@ -12,7 +12,7 @@ import type { CommittedBatch } from '../cell/cell.js';
 import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
-import type { RoomMediaState } from '../edge/room-media/ports.js';
+import type { MediaHolders, RoomMediaState } from '../edge/room-media/ports.js';
 import { resetRoomMedia } from '../edge/room-media/media-reset.js';
 import type { WsHub } from '../edge/ws/hub.js';
 import type { MediaFailover } from '../meeting/media-failover.js';
@@ -42,6 +42,8 @@ export function wireMeetingMedia(deps: {
   presenceTtlMs: number;
   /** Moves meetings off lost media servers (null: a node without a media directory). */
   failover: MediaFailover | null;
+  /** Which node process holds what (null: no cluster). */
+  holders: MediaHolders | null;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
   const { media, failover } = deps;
@@ -55,6 +57,7 @@ export function wireMeetingMedia(deps: {
     nodeId: deps.nodeId,
     liveRefreshMs: Math.floor(deps.presenceTtlMs / 3),
     ...(failover ? { rescue: (key, from) => failover.rescue('meeting', key, from) } : {}),
+    ...(deps.holders ? { holders: deps.holders } : {}),
   });
   const quietly = (what: string, run: () => Promise<void>) => {
     run().catch((err: unknown) => logger.warn({ err }, `${what} failed`));

@@ -19,6 +19,7 @@ import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
 import type {
+  MediaHolders,
   MediaResourceIds,
   ProducerRecord,
   RoomMediaRules,
@@ -41,6 +42,8 @@ export interface MediaHandlerDeps {
    * (src/meeting/media-failover.ts) and answer the server it records now; else null.
    */
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
+  /** Which node process holds what (a cluster's); absent: this process holds everything. */
+  readonly holders?: MediaHolders;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -67,6 +70,8 @@ export class MediaHandlers {
     await this.record(
       () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
       () => media.closeTransport(info.id),
+      room,
+      userId,
     );
     return info;
   }
@@ -100,6 +105,8 @@ export class MediaHandlers {
     await this.record(
       () => this.deps.state.addProducer(key, userId, { id: producerId, kind }),
       () => media.closeProducer(producerId),
+      room,
+      userId,
     );
     this.announce(key, userId, producerId, kind, false);
     return { producer_id: producerId };
@@ -122,6 +129,8 @@ export class MediaHandlers {
     await this.record(
       () => this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
       () => media.closeConsumer(consumer.id),
+      room,
+      userId,
     );
     return consumer;
   }
@@ -166,11 +175,27 @@ export class MediaHandlers {
    * so the others' consumers of them go too, then consumers, then transports; each close
    * counts 404 as done) and forgets what was closed; announces each closed producer. What
    * failed to close stays recorded for the next attempt, and the first failure is thrown.
+   * `holder`: only what that (dead) node process's sockets made.
    */
-  async release(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
-    const held = await this.deps.state.resources(key, userId);
+  async release(
+    key: CellKey,
+    userId: string,
+    mediaServer: string | null,
+    holder?: string,
+  ): Promise<void> {
+    const all = await this.deps.state.resources(key, userId);
+    const mine = (r: { holder?: string | undefined }) =>
+      holder === undefined || r.holder === holder;
+    const held = {
+      producers: all.producers.filter(mine),
+      consumers: all.consumers.filter(mine),
+      transports: all.transports.filter(mine),
+    };
     // Most members who leave never used media: nothing to close, nothing to write.
-    if (held.producers.length + held.consumers.length + held.transports.length === 0) return;
+    if (held.producers.length + held.consumers.length + held.transports.length === 0) {
+      if (holder === undefined) await this.unhold(key, userId);
+      return;
+    }
     const media = this.deps.media.of(mediaServer);
     const closed: { producers: ProducerRecord[]; consumers: string[]; transports: string[] } = {
       producers: [],
@@ -208,6 +233,14 @@ export class MediaHandlers {
     await this.deps.state.forget(key, userId, ids);
     for (const p of closed.producers) this.announce(key, userId, p.id, p.kind, true);
     if (failure !== null) throw asMediaError(failure);
+    if (holder === undefined) await this.unhold(key, userId);
+  }
+
+  /** The user's media in the room is released: this process no longer holds any there. */
+  private async unhold(key: CellKey, userId: string): Promise<void> {
+    await this.deps.holders
+      ?.unhold(this.deps.rules.kind, key, userId)
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'dropping a media hold failed'));
   }
 
   /**
@@ -289,10 +322,20 @@ export class MediaHandlers {
     }
   }
 
-  /** Records a created resource; if that fails, closes it again so nothing leaks unrecorded. */
-  private async record(write: () => Promise<void>, undo: () => Promise<void>): Promise<void> {
+  /**
+   * Records a created resource, and this process as a holder of the user's media in the
+   * room (so that, should it die, another node releases it); if that fails, closes it again
+   * so nothing leaks unrecorded.
+   */
+  private async record(
+    write: () => Promise<void>,
+    undo: () => Promise<void>,
+    room: { key: CellKey; mediaServer: string | null },
+    userId: string,
+  ): Promise<void> {
+    const { holders, rules } = this.deps;
     try {
-      await write();
+      await Promise.all([write(), holders?.hold(rules.kind, room.key, userId, room.mediaServer)]);
     } catch (error) {
       await undo().catch((err: unknown) =>
         this.deps.logger.warn({ err }, 'closing an unrecorded media resource failed'),

@@ -23,7 +23,7 @@ import { PeriodicSweep } from '../../shared/periodic-sweep.js';
 import type { RoomBroadcaster } from '../room-media/media-call.js';
 import { mediaCall } from '../room-media/media-call.js';
 import { MediaHandlers } from '../room-media/media-handlers.js';
-import type { RoomMediaState } from '../room-media/ports.js';
+import type { MediaHolders, RoomMediaState } from '../room-media/ports.js';
 import { parsePayload } from '../room-media/schemas.js';
 import { voiceRoomId } from '../voice/requests.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
@@ -62,6 +62,8 @@ export interface VoiceMediaSignallingDeps {
   readonly fallbackServer: string | null;
   /** Moves a room off a media server the directory lost (../room-media/media-handlers.ts). */
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
+  /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
+  readonly holders?: MediaHolders;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -130,6 +132,11 @@ export class VoiceMediaSignalling {
         this.track(resetRoomMedia(deps, 'voice_room', batch.key, event));
       }
     }
+  }
+
+  /** What a dead node process's sockets made for the user in the room (orphan-media.ts). */
+  releaseHeldBy(key: CellKey, userId: string, server: string | null, holder: string) {
+    return this.handlers.release(key, userId, server, holder);
   }
 
   /** Releases what the user holds in the room, on the server the room records. */

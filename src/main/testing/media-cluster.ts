@@ -97,6 +97,17 @@ export async function routerOn(server: RegisteredMediaServer, room: string): Pro
   return (await internal<{ router_id: string }>(server, 'GET', path)).router_id;
 }
 
+/** What a media server holds now (`GET /internal/info`'s stats). */
+export async function mediaStats(server: RegisteredMediaServer): Promise<{
+  routers: number;
+  transports: number;
+  producers: number;
+  consumers: number;
+}> {
+  type Info = { stats: Awaited<ReturnType<typeof mediaStats>> };
+  return (await internal<Info>(server, 'GET', '/internal/info')).stats;
+}
+
 /** Drains (or undrains) a media server through its internal API. */
 export async function drainMediaServer(
   server: RegisteredMediaServer,
