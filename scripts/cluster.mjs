@@ -1,15 +1,20 @@
 #!/usr/bin/env node
-// `npm run cluster`: a cluster on this machine's MariaDB and Redis. One media server and N
-// nodes (default 3), each a process of its own with its own node id, HTTP and gRPC ports
-// and advertise address, all sharing the database, Redis, the secrets and the media server.
-// Prints where to point a browser, a gRPC client and Prometheus; Ctrl-C (or SIGTERM) drains
-// every node, then stops the media server.
+// `npm run cluster`: a cluster on this machine's MariaDB and Redis. M media servers
+// (default 1) and N nodes (default 3), each a process of its own with its own node id, HTTP
+// and gRPC ports and advertise address, all sharing the database, Redis and the secrets. The
+// media servers register in the cluster's Redis (media-1, media-2, …), so the nodes place
+// each new room on the least loaded one and move the rooms of one that dies; each node's own
+// server is media-1. Prints where to point a browser, a gRPC client and Prometheus; Ctrl-C
+// (or SIGTERM) drains every node, then stops the media servers.
 //
+// Options: --media-servers M (or --media-servers=M), 1-8.
 // Environment (all optional):
 //   CLUSTER_NODES       how many nodes (default 3)
+//   CLUSTER_MEDIA_SERVERS  how many media servers, when --media-servers is not given (default 1)
 //   CLUSTER_BASE_PORT   node i listens on HTTP BASE+i and gRPC BASE+1000+i (default 8080);
 //                       0: free ports everywhere (the addresses are printed)
-//   CLUSTER_MEDIA_PORT  the media server's internal API port (default 7070; 0: free)
+//   CLUSTER_MEDIA_PORT  media server i's internal API port is this + i - 1 (default 7070; 0: free);
+//                       its WebRTC ports are 40000 + 1000 (i - 1) … + 999
 //   ROOMS_DB_URL        default mysql://root@127.0.0.1:3306/echochat_cluster (created if missing)
 //   ROOMS_REDIS_URL     default redis://127.0.0.1:6379
 //   ROOMS_KEY_PREFIX    default echochat-cluster:
@@ -28,6 +33,7 @@ const env = process.env;
 const NODES = Number(env.CLUSTER_NODES ?? 3);
 const BASE = Number(env.CLUSTER_BASE_PORT ?? 8080);
 const MEDIA_PORT = Number(env.CLUSTER_MEDIA_PORT ?? (BASE === 0 ? 0 : 7070));
+const MEDIA_SERVERS = Number(optionValue('--media-servers') ?? env.CLUSTER_MEDIA_SERVERS ?? 1);
 const DB_URL = env.ROOMS_DB_URL ?? 'mysql://root@127.0.0.1:3306/echochat_cluster';
 const REDIS_URL = env.ROOMS_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KEY_PREFIX = env.ROOMS_KEY_PREFIX ?? 'echochat-cluster:';
@@ -37,6 +43,19 @@ const DRAIN_MS = 15_000;
 
 if (!Number.isInteger(NODES) || NODES < 1 || NODES > 16) fail('CLUSTER_NODES: 1-16');
 if (!Number.isInteger(BASE) || BASE < 0 || BASE > 60000) fail('CLUSTER_BASE_PORT: 0-60000');
+if (!Number.isInteger(MEDIA_SERVERS) || MEDIA_SERVERS < 1 || MEDIA_SERVERS > 8) {
+  fail('--media-servers: 1-8');
+}
+
+/** `--name N` or `--name=N` on the command line; undefined when absent. */
+function optionValue(name) {
+  const args = process.argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === name) return args[i + 1];
+    if (args[i].startsWith(`${name}=`)) return args[i].slice(name.length + 1);
+  }
+  return undefined;
+}
 
 function fail(message) {
   process.stderr.write(`cluster: ${message}\n`);
@@ -134,16 +153,18 @@ let stopping = null;
 function stop(code) {
   stopping ??= (async () => {
     process.stdout.write('cluster: draining every node…\n');
-    const nodes = children.filter((c) => c.label !== 'media');
+    const isMedia = (c) => c.label.startsWith('media-');
+    const nodes = children.filter((c) => !isMedia(c));
     for (const c of nodes) c.child.kill('SIGTERM');
     const codes = await Promise.race([
       Promise.all(nodes.map((c) => c.exited)),
       new Promise((resolve) => setTimeout(() => resolve(null), DRAIN_MS)),
     ]);
     if (codes === null) for (const c of nodes) c.child.kill('SIGKILL');
-    const media = children.find((c) => c.label === 'media');
-    media?.child.kill('SIGTERM');
-    await media?.exited;
+    // SIGINT: at once, no drain (the meetings still open move at the next start).
+    const media = children.filter(isMedia);
+    for (const c of media) c.child.kill('SIGINT');
+    await Promise.all(media.map((c) => c.exited));
     const clean = codes !== null && codes.every((c) => c === 0);
     process.stdout.write(`cluster: stopped${clean ? '' : ' (not every node drained cleanly)'}\n`);
     process.exit(clean ? code : 1);
@@ -156,18 +177,36 @@ async function main() {
   const s = secrets();
   await ensureDatabase();
   const port = async (fixed) => (BASE === 0 ? freePort() : fixed);
-  const mediaPort = MEDIA_PORT === 0 ? await freePort() : MEDIA_PORT;
-  const mediaUrl = `http://127.0.0.1:${mediaPort}`;
-  await start(
-    'media',
-    'src/media-server/main.ts',
-    {
-      ROOMS_NODE_ID: 'cluster',
-      ROOMS_MEDIA_PORT: String(mediaPort),
-      ROOMS_MEDIA_INTERNAL_TOKEN: s.mediaToken,
-    },
-    `${mediaUrl}/healthz`,
+  const media = [];
+  for (let i = 0; i < MEDIA_SERVERS; i++) {
+    const port = MEDIA_PORT === 0 ? await freePort() : MEDIA_PORT + i;
+    media.push({
+      id: `media-${i + 1}`,
+      url: `http://127.0.0.1:${port}`,
+      port,
+      rtc: 40000 + 1000 * i,
+    });
+  }
+  await Promise.all(
+    media.map((m) =>
+      start(
+        m.id,
+        'src/media-server/main.ts',
+        {
+          ROOMS_NODE_ID: `cluster-${m.id}`,
+          ROOMS_MEDIA_SERVER_ID: m.id,
+          ROOMS_MEDIA_PORT: String(m.port),
+          ROOMS_MEDIA_RTC_MIN_PORT: String(m.rtc),
+          ROOMS_MEDIA_RTC_MAX_PORT: String(m.rtc + 999),
+          ROOMS_MEDIA_INTERNAL_TOKEN: s.mediaToken,
+          ROOMS_MEDIA_REDIS_URL: REDIS_URL,
+          ROOMS_KEY_PREFIX: KEY_PREFIX,
+        },
+        `${m.url}/healthz`,
+      ),
+    ),
   );
+  const mediaUrl = media[0].url;
   const shared = {
     ROOMS_DB_URL: DB_URL,
     ROOMS_REDIS_URL: REDIS_URL,
@@ -177,6 +216,7 @@ async function main() {
     ROOMS_ADMIN_TOKEN: env.ROOMS_ADMIN_TOKEN ?? s.adminToken,
     ROOMS_MEDIA_EMBEDDED: 'false',
     ROOMS_MEDIA_URL: mediaUrl,
+    ROOMS_MEDIA_SERVER_ID: media[0].id,
     ROOMS_MEDIA_INTERNAL_TOKEN: s.mediaToken,
   };
   const nodes = [];
@@ -205,7 +245,11 @@ async function main() {
   const file = path.join(DIR, 'secrets.json');
   const lines = [
     '',
-    `cluster: ${NODES} node(s) on ${new URL(DB_URL).host} (MariaDB) and ${new URL(REDIS_URL).host} (Redis), media server ${mediaUrl}`,
+    `cluster: ${NODES} node(s) on ${new URL(DB_URL).host} (MariaDB) and ${new URL(REDIS_URL).host} (Redis), ${MEDIA_SERVERS} media server(s) registered in Redis`,
+    ...media.map(
+      (m) =>
+        `  ${m.id}: ${m.url}  (internal API; WebRTC ports ${m.rtc}-${m.rtc + 999}; ${KEY_PREFIX}media:server:${m.id})`,
+    ),
     ...nodes.map(
       (n) =>
         `  ${n.id}: http://127.0.0.1:${n.http}  (browser, REST, /ws, /docs, /metrics for Prometheus; gRPC 127.0.0.1:${n.grpc})`,

@@ -1,6 +1,7 @@
 /**
- * `npm run cluster` as a newcomer runs it (here with 2 nodes and free ports, on a database
- * of its own): it prints each node's address once all are ready; every node serves, a room
+ * `npm run cluster` as a newcomer runs it (here with 2 nodes, 2 media servers and free ports,
+ * on a database of its own): it prints each node's and media server's address once all are
+ * ready, the media servers registered in Redis; every node serves, a room
  * made on one is read on the other; Ctrl-C drains every node and the script exits 0.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
 import {
   clusterSkipReason,
@@ -43,7 +45,7 @@ describe('npm run cluster', { skip, timeout: 120_000 }, () => {
         ([k]) => !k.startsWith('ROOMS_') && k !== 'NODE_TEST_CONTEXT',
       ),
     );
-    const child = spawn(process.execPath, ['scripts/cluster.mjs'], {
+    const child = spawn(process.execPath, ['scripts/cluster.mjs', '--media-servers', '2'], {
       cwd: ROOT,
       env: {
         ...inherited,
@@ -71,6 +73,18 @@ describe('npm run cluster', { skip, timeout: 120_000 }, () => {
       assert.match(out, /cluster: ready/, out);
       const urls = [...out.matchAll(/ {2}node-\d: (http:\/\/\S+)/g)].map((m) => m[1]!);
       assert.equal(urls.length, 2, out);
+      // Two media servers, each registered in the cluster's media directory.
+      assert.match(out, /2 media server\(s\) registered in Redis/, out);
+      const redis = new Redis(testRedisUrl());
+      try {
+        for (const id of ['media-1', 'media-2']) {
+          assert.match(out, new RegExp(` {2}${id}: http://127\\.0\\.0\\.1:\\d+`), out);
+          const record = await redis.get(`${keyPrefix}media:server:${id}`);
+          assert.equal((JSON.parse(record ?? '{}') as { id?: string }).id, id, `${id} registered`);
+        }
+      } finally {
+        redis.disconnect();
+      }
       for (const url of urls) {
         const health = await fetch(`${url}/healthz`);
         assert.equal(health.status, 200, url);

@@ -132,6 +132,7 @@ const schema = z.object({
   // the cluster's media directory (its URL as the others reach it, its record's TTL).
   ...mediaRegistrationVariables,
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
+  ROOMS_MEDIA_HOLDER_TTL_MS: int(1_000, 600_000).default(15_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
   ROOMS_OUTBOX_ENABLED: flag.default(true),
   ROOMS_OUTBOX_BATCH: int(1, 5000).default(200),
@@ -361,6 +362,11 @@ export interface Config {
     readonly advertiseUrl: string | null;
     /** How long a media server's directory record lives without a heartbeat. */
     readonly registrationTtlMs: number;
+    /**
+     * How long a node's media holder record lives without a heartbeat: what the sockets of a
+     * node dead this long held on the media servers is released by another node.
+     */
+    readonly holderTtlMs: number;
   };
   /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
   readonly outbox: {
@@ -488,6 +494,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       server: mediaServerOptions(e),
       advertiseUrl: e.ROOMS_MEDIA_ADVERTISE_URL ?? null,
       registrationTtlMs: e.ROOMS_MEDIA_REGISTRATION_TTL_MS,
+      holderTtlMs: e.ROOMS_MEDIA_HOLDER_TTL_MS,
     },
     outbox: {
       enabled: roles.relay && e.ROOMS_OUTBOX_ENABLED,

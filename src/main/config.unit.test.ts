@@ -102,6 +102,7 @@ const DEFAULT_MEDIA: Config['media'] = {
   closeRetry: 2,
   advertiseUrl: null,
   registrationTtlMs: 3_000,
+  holderTtlMs: 15_000,
   server: {
     host: '127.0.0.1',
     port: 7070,
@@ -288,6 +289,7 @@ void describe('loadConfig', () => {
         closeRetry: 4,
         advertiseUrl: null,
         registrationTtlMs: 3_000,
+        holderTtlMs: 15_000,
         server: {
           host: '0.0.0.0',
           port: 7171,

@@ -7,14 +7,18 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
+import { RedisMediaHolders } from '../adapters/redis/media-holders.js';
 import { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
+import { OrphanMediaSweep } from '../edge/room-media/orphan-media.js';
 import type { MediaRegistrationSettings } from '../media-server/registration.js';
-import { MediaFailover } from '../meeting/media-failover.js';
+import { FAILOVER_CALLER, MediaFailover } from '../meeting/media-failover.js';
 import { singleMediaServer, type MediaServers } from '../meeting/media-servers.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { Config } from './config.js';
+import type { MeetingMedia } from './meeting-media.js';
 import type { NodeMedia } from './node.js';
+import type { VoiceMedia } from './voice-media.js';
 
 type Closers = (() => Promise<unknown>)[];
 
@@ -79,26 +83,29 @@ export function wireMediaFailover(
   const failover = new MediaFailover({
     roomsOf: (id) => directory.keys.roomsOf(id),
     forgetDead: (id) => directory.keys.forgetDead(id),
+    lostBoot: (id) => directory.lostBoot(id),
     place: () => directory.place(),
     movers: {
       meeting: async (key, from, to, requestId) => {
-        await apis.meetings.call('MoveMediaServer', {
+        const reply = await apis.meetings.call('MoveMediaServer', {
           app_code: key.appCode,
           room_code: key.roomId,
-          caller_id: 'media-failover',
+          caller_id: FAILOVER_CALLER,
           request_id: requestId,
           from_server: from,
           to_server: to,
         });
+        return (reply as { media_server?: string | null }).media_server ?? null;
       },
       voice_room: async (key, from, to, requestId) => {
-        await apis.voice.call('MoveMediaServer', {
+        const reply = await apis.voice.call('MoveMediaServer', {
           app_code: key.appCode,
           room_id: key.roomId,
           request_id: requestId,
           from_server: from,
           to_server: to,
         });
+        return (reply as { media_server?: string | null }).media_server ?? null;
       },
     },
     logger,
@@ -106,4 +113,52 @@ export function wireMediaFailover(
   directory.listen({ onDead: failover.onDead });
   closers.push(() => failover.close());
   return failover;
+}
+
+/**
+ * This node process as a media holder in Redis (src/adapters/redis/media-holders.ts); null
+ * without Redis. Leaves the directory after the sockets released their media (closers run in
+ * reverse: this one is pushed before the signalling's).
+ */
+export async function wireMediaHolders(
+  config: Config,
+  redis: Redis | null,
+  logger: Logger,
+  closers: Closers,
+): Promise<RedisMediaHolders | null> {
+  if (!redis) return null;
+  const holders = new RedisMediaHolders({
+    redis,
+    keyPrefix: config.keyPrefix,
+    nodeId: config.nodeId,
+    ttlMs: config.media.holderTtlMs,
+    logger,
+  });
+  await holders.start();
+  closers.push(() => holders.stop());
+  return holders;
+}
+
+/** Every node releases what dead nodes' sockets held, every holder TTL. */
+export function sweepOrphanMedia(
+  config: Config,
+  holders: RedisMediaHolders | null,
+  signalling: { meeting: MeetingMedia; voice: VoiceMedia },
+  logger: Logger,
+  closers: Closers,
+): void {
+  if (!holders) return;
+  const sweep = new OrphanMediaSweep({
+    holders,
+    release: {
+      meeting: (key, userId, server, holder) =>
+        signalling.meeting.signalling.releaseUserMedia(key, userId, server, holder),
+      voice_room: (key, userId, server, holder) =>
+        signalling.voice.signalling.releaseHeldBy(key, userId, server, holder),
+    },
+    intervalMs: config.media.holderTtlMs,
+    logger,
+  });
+  sweep.start();
+  closers.push(() => sweep.stop());
 }

@@ -29,6 +29,7 @@ import { startNode, type RoomsNode } from './node.js';
 import {
   CLUSTER_MEDIA_TOKEN,
   roomsOn,
+  routerOn,
   spawnMediaServer,
   type RegisteredMediaServer,
 } from './testing/media-cluster.js';
@@ -187,6 +188,14 @@ void describe('media failover in Chromium', { skip, timeout: 240_000 }, () => {
           );
           assert.equal(mark, 1, 'the page was not reloaded');
           assert.ok(page.url().endsWith(`/meeting/${code}`));
+          // What the tab keeps for a reload is the new router, not the dead server's.
+          const kept = await page.evaluate((key) => {
+            const storage = (
+              globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }
+            ).sessionStorage;
+            return JSON.parse(storage.getItem(key) ?? 'null') as { router_id?: string } | null;
+          }, `rooms.meeting.${code}`);
+          assert.equal(kept?.router_id, await routerOn(survivor, room));
         }
       },
     );

@@ -23,7 +23,7 @@ import { reportingOutput } from '../testing/server-process.js';
 import { loadConfig } from './config.js';
 import { startNode, type RoomsNode } from './node.js';
 import {
-  CLUSTER_MEDIA_TOKEN,
+  clusterNodeEnv,
   drainMediaServer,
   roomsOn,
   spawnMediaServer,
@@ -89,25 +89,15 @@ void describe('several media servers', { skip, timeout: 180_000 }, () => {
     const database = await createTestDatabase();
     drop = () => database.drop();
     node = await startNode(
-      loadConfig({
-        ROOMS_NODE_ID: 'media-failover-node',
-        ROOMS_DB_URL: database.url,
-        ROOMS_DB_POOL_SIZE: '4',
-        ROOMS_REDIS_URL: redisUrl,
-        ROOMS_KEY_PREFIX: keyPrefix,
-        ROOMS_JWT_SECRET: 'media-failover-secret-0123456789abcdef',
-        ROOMS_GRPC_TOKEN: 'media-failover-grpc-token-0123456789',
-        ROOMS_HTTP_HOST: '127.0.0.1',
-        ROOMS_HTTP_PORT: '0',
-        ROOMS_GRPC_PORT: '0',
-        ROOMS_MEDIA_EMBEDDED: 'false',
-        ROOMS_MEDIA_URL: mA.url,
-        ROOMS_MEDIA_SERVER_ID: mA.id,
-        ROOMS_MEDIA_INTERNAL_TOKEN: CLUSTER_MEDIA_TOKEN,
-        ROOMS_MEDIA_TIMEOUT_MS: '1500',
-        ROOMS_LOG_LEVEL: 'silent',
-        ROOMS_BCRYPT_COST: '4',
-      }),
+      loadConfig(
+        clusterNodeEnv({
+          nodeId: 'media-failover-node',
+          databaseUrl: database.url,
+          redisUrl,
+          keyPrefix,
+          own: mA,
+        }),
+      ),
     );
     api = meetingClient(() => node.http);
     await api.users(['ann', 'ben', 'cat', 'dan', 'eve']);

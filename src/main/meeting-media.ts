@@ -12,9 +12,10 @@ import type { CommittedBatch } from '../cell/cell.js';
 import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
-import type { RoomMediaState } from '../edge/room-media/ports.js';
+import type { MediaHolders, RoomMediaState } from '../edge/room-media/ports.js';
 import { resetRoomMedia } from '../edge/room-media/media-reset.js';
 import type { WsHub } from '../edge/ws/hub.js';
+import type { MediaFailover } from '../meeting/media-failover.js';
 import { mediaRoomOf, type MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
 import type { Meetings } from './meetings.js';
@@ -39,9 +40,13 @@ export function wireMeetingMedia(deps: {
   nodeId: string;
   /** The meetings' presence TTL; the signalling refreshes every third of it. */
   presenceTtlMs: number;
+  /** Moves meetings off lost media servers (null: a node without a media directory). */
+  failover: MediaFailover | null;
+  /** Which node process holds what (null: no cluster). */
+  holders: MediaHolders | null;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
-  const media = deps.media;
+  const { media, failover } = deps;
   const signalling = new MeetingSignalling({
     hub: deps.hub,
     membership: meetingMembership(deps.meetings.api),
@@ -51,6 +56,8 @@ export function wireMeetingMedia(deps: {
     logger,
     nodeId: deps.nodeId,
     liveRefreshMs: Math.floor(deps.presenceTtlMs / 3),
+    ...(failover ? { rescue: (key, from) => failover.rescue('meeting', key, from) } : {}),
+    ...(deps.holders ? { holders: deps.holders } : {}),
   });
   const quietly = (what: string, run: () => Promise<void>) => {
     run().catch((err: unknown) => logger.warn({ err }, `${what} failed`));

@@ -54,7 +54,9 @@ import {
   embeddedRegistration,
   ownMediaServerId,
   wireMediaDirectory,
+  sweepOrphanMedia,
   wireMediaFailover,
+  wireMediaHolders,
 } from './media-cluster.js';
 import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
 import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
@@ -266,11 +268,20 @@ export async function startNode(
     });
     delivery = wired;
     // What users hold on the media server, for both room kinds (Redis in a cluster).
+    const holders = await wireMediaHolders(config, redis, logger, closers);
     const mediaState = redis
-      ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix })
+      ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix, holder: holders!.self })
       : new MemoryRoomMediaState();
     const owns = (key: CellKey) => host.loaded(key) !== undefined;
+    const failover = wireMediaFailover(
+      directory,
+      { meetings: meetings.api, voice: voice.api },
+      logger,
+      closers,
+    );
     meetingMedia = wireMeetingMedia({
+      failover,
+      holders,
       hub: wired.hub,
       publisher: wired.publisher,
       meetings,
@@ -283,6 +294,8 @@ export async function startNode(
     const signalling = meetingMedia;
     const voiceAudio = wireVoiceMedia({
       config,
+      failover,
+      holders,
       hub: wired.hub,
       publisher: wired.publisher,
       api: voice.api,
@@ -310,7 +323,7 @@ export async function startNode(
       [voiceAudio.bridge.onEvent, records.onEvent],
       directory,
     );
-    wireMediaFailover(directory, { meetings: meetings.api, voice: voice.api }, logger, closers);
+    sweepOrphanMedia(config, holders, { meeting: signalling, voice: voiceAudio }, logger, closers);
     // Closed after the sockets (closers run in reverse): their disconnects release media first.
     closers.push(() => signalling.close());
     closers.push(() => voiceAudio.close());

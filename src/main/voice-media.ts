@@ -10,8 +10,9 @@ import type { CellKey } from '../cell/lease.js';
 import { VoiceMediaBridge } from '../edge/voice-ws/media-bridge.js';
 import { VoiceMediaSignalling } from '../edge/voice-ws/signalling.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
-import type { RoomMediaState } from '../edge/room-media/ports.js';
+import type { MediaHolders, RoomMediaState } from '../edge/room-media/ports.js';
 import type { WsHub } from '../edge/ws/hub.js';
+import type { MediaFailover } from '../meeting/media-failover.js';
 import type { MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
 import type { Config } from './config.js';
@@ -36,8 +37,12 @@ export function wireVoiceMedia(deps: {
   state: RoomMediaState;
   owns: (key: CellKey) => boolean;
   logger: Logger;
+  /** Moves voice rooms off lost media servers (null: a node without a media directory). */
+  failover: MediaFailover | null;
+  /** Which node process holds what (null: no cluster). */
+  holders: MediaHolders | null;
 }): VoiceMedia {
-  const { config, logger } = deps;
+  const { config, logger, failover } = deps;
   const signalling = new VoiceMediaSignalling({
     hub: deps.hub,
     api: deps.api,
@@ -47,6 +52,8 @@ export function wireVoiceMedia(deps: {
     logger,
     reconcileMs: config.voice.mediaCheckMs,
     fallbackServer: ownMediaServerId(config, deps.nodeMedia),
+    ...(failover ? { rescue: (key, from) => failover.rescue('voice_room', key, from) } : {}),
+    ...(deps.holders ? { holders: deps.holders } : {}),
   });
   const bridge = new VoiceMediaBridge({
     api: deps.api,

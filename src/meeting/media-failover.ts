@@ -5,7 +5,12 @@
  * server it would place a new room on. The request id is derived from the room, the dead
  * server and its boot, so however many nodes notice, the room moves once (the first commit
  * wins; the others get its outcome). Once every room moved, the dead server leaves the
- * directory. What the commit makes happen (the members told to re-create their media, the
+ * directory.
+ *
+ * A room the dead server never listed (its router was made after its last beat, or a voice
+ * room recorded there never made one) is moved when it is next used: a media call or join
+ * that fails on a server the directory has lost calls {@link MediaFailover.rescue}, which
+ * sends the same command under the same request id. What the commit makes happen (the members told to re-create their media, the
  * records of the dead server's resources forgotten) is the commit listeners' business
  * (src/main/meeting-media.ts, src/main/voice-media.ts).
  */
@@ -14,19 +19,24 @@ import type { Logger } from 'pino';
 import type { CellKey } from '../cell/lease.js';
 import { parseMediaRoom, type MediaRoomKind } from './media-servers.js';
 
-/** Moves one room's router off `from` to `to`, once per request id. */
+/**
+ * Moves one room's router off `from` to `to`, once per request id; resolves with the server
+ * the room records after the command (the first move's, when another node's won).
+ */
 export type RoomMover = (
   key: CellKey,
   from: string,
   to: string,
   requestId: string,
-) => Promise<void>;
+) => Promise<string | null>;
 
 export interface MediaFailoverDeps {
   /** The rooms the dead server last reported, and the boot they belong to. */
   readonly roomsOf: (serverId: string) => Promise<{ boot: string; rooms: string[] }>;
   /** Every room moved: the server leaves the directory. */
   readonly forgetDead: (serverId: string) => Promise<void>;
+  /** The boot of a server gone from the directory; null: live, or never registered. */
+  readonly lostBoot: (serverId: string) => Promise<string | null>;
   /** Where a room goes (null: no live server; tried again at the next notice). */
   readonly place: () => string | null;
   readonly movers: Readonly<Partial<Record<MediaRoomKind, RoomMover>>>;
@@ -40,6 +50,30 @@ export interface MediaFailoverDeps {
 export function failoverRequestId(serverId: string, boot: string): string {
   const digest = createHash('sha256').update(`${serverId}\n${boot}`).digest('base64url');
   return `media-failover:${digest.slice(0, 32)}`;
+}
+
+/** The caller id the moves are made under (part of their request ids in the cells). */
+export const FAILOVER_CALLER = 'media-failover';
+
+/**
+ * Moves a room recorded on `from` if the directory lost that server: `move` sends the room's
+ * `MoveMediaServer` (to where a new room would go, under the request id the failover uses)
+ * and answers the server the room records after it. Null when `from` is not lost (a live
+ * server's failure is transient) or no live server can take the room.
+ */
+export async function moveOffLostServer(
+  directory: {
+    lostBoot(serverId: string): Promise<string | null>;
+    place(): string | null;
+  },
+  from: string,
+  move: (to: string, requestId: string) => Promise<string | null>,
+): Promise<string | null> {
+  const boot = await directory.lostBoot(from);
+  if (boot === null) return null;
+  const to = directory.place();
+  if (to === null) return null;
+  return move(to, failoverRequestId(from, boot));
 }
 
 export class MediaFailover {
@@ -92,6 +126,27 @@ export class MediaFailover {
       );
     }
     return { moved, failed };
+  }
+
+  /**
+   * A call for a room on `serverId` failed: if the directory has lost that server, the room
+   * moves (as the failover would have moved it had it been listed). Resolves with the server
+   * the room records now; null when `serverId` is not lost (the failure was transient) or no
+   * live server can take the room.
+   */
+  async rescue(kind: MediaRoomKind, key: CellKey, serverId: string): Promise<string | null> {
+    const mover = this.deps.movers[kind];
+    if (this.#closed || !mover) return null;
+    const now = await moveOffLostServer(this.deps, serverId, (to, requestId) =>
+      mover(key, serverId, to, requestId),
+    );
+    if (now !== null) {
+      this.#logger.info(
+        { room: key, kind, serverId, to: now },
+        'unlisted room moved off a lost server',
+      );
+    }
+    return now;
   }
 
   /** Stops taking notices and waits for the runs in flight. */

@@ -5,7 +5,8 @@
  * closes) to the orchestrator of that id. A node that cannot reach the recorded server
  * answers 会议媒体服务暂不可用 rather than creating media somewhere the others will not look.
  *
- * Today a node knows one server (embedded, or ROOMS_MEDIA_URL, named ROOMS_MEDIA_SERVER_ID).
+ * Without Redis a node knows one server (embedded, or ROOMS_MEDIA_URL, named
+ * ROOMS_MEDIA_SERVER_ID); with Redis, the directory of src/adapters/redis/redis-media-servers.ts.
  */
 import type { CellKey } from '../cell/lease.js';
 import { errors } from '../shared/error-codes.js';
@@ -41,6 +42,13 @@ export interface MediaServers {
    * (closes succeed: there is nothing here to close).
    */
   of(serverId: string | null): MediaOrchestrator;
+  /**
+   * The boot of a registered server that is gone from the directory (its record expired, or
+   * it left after its listed rooms moved), read afresh: a room still recorded there must
+   * move (src/meeting/media-failover.ts). Null for a live server (a failed call to it was
+   * transient) and for one that never registered.
+   */
+  lostBoot(serverId: string): Promise<string | null>;
 }
 
 /** The directory of a node with one media server (or none: `orchestrator` null). */
@@ -53,6 +61,7 @@ export function singleMediaServer(
     place: () => (orchestrator ? id : null),
     ids: () => (orchestrator ? [id] : []),
     of: (serverId) => (orchestrator && serverId === id ? orchestrator : none),
+    lostBoot: () => Promise.resolve(null),
   };
 }
 

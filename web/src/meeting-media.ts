@@ -20,6 +20,7 @@
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { reactive, shallowRef } from 'vue';
+import { keepRouter } from './meeting-join';
 import type { Frame, RealtimeClient } from './ws';
 
 export interface RemoteMedia {
@@ -79,11 +80,17 @@ export class MeetingMedia {
 
   /** The router moved to another media server: everything is made again there. */
   private async onReset(frame: Frame): Promise<void> {
-    const d = frame.data as { room_code: string; rtp_capabilities: unknown };
+    const d = frame.data as {
+      room_code: string;
+      router_id: string | null;
+      rtp_capabilities: unknown;
+    };
     if (d.room_code !== this.roomCode || this.closed) return;
     this.prepare();
     try {
       if (d.rtp_capabilities) {
+        // A reload of the page loads the device with what the tab kept: the new router's.
+        keepRouter(this.roomCode, { router_id: d.router_id, rtp_capabilities: d.rtp_capabilities });
         const device = new Device();
         await device.load({ routerRtpCapabilities: d.rtp_capabilities });
         this.device = device;

@@ -6,7 +6,10 @@
  *   server whose record expired is still known, as dead, until its rooms moved;
  * - `{prefix}media:server-rooms:{id}`: the media room names (`<kind>:<app>:<room>`) that
  *   have a router there, written when they change: what must move when it dies.
- * A clean stop without rooms removes all three; a stop that leaves rooms behind removes
+ * - `{prefix}media:server-gone:{id}`: the boot of a dead server that left the directory once
+ *   its listed rooms moved, for a day: a room recorded there that the list missed (its router
+ *   was made after the last beat) is moved when it is next used, under the same request id.
+ * A clean stop without rooms removes the first three; a stop that leaves rooms behind removes
  * only the record, so the nodes move those rooms as for a death.
  */
 import type { Redis } from 'ioredis';
@@ -37,6 +40,9 @@ export class MediaServerKeys {
   rooms(id: string): string {
     return `${this.prefix}media:server-rooms:${id}`;
   }
+  gone(id: string): string {
+    return `${this.prefix}media:server-gone:${id}`;
+  }
 
   /** One heartbeat: the record (with its TTL), the index, and the rooms when given. */
   async beat(record: MediaServerRecord, ttlMs: number, rooms?: readonly string[]): Promise<void> {
@@ -63,7 +69,13 @@ export class MediaServerKeys {
       await this.redis.del(this.record(id));
       return;
     }
-    await this.redis.multi().del(this.record(id)).zrem(this.index, id).del(this.rooms(id)).exec();
+    await this.redis
+      .multi()
+      .del(this.record(id))
+      .zrem(this.index, id)
+      .del(this.rooms(id))
+      .del(this.gone(id))
+      .exec();
   }
 
   /** Every registered server, live or dead. */
@@ -102,7 +114,22 @@ export class MediaServerKeys {
    */
   async forgetDead(id: string): Promise<void> {
     if ((await this.redis.exists(this.record(id))) === 1) return;
-    await this.redis.multi().zrem(this.index, id).del(this.rooms(id)).exec();
+    const { boot } = await this.roomsOf(id);
+    await this.redis
+      .multi()
+      .zrem(this.index, id)
+      .del(this.rooms(id))
+      .set(this.gone(id), boot, 'PX', ROOMS_TTL_MS)
+      .exec();
+  }
+
+  /**
+   * The boot of a server without a current record: from its rooms list while it is still in
+   * the index (`inIndex`, dead), else from its tombstone; null for an id never registered.
+   */
+  async lostBoot(id: string, inIndex: boolean): Promise<string | null> {
+    if (inIndex) return (await this.roomsOf(id)).boot;
+    return this.redis.get(this.gone(id));
   }
 }
 

@@ -123,6 +123,12 @@ export class RedisMediaServers implements MediaServers {
     return deferred(resolve, () => this.#clientOf(serverId) ?? unreachableMediaServer());
   }
 
+  async lostBoot(serverId: string): Promise<string | null> {
+    await this.refresh();
+    if (this.#live.has(serverId)) return null;
+    return this.keys.lostBoot(serverId, this.#dead.includes(serverId));
+  }
+
   #clientOf(serverId: string): MediaOrchestrator | null {
     const record = this.#live.get(serverId);
     if (!record) return null;

@@ -2,7 +2,8 @@
  * {@link RoomMediaState} on Redis, shared by every node. Keys, under the deployment's
  * prefix (`ROOMS_KEY_PREFIX`), with app, room and user URI-encoded:
  * - `{prefix}meeting:resources:{app}:{room}:{user}` HASH, the seed's per-user set:
- *   `t:{id}` → direction, `p:{id}` → kind, `c:{id}` → producer id;
+ *   `t:{id}` → direction, `p:{id}` → kind, `c:{id}` → producer id, each followed by
+ *   `|{holder}`, the node process whose socket made it (../redis/media-holders.ts);
  * - `{prefix}meeting:producers:{app}:{room}` HASH: producer id → `{"u":user,"k":kind}`
  *   (the meeting's live producers, for late joiners);
  * - `{prefix}meeting:consumers:{app}:{user}` HASH: consumer id → room code (for
@@ -49,19 +50,24 @@ export class RedisRoomMediaState implements RoomMediaState {
   readonly #redis: Redis & MediaCommands;
   readonly #prefix: string;
   readonly #ttlMs: number;
+  readonly #tag: string;
 
-  /** @param keyPrefix the deployment's prefix (`ROOMS_KEY_PREFIX`), e.g. `rooms:`. */
-  constructor(deps: { redis: Redis; keyPrefix: string; ttlMs?: number }) {
+  /**
+   * @param keyPrefix the deployment's prefix (`ROOMS_KEY_PREFIX`), e.g. `rooms:`.
+   * @param holder what this process's records are tagged with (none: untagged).
+   */
+  constructor(deps: { redis: Redis; keyPrefix: string; ttlMs?: number; holder?: string }) {
     deps.redis.defineCommand('roomsMeetingMediaClear', { numberOfKeys: 3, lua: CLEAR });
     this.#redis = deps.redis as Redis & MediaCommands;
     this.#prefix = `${deps.keyPrefix}meeting:`;
     this.#ttlMs = deps.ttlMs ?? MEETING_MEDIA_TTL_MS;
+    this.#tag = deps.holder ? `|${deps.holder}` : '';
   }
 
   addTransport(meeting: CellKey, userId: string, transport: TransportRecord): Promise<void> {
     const user = this.#userKey(meeting, userId);
     return this.#exec((m) =>
-      m.hset(user, `t:${transport.id}`, transport.direction).pexpire(user, this.#ttlMs),
+      m.hset(user, `t:${transport.id}`, transport.direction + this.#tag).pexpire(user, this.#ttlMs),
     );
   }
 
@@ -71,7 +77,7 @@ export class RedisRoomMediaState implements RoomMediaState {
     const value = JSON.stringify({ u: userId, k: producer.kind });
     return this.#exec((m) =>
       m
-        .hset(user, `p:${producer.id}`, producer.kind)
+        .hset(user, `p:${producer.id}`, producer.kind + this.#tag)
         .pexpire(user, this.#ttlMs)
         .hset(live, producer.id, value)
         .pexpire(live, this.#ttlMs),
@@ -83,7 +89,7 @@ export class RedisRoomMediaState implements RoomMediaState {
     const index = this.#consumersKey(meeting.appCode, userId);
     return this.#exec((m) =>
       m
-        .hset(user, `c:${consumer.id}`, consumer.producerId)
+        .hset(user, `c:${consumer.id}`, consumer.producerId + this.#tag)
         .pexpire(user, this.#ttlMs)
         .hset(index, consumer.id, meeting.roomId)
         .pexpire(index, this.#ttlMs),
@@ -95,11 +101,14 @@ export class RedisRoomMediaState implements RoomMediaState {
     const transports: TransportRecord[] = [];
     const producers: ProducerRecord[] = [];
     const consumers: ConsumerRecord[] = [];
-    for (const [field, value] of Object.entries(hash)) {
+    for (const [field, tagged] of Object.entries(hash)) {
       const id = field.slice(2);
-      if (field.startsWith('t:')) transports.push({ id, direction: value as TransportDirection });
-      else if (field.startsWith('p:')) producers.push({ id, kind: value as MediaKind });
-      else if (field.startsWith('c:')) consumers.push({ id, producerId: value });
+      const [value = '', holder] = tagged.split('|', 2);
+      const by = holder ? { holder } : {};
+      if (field.startsWith('t:')) {
+        transports.push({ id, direction: value as TransportDirection, ...by });
+      } else if (field.startsWith('p:')) producers.push({ id, kind: value as MediaKind, ...by });
+      else if (field.startsWith('c:')) consumers.push({ id, producerId: value, ...by });
     }
     return { transports, producers, consumers };
   }

@@ -159,6 +159,9 @@ export function replyOf(
           }
         : {};
     }
+    // Where the meeting's router is now (the move's, or the one that won before it).
+    case 'MoveMediaServer':
+      return { media_server: state.media_server ?? null };
     case 'MarkSocketLive':
     case 'MarkSocketsGone':
     case 'ExpireMeetingDeadlines':

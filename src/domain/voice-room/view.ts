@@ -71,6 +71,9 @@ export function replyOf(
           }
         : {};
     }
+    // Where the room's router is now (the move's, or the one that won before it).
+    case 'MoveMediaServer':
+      return { media_server: state.media_server ?? null };
     case 'SendGift': {
       const sent = events.find((e) => e.type === 'GiftSent');
       return sent

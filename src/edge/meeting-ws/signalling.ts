@@ -24,7 +24,7 @@ import type { MediaServers } from '../../meeting/media-servers.js';
 import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
 import type { RoomBroadcaster } from '../room-media/media-call.js';
 import { MediaHandlers } from '../room-media/media-handlers.js';
-import type { RoomMediaState } from '../room-media/ports.js';
+import type { MediaHolders, RoomMediaState } from '../room-media/ports.js';
 import { parsePayload } from '../room-media/schemas.js';
 import { MEMBER_LEFT, PRODUCER_NEW, producerFrame, userIdJson, WS_LEAVE_REASON } from './frames.js';
 import { meetingMediaRules } from './media-rules.js';
@@ -54,6 +54,10 @@ export interface MeetingSignallingDeps {
    * within the meeting's presence TTL (a third of it), or live sockets' leases run out.
    */
   readonly liveRefreshMs?: number;
+  /** Moves a meeting off a media server the directory lost (../room-media/media-handlers.ts). */
+  readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
+  /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
+  readonly holders?: MediaHolders;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -106,9 +110,15 @@ export class MeetingSignalling {
   /**
    * Releases a user's media in a meeting (for REST leave / kick / end, which the REST edge
    * calls): closes them on the media server, forgets them, announces closed producers.
+   * `holder`: only what that dead node process's sockets made (../room-media/orphan-media.ts).
    */
-  releaseUserMedia(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
-    return this.handlers.release(key, userId, mediaServer);
+  releaseUserMedia(
+    key: CellKey,
+    userId: string,
+    mediaServer: string | null,
+    holder?: string,
+  ): Promise<void> {
+    return this.handlers.release(key, userId, mediaServer, holder);
   }
 
   /** Stops the refresh and waits for the clean-ups of closed sockets. Idempotent. */

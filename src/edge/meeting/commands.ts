@@ -13,6 +13,8 @@ import {
   type MeetingView,
   type ParticipantView,
 } from '../../domain/meeting/view.js';
+import { FAILOVER_CALLER, moveOffLostServer } from '../../meeting/media-failover.js';
+import { isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf } from '../../meeting/media-servers.js';
 import { AppError } from '../../shared/errors.js';
 import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
@@ -43,9 +45,33 @@ type Reply = {
  * without media answers null.
  */
 async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView) {
-  if (room.media_server === null) return { router_id: null, rtp_capabilities: null };
+  const from = room.media_server;
+  if (from === null) return { router_id: null, rtp_capabilities: null };
   const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
-  const router = await ctx.media.of(room.media_server).createRouter(mediaRoom);
+  let router;
+  try {
+    router = await ctx.media.of(from).createRouter(mediaRoom);
+  } catch (error) {
+    // A server the directory lost, that the failover did not move this meeting off (the
+    // router was made after its last beat): move it now, and answer the new router.
+    const now = isMediaServerError(error)
+      ? await moveOffLostServer(ctx.media, from, async (to, requestId) => {
+          const moved = (await ctx.execute(
+            {
+              app_code: appCode,
+              caller_id: FAILOVER_CALLER,
+              room_code: room.room_code,
+              request_id: requestId,
+            },
+            { type: 'MoveMediaServer', from_server: from, to_server: to },
+            (result) => result.reply,
+          )) as { media_server?: string | null };
+          return moved.media_server ?? null;
+        }).catch(() => null)
+      : null;
+    if (now === null || now === from) throw error;
+    router = await ctx.media.of(now).createRouter(mediaRoom);
+  }
   return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
 }
 

@@ -72,7 +72,7 @@ export const signalCalls = {
       ctx.execute(
         { ...req, room_code: req.room_code! },
         { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
-        done,
+        (result) => result.reply,
       ),
   }),
   ChangeMemberState: declare({

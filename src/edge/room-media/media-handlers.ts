@@ -9,12 +9,17 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
-import type { MediaKind, MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import {
+  isMediaServerError,
+  type MediaKind,
+  type MediaOrchestrator,
+} from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
 import type {
+  MediaHolders,
   MediaResourceIds,
   ProducerRecord,
   RoomMediaRules,
@@ -32,6 +37,13 @@ export interface MediaHandlerDeps {
   readonly state: RoomMediaState;
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
+  /**
+   * A call failed on the room's server: if the directory lost that server, move the room
+   * (src/meeting/media-failover.ts) and answer the server it records now; else null.
+   */
+  readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
+  /** Which node process holds what (a cluster's); absent: this process holds everything. */
+  readonly holders?: MediaHolders;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -47,16 +59,19 @@ export class MediaHandlers {
   async createTransport(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.TransportCreate, data);
     const { direction } = payload;
-    const { key, media } = await this.room(context, payload.room);
+    const room = await this.room(context, payload.room);
+    const { key, media } = room;
     // Resources live as long as a socket follows the room: its close releases them.
     if (!context.follows(key)) throw this.deps.rules.notJoined();
     const userId = context.user.userId;
-    const info = await mediaCall(() =>
+    const info = await this.call(room, () =>
       media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
     );
     await this.record(
       () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
       () => media.closeTransport(info.id),
+      room,
+      userId,
     );
     return info;
   }
@@ -65,9 +80,9 @@ export class MediaHandlers {
   async connectTransport(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.TransportConnect, data);
     const { transport_id, dtls_parameters } = payload;
-    const { key, media } = await this.room(context, payload.room);
-    await this.ownTransport(key, context.user.userId, transport_id);
-    await mediaCall(() => media.connectTransport(transport_id, dtls_parameters));
+    const room = await this.room(context, payload.room);
+    await this.ownTransport(room.key, context.user.userId, transport_id);
+    await this.call(room, () => room.media.connectTransport(transport_id, dtls_parameters));
     return {};
   }
 
@@ -79,16 +94,19 @@ export class MediaHandlers {
     const payload = parsePayload(this.payloads.ProduceStart, data);
     const { transport_id, kind, rtp_parameters } = payload;
     const roomId = payload.room;
-    const { key, media } = await this.room(context, roomId);
+    const room = await this.room(context, roomId);
+    const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'send', this.event('produce.start'));
     const appData = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind);
-    const producerId = await mediaCall(() =>
+    const producerId = await this.call(room, () =>
       media.createProducer(transport_id, kind, rtp_parameters, appData),
     );
     await this.record(
       () => this.deps.state.addProducer(key, userId, { id: producerId, kind }),
       () => media.closeProducer(producerId),
+      room,
+      userId,
     );
     this.announce(key, userId, producerId, kind, false);
     return { producer_id: producerId };
@@ -98,18 +116,21 @@ export class MediaHandlers {
   async consume(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.ConsumeStart, data);
     const { transport_id, producer_id, rtp_capabilities } = payload;
-    const { key, media } = await this.room(context, payload.room);
+    const room = await this.room(context, payload.room);
+    const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'recv', this.event('consume.start'));
     const live = await this.deps.state.liveProducers(key);
     if (!live.some((p) => p.producerId === producer_id)) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     // The orchestrator creates consumers paused: the client resumes once its track is mounted.
-    const consumer = await mediaCall(() =>
+    const consumer = await this.call(room, () =>
       media.createConsumer(transport_id, producer_id, rtp_capabilities),
     );
     await this.record(
       () => this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
       () => media.closeConsumer(consumer.id),
+      room,
+      userId,
     );
     return consumer;
   }
@@ -144,8 +165,8 @@ export class MediaHandlers {
     const { appCode, userId } = context.user;
     const roomId = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
     if (roomId === null) throw errors.MEETING_MEDIA_NOT_OWNED('consumer');
-    const { media } = await this.room(context, roomId);
-    await mediaCall(() => media.resumeConsumer(consumer_id));
+    const room = await this.room(context, roomId);
+    await this.call(room, () => room.media.resumeConsumer(consumer_id));
     return {};
   }
 
@@ -154,11 +175,27 @@ export class MediaHandlers {
    * so the others' consumers of them go too, then consumers, then transports; each close
    * counts 404 as done) and forgets what was closed; announces each closed producer. What
    * failed to close stays recorded for the next attempt, and the first failure is thrown.
+   * `holder`: only what that (dead) node process's sockets made.
    */
-  async release(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
-    const held = await this.deps.state.resources(key, userId);
+  async release(
+    key: CellKey,
+    userId: string,
+    mediaServer: string | null,
+    holder?: string,
+  ): Promise<void> {
+    const all = await this.deps.state.resources(key, userId);
+    const mine = (r: { holder?: string | undefined }) =>
+      holder === undefined || r.holder === holder;
+    const held = {
+      producers: all.producers.filter(mine),
+      consumers: all.consumers.filter(mine),
+      transports: all.transports.filter(mine),
+    };
     // Most members who leave never used media: nothing to close, nothing to write.
-    if (held.producers.length + held.consumers.length + held.transports.length === 0) return;
+    if (held.producers.length + held.consumers.length + held.transports.length === 0) {
+      if (holder === undefined) await this.unhold(key, userId);
+      return;
+    }
     const media = this.deps.media.of(mediaServer);
     const closed: { producers: ProducerRecord[]; consumers: string[]; transports: string[] } = {
       producers: [],
@@ -196,6 +233,45 @@ export class MediaHandlers {
     await this.deps.state.forget(key, userId, ids);
     for (const p of closed.producers) this.announce(key, userId, p.id, p.kind, true);
     if (failure !== null) throw asMediaError(failure);
+    if (holder === undefined) await this.unhold(key, userId);
+  }
+
+  /** The user's media in the room is released: this process no longer holds any there. */
+  private async unhold(key: CellKey, userId: string): Promise<void> {
+    await this.deps.holders
+      ?.unhold(this.deps.rules.kind, key, userId)
+      .catch((err: unknown) => this.deps.logger.warn({ err }, 'dropping a media hold failed'));
+  }
+
+  /**
+   * One media call for the room. When it fails on a server the directory lost, the room is
+   * moved first (its members get the kind's reset frame and make their media again on the
+   * new server); the failure is answered as it is (会议媒体服务暂不可用, retryable).
+   */
+  private async call<T>(room: { key: CellKey; mediaServer: string | null }, run: () => Promise<T>) {
+    try {
+      return await mediaCall(run);
+    } catch (error) {
+      if (room.mediaServer !== null && isMediaServerError(error)) {
+        await this.rescue(room.key, room.mediaServer);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Moves the room off `from` if the directory lost that server; the server the room
+   * records now, or null (not lost, or the move failed: logged, the caller's error stands).
+   */
+  async rescue(key: CellKey, from: string): Promise<string | null> {
+    if (!this.deps.rescue) return null;
+    return this.deps.rescue(key, from).catch((err: unknown) => {
+      this.deps.logger.warn(
+        { err, room: key, from },
+        'moving a room off a lost media server failed',
+      );
+      return null;
+    });
   }
 
   /** The kind's name of an event (`meeting.produce.start`, `voice.produce.start`). */
@@ -246,10 +322,20 @@ export class MediaHandlers {
     }
   }
 
-  /** Records a created resource; if that fails, closes it again so nothing leaks unrecorded. */
-  private async record(write: () => Promise<void>, undo: () => Promise<void>): Promise<void> {
+  /**
+   * Records a created resource, and this process as a holder of the user's media in the
+   * room (so that, should it die, another node releases it); if that fails, closes it again
+   * so nothing leaks unrecorded.
+   */
+  private async record(
+    write: () => Promise<void>,
+    undo: () => Promise<void>,
+    room: { key: CellKey; mediaServer: string | null },
+    userId: string,
+  ): Promise<void> {
+    const { holders, rules } = this.deps;
     try {
-      await write();
+      await Promise.all([write(), holders?.hold(rules.kind, room.key, userId, room.mediaServer)]);
     } catch (error) {
       await undo().catch((err: unknown) =>
         this.deps.logger.warn({ err }, 'closing an unrecorded media resource failed'),

@@ -44,17 +44,25 @@ export interface RoomMediaRules {
   notJoined(): AppError;
 }
 
+/**
+ * Each record read back names its holder: the node process whose socket made it
+ * ({@link MediaHolders.self}; absent for records written before holders were kept, and in
+ * embedded mode).
+ */
 export interface TransportRecord {
   readonly id: string;
   readonly direction: TransportDirection;
+  readonly holder?: string | undefined;
 }
 export interface ProducerRecord {
   readonly id: string;
   readonly kind: MediaKind;
+  readonly holder?: string | undefined;
 }
 export interface ConsumerRecord {
   readonly id: string;
   readonly producerId: string;
+  readonly holder?: string | undefined;
 }
 
 /** What one user holds in one room. */
@@ -103,4 +111,32 @@ export interface RoomMediaState {
   consumerRoom(appCode: string, userId: string, consumerId: string): Promise<string | null>;
   /** Restarts the TTL of the user's records in the meeting and of the meeting's producers. */
   touch(meeting: CellKey, userId: string): Promise<void>;
+}
+
+/** One (room, user) a holder's sockets made media in, and the room's media server then. */
+export interface HeldMedia {
+  readonly kind: MediaRoomKind;
+  readonly key: CellKey;
+  readonly userId: string;
+  readonly server: string | null;
+}
+
+/**
+ * The node processes that hold media for their sockets (Redis: src/adapters/redis/
+ * media-holders.ts), so that what a dead one held is released by the others.
+ */
+export interface MediaHolders {
+  /** This process's holder id: what its records are tagged with. */
+  readonly self: string;
+  /** This process's sockets made media for the user in the room (on `server`). */
+  hold(kind: MediaRoomKind, key: CellKey, userId: string, server: string | null): Promise<void>;
+  /** The user's media in the room was released here: no longer this process's to release. */
+  unhold(kind: MediaRoomKind, key: CellKey, userId: string): Promise<void>;
+  /** Holders that stopped beating and still hold something. */
+  dead(): Promise<string[]>;
+  /** Claims a dead holder's release for a while (false: another node has it). */
+  claim(holder: string): Promise<boolean>;
+  heldBy(holder: string): Promise<HeldMedia[]>;
+  /** The holder's media was released: it leaves the directory. */
+  forget(holder: string): Promise<void>;
 }

@@ -17,13 +17,13 @@ import type { Logger } from 'pino';
 import type { CommittedBatch } from '../../cell/cell-events.js';
 import { routeKey, type CellKey } from '../../cell/lease.js';
 import type { VoiceRoomEvent } from '../../domain/voice-room/types.js';
-import { isMediaResourceNotFound } from '../../meeting/media-orchestrator.js';
+import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf, parseMediaRoom, type MediaServers } from '../../meeting/media-servers.js';
 import { PeriodicSweep } from '../../shared/periodic-sweep.js';
 import type { RoomBroadcaster } from '../room-media/media-call.js';
 import { mediaCall } from '../room-media/media-call.js';
 import { MediaHandlers } from '../room-media/media-handlers.js';
-import type { RoomMediaState } from '../room-media/ports.js';
+import type { MediaHolders, RoomMediaState } from '../room-media/ports.js';
 import { parsePayload } from '../room-media/schemas.js';
 import { voiceRoomId } from '../voice/requests.js';
 import type { VoiceRoomApi } from '../voice/voice-api.js';
@@ -60,6 +60,10 @@ export interface VoiceMediaSignallingDeps {
   readonly reconcileMs?: number;
   /** The node's own media server: where rooms created before servers were recorded are. */
   readonly fallbackServer: string | null;
+  /** Moves a room off a media server the directory lost (../room-media/media-handlers.ts). */
+  readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
+  /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
+  readonly holders?: MediaHolders;
 }
 
 type Data = Readonly<Record<string, unknown>>;
@@ -130,6 +134,11 @@ export class VoiceMediaSignalling {
     }
   }
 
+  /** What a dead node process's sockets made for the user in the room (orphan-media.ts). */
+  releaseHeldBy(key: CellKey, userId: string, server: string | null, holder: string) {
+    return this.handlers.release(key, userId, server, holder);
+  }
+
   /** Releases what the user holds in the room, on the server the room records. */
   private async release(key: CellKey, userId: string): Promise<void> {
     const server = await mediaServerOfRoom(this.deps.api, key, this.deps.fallbackServer);
@@ -147,8 +156,20 @@ export class VoiceMediaSignalling {
     const rules = voiceMediaRules(this.deps.api, this.deps.fallbackServer);
     const { mediaServer } = await rules.access(user.appCode, room_id, user.userId);
     if (!context.follows(key)) throw rules.notJoined();
-    const media = this.deps.media.of(mediaServer);
-    const router = await mediaCall(() => media.createRouter(mediaRoomOf(key, 'voice_room')));
+    const name = mediaRoomOf(key, 'voice_room');
+    let router;
+    try {
+      router = await mediaCall(() => this.deps.media.of(mediaServer).createRouter(name));
+    } catch (error) {
+      // A server the directory lost that the failover did not move this room off (no router
+      // there at its last beat): moved now, and answered from the new server.
+      const now =
+        mediaServer !== null && isMediaServerError(error)
+          ? await this.handlers.rescue(key, mediaServer)
+          : null;
+      if (now === null || now === mediaServer) throw error;
+      router = await mediaCall(() => this.deps.media.of(now).createRouter(name));
+    }
     this.remember(user, key);
     const producers = (await this.deps.state.liveProducers(key))
       .filter((p) => p.userId !== user.userId)

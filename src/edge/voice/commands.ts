@@ -250,6 +250,7 @@ export const voiceCommands = {
       from_server: r.from_server,
       to_server: r.to_server,
     }),
+    reply: withDecision,
   }),
   CheckRoomAccess: custom({
     kind: 'query',

@@ -91,6 +91,23 @@ export async function roomsOn(server: RegisteredMediaServer): Promise<string[]> 
   return data.room_codes.sort();
 }
 
+/** The router id a media server holds for a media room (`GET …/rooms/:room_code/router`). */
+export async function routerOn(server: RegisteredMediaServer, room: string): Promise<string> {
+  const path = `/internal/v1/rooms/${encodeURIComponent(room)}/router`;
+  return (await internal<{ router_id: string }>(server, 'GET', path)).router_id;
+}
+
+/** What a media server holds now (`GET /internal/info`'s stats). */
+export async function mediaStats(server: RegisteredMediaServer): Promise<{
+  routers: number;
+  transports: number;
+  producers: number;
+  consumers: number;
+}> {
+  type Info = { stats: Awaited<ReturnType<typeof mediaStats>> };
+  return (await internal<Info>(server, 'GET', '/internal/info')).stats;
+}
+
 /** Drains (or undrains) a media server through its internal API. */
 export async function drainMediaServer(
   server: RegisteredMediaServer,
@@ -117,4 +134,38 @@ async function internal<T = unknown>(
   const envelope = (await res.json()) as { data: T; message?: string };
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${envelope.message ?? ''}`);
   return envelope.data;
+}
+
+/**
+ * The environment of a rooms node of such a cluster (MariaDB + Redis, no embedded media
+ * server; its own server `own`, the others through the directory).
+ */
+export function clusterNodeEnv(options: {
+  readonly nodeId: string;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly keyPrefix: string;
+  readonly own: RegisteredMediaServer;
+  readonly extra?: Readonly<Record<string, string>>;
+}): Record<string, string> {
+  return {
+    ROOMS_NODE_ID: options.nodeId,
+    ROOMS_DB_URL: options.databaseUrl,
+    ROOMS_DB_POOL_SIZE: '4',
+    ROOMS_REDIS_URL: options.redisUrl,
+    ROOMS_KEY_PREFIX: options.keyPrefix,
+    ROOMS_JWT_SECRET: 'media-cluster-secret-0123456789abcdef',
+    ROOMS_GRPC_TOKEN: 'media-cluster-grpc-token-0123456789',
+    ROOMS_HTTP_HOST: '127.0.0.1',
+    ROOMS_HTTP_PORT: '0',
+    ROOMS_GRPC_PORT: '0',
+    ROOMS_MEDIA_EMBEDDED: 'false',
+    ROOMS_MEDIA_URL: options.own.url,
+    ROOMS_MEDIA_SERVER_ID: options.own.id,
+    ROOMS_MEDIA_INTERNAL_TOKEN: CLUSTER_MEDIA_TOKEN,
+    ROOMS_MEDIA_TIMEOUT_MS: '1500',
+    ROOMS_LOG_LEVEL: 'silent',
+    ROOMS_BCRYPT_COST: '4',
+    ...options.extra,
+  };
 }
