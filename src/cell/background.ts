@@ -26,9 +26,8 @@ export function startBackgroundWork(host: CellHost): BackgroundWork {
   return { stop: () => Promise.all(loops.map((l) => l.stop())).then(() => undefined) };
 }
 
-async function heartbeat(host: CellHost): Promise<void> {
-  const { nodeId, advertiseAddr, leaseTtlMs } = host.config;
-  await host.deps.registry.register(nodeId, advertiseAddr, leaseTtlMs);
+function heartbeat(host: CellHost): Promise<void> {
+  return host.registerSelf();
 }
 
 /** Same-node renewal gets a new token (seed); a lost or failed renewal fences at once. */

@@ -36,6 +36,13 @@ export interface CellDeps<T extends StoreTypes> {
   readonly logger: Logger;
   readonly nowMs: () => number;
   readonly verifyOwner: (token: string) => Promise<boolean>;
+  /**
+   * After a commit found the lease gone (not ours any more): takes it again if it is free
+   * and answers the new token, or null (another node holds it, the node is draining). The
+   * cell then keeps its lease epoch: the SQL fence refuses its next commit if another node
+   * activated the room meanwhile. Absent: the cell closes, as when the lease was taken.
+   */
+  readonly reclaimLease?: () => Promise<string | null>;
   readonly nodeId: string;
   readonly snapshotEvery: number;
   readonly maxBatch: number;
@@ -71,7 +78,8 @@ export interface CellStats {
 
 type Attempt =
   | { kind: 'done'; outcomes: ReadonlyMap<string, Outcome> }
-  | { kind: 'fenced'; reason: string }
+  /** `leaseLost`: the Redis check failed (not the SQL fence): the lease may be free. */
+  | { kind: 'fenced'; reason: string; leaseLost: boolean }
   | { kind: 'duplicate' };
 
 /** Outcomes kept in memory per cell (older request ids are looked up in SQL). */
@@ -281,6 +289,10 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
             settle(group, outcome.outcomes.get(group[0]!.requestId)!, false);
           return;
         }
+        if (outcome.kind === 'fenced' && outcome.leaseLost) {
+          await this.#reclaimOrFail(todo, outcome.reason);
+          return;
+        }
         if (outcome.kind === 'fenced' || attempt > 0) {
           this.#fail(todo, outcome.kind === 'fenced' ? outcome.reason : 'request id collision');
           return;
@@ -331,6 +343,26 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     }
   }
 
+  /**
+   * The lease was gone at the check before COMMIT (expired, or Redis lost its keys: a
+   * FLUSHALL, a restart). The batch fails UNAVAILABLE as the seed demands, nothing written;
+   * but a lease nobody else took is taken again, so the room stays here with its state and
+   * epoch instead of being reloaded, and its callers' retries commit at once.
+   */
+  async #reclaimOrFail(todo: Pending<C>[][], reason: string): Promise<void> {
+    const token = await this.#deps.reclaimLease?.().catch((err: unknown) => {
+      this.#deps.logger.warn({ err }, 'taking the lease again failed');
+      return null;
+    });
+    if (!token || this.#closed) {
+      this.#fail(todo, reason);
+      return;
+    }
+    this.#token = token;
+    this.#deps.logger.info('lease was gone before a commit; taken again, the batch failed');
+    for (const group of todo) for (const p of group) p.reject(closedError());
+  }
+
   #fail(todo: Pending<C>[][], reason: string): void {
     this.close('fenced', reason);
     for (const group of todo) for (const p of group) p.reject(closedError());
@@ -358,6 +390,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     const nowMs = this.#deps.nowMs();
     let decided: DecidedBatch<S, C, E, T['statement']> | null = null;
     let envelopes: RoomEventEnvelope[] = [];
+    let leaseLost = false;
     const outcome = await this.#deps.store.commit(
       {
         key: this.#key,
@@ -366,7 +399,11 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         fromVersion: this.#version,
         create: this.#persisted ? null : { kind: this.#domain.kind },
         leaseToken: () => this.#token,
-        verifyOwner: () => this.#deps.verifyOwner(this.#token),
+        verifyOwner: async () => {
+          const ok = await this.#deps.verifyOwner(this.#token);
+          leaseLost = !ok;
+          return ok;
+        },
         interactive: leaders.some((p) => this.#domain.inTransaction?.appliesTo(p.command)),
         build: async (tx) => {
           const from = { state: this.#state, version: this.#version };
@@ -393,7 +430,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       },
       nowMs,
     );
-    if (outcome.kind === 'fenced') return { kind: 'fenced', reason: outcome.reason };
+    if (outcome.kind === 'fenced') return { kind: 'fenced', reason: outcome.reason, leaseLost };
     if (outcome.kind === 'duplicate_request') return { kind: 'duplicate' };
     const done = decided as DecidedBatch<S, C, E, T['statement']> | null;
     if (!done) throw new Error('the store committed a batch it did not build');

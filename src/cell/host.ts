@@ -150,11 +150,10 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
       this.logger.info('cell host started without cells (an edge of the cells tier)');
       return;
     }
-    const { nodeId, advertiseAddr, leaseTtlMs } = this.config;
-    await this.deps.registry.register(nodeId, advertiseAddr, leaseTtlMs);
+    await this.registerSelf();
     this.state = 'running';
     this.background = startBackgroundWork(this);
-    this.logger.info({ advertiseAddr }, 'cell host started');
+    this.logger.info({ advertiseAddr: this.config.advertiseAddr }, 'cell host started');
   }
 
   /** Runs a command on the room's owner: here, or tells the edge where to forward. */
@@ -283,9 +282,12 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
     this.routes.forget(route);
     try {
-      const loaded = await store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create, {
-        confirmOwner: () => lease.verifyOwner(route, granted.token),
-      });
+      const [loaded] = await Promise.all([
+        store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create, {
+          confirmOwner: () => lease.verifyOwner(route, granted.token),
+        }),
+        this.registeredForForwarding(),
+      ]);
       if (!loaded) throw new MissingCell(domain.notFound);
       let state =
         loaded.snapshot === null
@@ -320,6 +322,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
           nodeId: this.nodeId,
           nowMs: () => clock.nowMs(),
           verifyOwner: (token) => lease.verifyOwner(route, token),
+          reclaimLease: () => this.reclaimLease(route),
           snapshotEvery: this.config.snapshotEvery,
           maxBatch: this.config.maxBatch,
         },
@@ -335,6 +338,34 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
       await lease.release(route, granted.token).catch(() => false);
       throw error;
     }
+  }
+
+  /** Writes `room:node:{node_id}` (start, heartbeat, and whenever this node takes a lease). */
+  registerSelf(): Promise<void> {
+    const { nodeId, advertiseAddr, leaseTtlMs } = this.config;
+    return this.deps.registry.register(nodeId, advertiseAddr, leaseTtlMs);
+  }
+
+  /**
+   * A lease just granted is only reachable through this node's registry entry, which Redis
+   * may have lost with the lease (FLUSHALL, a restart): other nodes would answer
+   * OWNER_UNREACHABLE until the next heartbeat. Written again with every grant; a failure
+   * only delays forwarding, so the room still loads.
+   */
+  private async registeredForForwarding(): Promise<void> {
+    await this.registerSelf().catch((err: unknown) => {
+      this.logger.warn({ err }, 'registering the node after taking a lease failed');
+    });
+  }
+
+  /** A loaded cell's lease was gone at its commit: take it again unless someone holds it. */
+  private async reclaimLease(route: string): Promise<string | null> {
+    if (this.state !== 'running') return null;
+    const r = await this.deps.lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
+    if (!r.granted) return null;
+    this.metrics.leaseRenewals.inc({ outcome: 'reclaimed' });
+    await this.registeredForForwarding();
+    return r.token;
   }
 
   /** Drops a cell from memory (after fencing or deactivation). */

@@ -86,10 +86,20 @@ describe('npm run cluster', { skip, timeout: 120_000 }, () => {
         redis.disconnect();
       }
       for (const url of urls) {
-        const health = await fetch(`${url}/healthz`);
-        assert.equal(health.status, 200, url);
-        const body = (await health.json()) as { media?: { available: boolean } };
-        assert.equal(body.media?.available, true, 'every node reaches the media server');
+        // A node probes the media server in the background (its first probe may still be
+        // running, or have timed out on a busy machine): wait for the answer, not assume it.
+        let body: { media?: { available: boolean } } = {};
+        for (let i = 0; i < 200 && body.media?.available !== true; i++) {
+          if (i > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+          const health = await fetch(`${url}/healthz`);
+          assert.equal(health.status, 200, url);
+          body = (await health.json()) as typeof body;
+        }
+        assert.equal(
+          body.media?.available,
+          true,
+          `every node reaches the media server: ${JSON.stringify(body.media)}`,
+        );
       }
       // The secrets file is the cluster's and private.
       assert.equal((await stat(path.join(dir, 'secrets.json'))).mode & 0o077, 0);

@@ -1,0 +1,4 @@
+import { lostCoordinationContract } from './lost-coordination.contract.js';
+import { sqliteMemoryBackend } from './testing/harness.js';
+
+lostCoordinationContract(sqliteMemoryBackend);
