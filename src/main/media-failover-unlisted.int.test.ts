@@ -9,92 +9,43 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
-import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
-import { TestClient, type Frame } from '../edge/ws/testing/ws-client.js';
+import type { Redis } from 'ioredis';
+import type { TestClient } from '../edge/ws/testing/ws-client.js';
+import type { MeetingClient } from '../edge/meeting/testing/meeting-client.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
-import {
-  clusterSkipReason,
-  createTestDatabase,
-  deleteKeysWithPrefix,
-  testKeyPrefix,
-  testRedisUrl,
-} from '../testing/backends.js';
+import { clusterSkipReason } from '../testing/backends.js';
 import { reportingOutput } from '../testing/server-process.js';
-import { loadConfig } from './config.js';
-import { startNode, type RoomsNode } from './node.js';
 import {
-  clusterNodeEnv,
   drainMediaServer,
   roomsOn,
-  spawnMediaServer,
   waitForRecord,
   type RegisteredMediaServer,
 } from './testing/media-cluster.js';
+import { ok, startTwoMediaServers, type TwoMediaServers } from './testing/two-media-servers.js';
 
 const skip = (await clusterSkipReason()) || mediaSkipReason();
 
 void describe('rooms a dead media server never listed', { skip, timeout: 180_000 }, () => {
-  const keyPrefix = testKeyPrefix();
-  const redisUrl = testRedisUrl();
+  let fx: TwoMediaServers;
+  let keyPrefix: string;
   let redis: Redis;
   let mA: RegisteredMediaServer;
   let mB: RegisteredMediaServer;
-  let node: RoomsNode;
   let api: MeetingClient;
-  let drop: () => Promise<void> = () => Promise.resolve();
-  const sockets: TestClient[] = [];
 
-  const createMeeting = async (who: string) => {
-    const res = await api.call('POST', '/meeting/rooms', { as: who, body: { title: who } });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.body.data.room.room_code as string;
-  };
-  const voice = async (path: string, who: string, body: object = {}) => {
-    const res = await api.call('POST', `/voice/rooms${path}`, { as: who, body });
-    assert.ok(res.status < 300, `${path}: ${JSON.stringify(res.body)}`);
-    return res.body.data as Record<string, unknown>;
-  };
-  const socket = async (who: string) => {
-    const client = await TestClient.connect(
-      `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`,
-    );
-    sockets.push(client);
-    return client;
-  };
-  const ok = (ack: Frame) => {
-    assert.equal(ack.code, 0, ack.message);
-    return ack.data;
-  };
+  const createMeeting = (who: string) => fx.createMeeting(who);
+  const voice = (path: string, who: string, body: object = {}) => fx.voice(path, who, body);
+  const socket = (who: string): Promise<TestClient> => fx.socket(who);
 
   before(async () => {
-    redis = new Redis(redisUrl);
-    const common = { redisUrl, keyPrefix, ttlMs: 1_500 };
-    [mA, mB] = await Promise.all([
-      spawnMediaServer({ ...common, id: 'media-a', rtcPorts: [44000, 44999] }),
-      spawnMediaServer({ ...common, id: 'media-b', rtcPorts: [45000, 45999] }),
-    ]);
-    const database = await createTestDatabase();
-    drop = () => database.drop();
-    const env = clusterNodeEnv({
+    fx = await startTwoMediaServers({
       nodeId: 'unlisted-node',
-      databaseUrl: database.url,
-      redisUrl,
-      keyPrefix,
-      own: mA,
+      rtcPortBase: 44000,
+      users: ['ann', 'ben', 'cat', 'eve'],
     });
-    node = await startNode(loadConfig(env));
-    api = meetingClient(() => node.http);
-    await api.users(['ann', 'ben', 'cat', 'eve']);
+    ({ keyPrefix, redis, mA, mB, api } = fx);
   });
-  after(async () => {
-    for (const s of sockets) s.close();
-    await node?.close();
-    await Promise.all([mA?.process.stop(), mB?.process.stop()]);
-    await deleteKeysWithPrefix(redisUrl, keyPrefix).catch(() => 0);
-    redis?.disconnect();
-    await drop();
-  });
+  after(() => fx?.close());
 
   void it('moves them on their next join or media call and answers from the live server', async () => {
     await reportingOutput([mA.process, mB.process], async () => {

@@ -8,60 +8,32 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
-import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
-import { TestClient, type Frame } from '../edge/ws/testing/ws-client.js';
+import type { Redis } from 'ioredis';
+import type { TestClient } from '../edge/ws/testing/ws-client.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
-import {
-  clusterSkipReason,
-  createTestDatabase,
-  deleteKeysWithPrefix,
-  testKeyPrefix,
-  testRedisUrl,
-} from '../testing/backends.js';
+import { clusterSkipReason } from '../testing/backends.js';
 import { reportingOutput } from '../testing/server-process.js';
-import { loadConfig } from './config.js';
-import { startNode, type RoomsNode } from './node.js';
 import {
-  clusterNodeEnv,
   drainMediaServer,
   roomsOn,
-  spawnMediaServer,
   waitForRecord,
   type RegisteredMediaServer,
 } from './testing/media-cluster.js';
+import { ok, startTwoMediaServers, type TwoMediaServers } from './testing/two-media-servers.js';
 
 const skip = (await clusterSkipReason()) || mediaSkipReason();
 /** The node reads the directory every second: a change is seen after this. */
 const DIRECTORY_REFRESH_MS = 1_200;
 
 void describe('several media servers', { skip, timeout: 180_000 }, () => {
-  const keyPrefix = testKeyPrefix();
-  const redisUrl = testRedisUrl();
+  let fx: TwoMediaServers;
+  let keyPrefix: string;
   let redis: Redis;
   let mA: RegisteredMediaServer;
   let mB: RegisteredMediaServer;
-  let node: RoomsNode;
-  let api: MeetingClient;
-  let drop: () => Promise<void> = () => Promise.resolve();
-  const sockets: TestClient[] = [];
   /** The meeting and the voice room placed on mB, for the kill. */
   const onB: { meeting?: string; voiceRoom?: string } = {};
 
-  const ok = (ack: Frame) => {
-    assert.equal(ack.code, 0, ack.message);
-    return ack.data;
-  };
-  const createMeeting = async (who: string) => {
-    const res = await api.call('POST', '/meeting/rooms', { as: who, body: { title: who } });
-    assert.equal(res.status, 201, JSON.stringify(res.body));
-    return res.body.data.room.room_code as string;
-  };
-  const voice = async (path: string, who: string, body: object = {}) => {
-    const res = await api.call('POST', `/voice/rooms${path}`, { as: who, body });
-    assert.ok(res.status < 300, `${path}: ${JSON.stringify(res.body)}`);
-    return res.body.data as Record<string, unknown>;
-  };
   /** Waits until the servers report what they hold, then for the node's next read. */
   const settle = async () => {
     for (const server of [mA, mB]) {
@@ -71,45 +43,20 @@ void describe('several media servers', { skip, timeout: 180_000 }, () => {
     }
     await sleep(DIRECTORY_REFRESH_MS);
   };
-  const socket = async (who: string) => {
-    const client = await TestClient.connect(
-      `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`,
-    );
-    sockets.push(client);
-    return client;
-  };
+
+  const createMeeting = (who: string) => fx.createMeeting(who);
+  const voice = (path: string, who: string, body: object = {}) => fx.voice(path, who, body);
+  const socket = (who: string): Promise<TestClient> => fx.socket(who);
 
   before(async () => {
-    redis = new Redis(redisUrl);
-    const common = { redisUrl, keyPrefix, ttlMs: 1_500 };
-    [mA, mB] = await Promise.all([
-      spawnMediaServer({ ...common, id: 'media-a', rtcPorts: [42000, 42999] }),
-      spawnMediaServer({ ...common, id: 'media-b', rtcPorts: [43000, 43999] }),
-    ]);
-    const database = await createTestDatabase();
-    drop = () => database.drop();
-    node = await startNode(
-      loadConfig(
-        clusterNodeEnv({
-          nodeId: 'media-failover-node',
-          databaseUrl: database.url,
-          redisUrl,
-          keyPrefix,
-          own: mA,
-        }),
-      ),
-    );
-    api = meetingClient(() => node.http);
-    await api.users(['ann', 'ben', 'cat', 'dan', 'eve']);
+    fx = await startTwoMediaServers({
+      nodeId: 'media-failover-node',
+      rtcPortBase: 42000,
+      users: ['ann', 'ben', 'cat', 'dan', 'eve'],
+    });
+    ({ keyPrefix, redis, mA, mB } = fx);
   });
-  after(async () => {
-    for (const s of sockets) s.close();
-    await node?.close();
-    await Promise.all([mA?.process.stop(), mB?.process.stop()]);
-    await deleteKeysWithPrefix(redisUrl, keyPrefix).catch(() => 0);
-    redis?.disconnect();
-    await drop();
-  });
+  after(() => fx?.close());
 
   void it('places rooms on the least loaded server, none on a draining one', async () => {
     await reportingOutput([mA.process, mB.process], async () => {
@@ -156,7 +103,7 @@ void describe('several media servers', { skip, timeout: 180_000 }, () => {
       const ben = await socket('ben');
       ok(await ben.request('meeting.room.join', { room_code: code }));
       ok(await ben.request('meeting.transport.create', { room_code: code, direction: 'send' }));
-      const eve = sockets[0]!;
+      const eve = fx.sockets[0]!;
       ok(await eve.request('voice.transport.create', { room_id: roomId, direction: 'recv' }));
       // media-b has told the directory which rooms it holds.
       const rooms = `${keyPrefix}media:server-rooms:${mB.id}`;
