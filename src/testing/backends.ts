@@ -282,6 +282,41 @@ export function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /**
+ * Stopping a private server's process (the test's own Redis or MariaDB): `kill` signals it
+ * and escalates to SIGKILL after `graceMs`; `stop` sends SIGTERM once and removes its folder.
+ * A test process that exits without `stop()` takes the server with it.
+ */
+export function privateProcess(
+  current: () => ChildProcess | undefined,
+  dir: string,
+  graceMs: number,
+): { kill: (signal?: NodeJS.Signals) => Promise<void>; stop: () => Promise<void> } {
+  const killOnExit = (): void => {
+    current()?.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const running = current();
+    if (!running || hasExited(running)) return;
+    running.kill(signal);
+    if (!(await waitForExit(running, graceMs))) {
+      running.kill('SIGKILL');
+      await waitForExit(running, graceMs);
+    }
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await kill('SIGTERM');
+      process.off('exit', killOnExit);
+      await rm(dir, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+  return { kill, stop };
+}
+
+/**
  * Starts a private `redis-server` (from PATH) on a free loopback port, without persistence,
  * for tests that need FLUSHALL or other server-wide commands. Waits until it answers PING.
  */
@@ -309,31 +344,12 @@ async function startPrivateRedisOnce(port: number): Promise<PrivateRedis> {
   let child: ChildProcess | undefined;
   let spawnError: Error | undefined;
 
-  // If the test process exits without stop(), do not leave the server behind.
-  const killOnExit = (): void => {
-    child?.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
-    const running = child;
-    if (!running || hasExited(running) || spawnError !== undefined) return;
-    running.kill(signal);
-    if (!(await waitForExit(running, STOP_GRACE_MS))) {
-      running.kill('SIGKILL');
-      await waitForExit(running, STOP_GRACE_MS);
-    }
-  };
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      await kill('SIGTERM');
-      process.off('exit', killOnExit);
-      await rm(dir, { recursive: true, force: true });
-    })();
-    return stopping;
-  };
+  // A child whose spawn failed never ran: nothing to signal.
+  const { kill, stop } = privateProcess(
+    () => (spawnError === undefined ? child : undefined),
+    dir,
+    STOP_GRACE_MS,
+  );
 
   /** Spawns the server and waits until it answers PING. */
   const launch = async (): Promise<void> => {

@@ -20,7 +20,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createConnection } from 'mysql2/promise';
-import { freePort, hasExited, inCi, mariadbAvailable, waitForExit } from './backends.js';
+import { freePort, hasExited, inCi, mariadbAvailable, privateProcess } from './backends.js';
 
 const START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
@@ -130,10 +130,7 @@ export async function startPrivateMariadb(
 
   let port = 0;
   let child: ChildProcess | null = null;
-  const killOnExit = (): void => {
-    child?.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
+  const { kill, stop } = privateProcess(() => child ?? undefined, dir, STOP_GRACE_MS);
 
   const spawnServer = async (): Promise<void> => {
     const log = await open(logPath, 'a');
@@ -178,26 +175,6 @@ export async function startPrivateMariadb(
       }
       await sleep(50);
     }
-  };
-
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
-    const running = child;
-    if (!running || hasExited(running)) return;
-    running.kill(signal);
-    if (!(await waitForExit(running, STOP_GRACE_MS))) {
-      running.kill('SIGKILL');
-      await waitForExit(running, STOP_GRACE_MS);
-    }
-  };
-
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      await kill('SIGTERM');
-      process.off('exit', killOnExit);
-      await rm(dir, { recursive: true, force: true });
-    })();
-    return stopping;
   };
 
   // The free port may be taken between freePort() and the server binding it: try again.
