@@ -225,22 +225,38 @@ export async function deleteKeysWithPrefix(redisUrl: string, prefix: string): Pr
   }
 }
 
-/** A free TCP port on 127.0.0.1 (free when returned; another process may take it later). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out below the kernel's ephemeral range (32768–60999 on Linux): a port the
+ * kernel picked for `listen(0)` is one it may soon give another test's outgoing connection
+ * as its source port, and a child process that binds it a moment later then fails with
+ * EADDRINUSE. Below the range only another listener can take it.
+ */
+const FREE_PORT_RANGE = { from: 20_000, to: 32_000 };
+
+/** Binds `port` on 127.0.0.1 and releases it: the port if that worked, else null. */
+function tryPort(port: number): Promise<number | null> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(null));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('freePort: server has no TCP address'));
-        return;
-      }
-      server.close((error) => (error ? reject(error) : resolve(address.port)));
+      const bound = address !== null && typeof address !== 'string' ? address.port : null;
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** A free TCP port on 127.0.0.1 (free when returned; another process may take it later). */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const { from, to } = FREE_PORT_RANGE;
+    const port = await tryPort(from + Math.floor(Math.random() * (to - from)));
+    if (port !== null) return port;
+  }
+  const any = await tryPort(0);
+  if (any === null) throw new Error('freePort: no free port on 127.0.0.1');
+  return any;
 }
 
 /** A `redis-server` owned by one test; `stop()` is idempotent. */
