@@ -138,6 +138,7 @@ const schema = z.object({
   ROOMS_OUTBOX_BATCH: int(1, 5000).default(200),
   ROOMS_OUTBOX_CONCURRENCY: int(1, 1000).default(32),
   ROOMS_OUTBOX_POLL_MS: int(10).default(1_000),
+  ROOMS_OUTBOX_GATHER_MS: int(0, 1_000).default(20),
   ROOMS_OUTBOX_LOCK_MS: int(1_000).default(60_000),
   ROOMS_OUTBOX_MAX_ATTEMPTS: int(1, 1000).default(12),
   ROOMS_OUTBOX_RETRY_BASE_MS: int(10).default(1_000),
@@ -375,6 +376,8 @@ export interface Config {
     readonly batchSize: number;
     readonly concurrency: number;
     readonly pollMs: number;
+    /** Least time between two claims of a relay that is not behind (ROOMS_OUTBOX_GATHER_MS). */
+    readonly gatherMs: number;
     readonly lockMs: number;
     readonly maxAttempts: number;
     readonly retryBaseMs: number;
@@ -501,6 +504,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       batchSize: e.ROOMS_OUTBOX_BATCH,
       concurrency: e.ROOMS_OUTBOX_CONCURRENCY,
       pollMs: e.ROOMS_OUTBOX_POLL_MS,
+      gatherMs: e.ROOMS_OUTBOX_GATHER_MS,
       lockMs: e.ROOMS_OUTBOX_LOCK_MS,
       maxAttempts: e.ROOMS_OUTBOX_MAX_ATTEMPTS,
       retryBaseMs: e.ROOMS_OUTBOX_RETRY_BASE_MS,

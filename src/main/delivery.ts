@@ -110,6 +110,7 @@ export function wireDelivery(deps: {
           batchSize: outbox.batchSize,
           concurrency: outbox.concurrency,
           pollMs: outbox.pollMs,
+          gatherMs: outbox.gatherMs,
           lockMs: outbox.lockMs,
           requestTimeoutMs: outbox.webhookTimeoutMs,
           retry: {

@@ -59,6 +59,12 @@ export interface RelayConfig {
   readonly concurrency: number;
   /** How often an idle worker looks for work (a local commit wakes it at once). */
   readonly pollMs: number;
+  /**
+   * Least time between two claims, unless the earlier one came back full (default 0). A
+   * stream of commits then makes one claim per window instead of one per commit: a claim
+   * is several queries whatever it finds, and the webhooks can wait this long.
+   */
+  readonly gatherMs?: number;
   readonly lockMs: number;
   /** The sink's request timeout: no request starts unless it would end before the lock. */
   readonly requestTimeoutMs: number;
@@ -91,6 +97,8 @@ export class OutboxRelay {
   private outstanding = 0;
   private wakeSignal = false;
   private wake: (() => void) | null = null;
+  /** Ends a gathering pause early (stop, abort). */
+  private cutPause: (() => void) | null = null;
 
   constructor(
     readonly config: RelayConfig,
@@ -118,6 +126,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.running = false;
     this.wakeUp();
+    this.cutPause?.();
     await this.loop;
     await Promise.all([...this.active]);
     await this.settling;
@@ -132,19 +141,30 @@ export class OutboxRelay {
     this.aborted = true;
     this.running = false;
     this.wakeUp();
+    this.cutPause?.();
     await this.loop;
   }
 
   private async run(): Promise<void> {
     const { batchSize, pollMs, lockMs } = this.config;
     const perRoomLimit = this.config.perRoomLimit ?? Math.min(batchSize, 32);
+    const gatherMs = this.config.gatherMs ?? 0;
+    let lastClaimAt = -Infinity;
+    let lastWasFull = false;
     while (this.running) {
       if (this.outstanding >= batchSize) {
         await this.sleep(pollMs);
         continue;
       }
+      // Commits and finished rooms that wake the worker meanwhile are claimed together.
+      const early = lastClaimAt + gatherMs - performance.now();
+      if (early > 0 && !lastWasFull) {
+        await this.pause(early);
+        if (!this.running) break;
+      }
       let claim: Claim;
       const limit = batchSize - this.outstanding;
+      lastClaimAt = performance.now();
       try {
         claim = await this.deps.store.claim({
           workerId: this.workerId,
@@ -159,6 +179,7 @@ export class OutboxRelay {
         continue;
       }
       if (this.aborted) return;
+      lastWasFull = claim.events.length >= limit;
       let sinks: ReadonlyMap<string, EventSink | null> = new Map();
       if (claim.events.length > 0) {
         try {
@@ -291,6 +312,18 @@ export class OutboxRelay {
   private wakeUp(): void {
     this.wakeSignal = true;
     this.wake?.();
+  }
+
+  /** Waits `ms` whatever wakes the worker meanwhile; only stopping ends it early. */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.cutPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.cutPause = null;
   }
 
   private async sleep(ms: number): Promise<void> {

@@ -10,6 +10,7 @@ import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'k
 import { createPool, type Pool } from 'mysql2';
 import { translatingErrors } from './fault-dialect.js';
 import type { SqlFlavor } from './flavor.js';
+import { withStatementCache } from './sqlite-statements.js';
 import { roomCellRuntime } from './migrations/0001_room_cell_runtime.js';
 import { webhookTables } from './migrations/0002_webhooks.js';
 import { accountTables } from './migrations/0003_accounts.js';
@@ -90,7 +91,7 @@ function sqliteDialect(url: string): SqliteDialect {
       database.pragma('journal_mode = WAL');
       database.pragma('synchronous = NORMAL');
       database.pragma('busy_timeout = 5000');
-      return Promise.resolve(database);
+      return Promise.resolve(withStatementCache(database));
     },
   });
 }
