@@ -1,8 +1,10 @@
 /**
- * Failover past an owner stopped between its fence UPDATE and its COMMIT (MariaDB + Redis):
- * the paused owner keeps the cell row's lock, and the next owner must serve the room once
- * the lease expired, not once the paused process wakes. The paused owner, woken, commits
- * nothing. Also: activation never ends a session while its lease is not confirmed.
+ * Failover past an owner stopped at the worst moment of a commit (MariaDB + Redis): a batch
+ * that writes inside its transaction, stopped between its fence UPDATE and its COMMIT, keeps
+ * the cell row's lock; a one-packet batch, stopped after its lease check with its packet
+ * unsent. Either way the next owner must serve the room once the lease expired, not once the
+ * paused process wakes, and the paused owner, woken, commits nothing. Also: activation never
+ * ends a session while its lease is not confirmed.
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -113,7 +115,8 @@ describe('a takeover past an owner paused before its COMMIT', { skip }, () => {
           `(lease TTL ${LEASE_TTL_MS} ms)\n`,
       );
       assert.equal((served as CommandResult).version, 2);
-      // Woken, the old owner's COMMIT fails (its session was ended): a retryable refusal.
+      // Woken, the old owner's COMMIT fails (its session was ended), or its packet's fence
+      // finds the epoch moved: a retryable refusal either way.
       assert.match(await stale, /^unavailable:/);
       assert.ok(a.loaded(key) === undefined || a.loaded(key)!.closed, 'the old owner let go');
       assert.deepEqual(await logOf(key.roomId), [

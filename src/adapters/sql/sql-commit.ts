@@ -4,7 +4,7 @@
  */
 import type { CompiledQuery, ControlledTransaction } from 'kysely';
 import { format, type SqlValue } from 'mysql2';
-import type { Pool as PromisePool, ResultSetHeader } from 'mysql2/promise';
+import type { Pool as PromisePool } from 'mysql2/promise';
 import type { BatchTransaction } from '../../cell/cell-store.js';
 import type { DomainError } from '../../shared/errors.js';
 import { isUniqueViolation, translateDatabaseError } from './flavor.js';
@@ -74,8 +74,10 @@ export async function applyWrite(
 }
 
 /**
- * MySQL: `START TRANSACTION; fence; log; outbox; projections` in one packet, then COMMIT
- * or ROLLBACK by the fence's row count: two round trips for the whole batch.
+ * MySQL: `START TRANSACTION; fence; check; log; outcomes; outbox; projections; COMMIT` in
+ * one packet: one round trip for the whole batch. The check after the fence fails the
+ * packet when the fence matched no row (the epoch or version moved), so nothing after it
+ * runs and the transaction is rolled back; so does any other error on the way.
  */
 export async function onePacket(
   pool: PromisePool,
@@ -90,32 +92,37 @@ export async function onePacket(
   }
 }
 
+/**
+ * Raises ER_SUBQUERY_NO_1_ROW unless the statement before it touched exactly one row: a
+ * failing statement is the one way to stop a multi-statement packet part way.
+ */
+const FENCE_HELD = 'SELECT IF(ROW_COUNT() = 1, 1, (SELECT 1 UNION ALL SELECT 2))';
+const FENCE_MOVED_ERRNO = 1242;
+
 async function sendOnePacket(
   pool: PromisePool,
   statements: readonly CompiledQuery[],
   write: SqlBatchWrite,
 ): Promise<SqlCommitOutcome> {
   const conn = await pool.getConnection();
-  let open = false;
   let broken = false;
   try {
+    const [fence, ...rest] = statements;
     const text = [
       'START TRANSACTION',
-      ...statements.map((s) => format(s.sql, s.parameters as SqlValue[])),
+      format(fence!.sql, fence!.parameters as SqlValue[]),
+      FENCE_HELD,
+      ...rest.map((s) => format(s.sql, s.parameters as SqlValue[])),
+      'COMMIT',
     ].join(';\n');
-    open = true;
-    const [results] = await conn.query<ResultSetHeader[]>(text);
-    if (results[1]?.affectedRows !== 1) {
-      await conn.query('ROLLBACK');
-      open = false;
-      return EPOCH_MOVED;
-    }
-    open = false; // a failed COMMIT has an unknown outcome: never roll back after it
-    await conn.query('COMMIT');
+    await conn.query(text);
     return { kind: 'committed', write };
   } catch (error) {
-    if (open) await conn.query('ROLLBACK').catch(() => (broken = true));
-    else broken = true;
+    // Stopped before COMMIT (the fence, a duplicate, a lock conflict): roll back what ran.
+    // A connection that broke may have committed or not: it is dropped, the error thrown,
+    // and the cell reloads from the database.
+    await conn.query('ROLLBACK').catch(() => (broken = true));
+    if ((error as { errno?: unknown }).errno === FENCE_MOVED_ERRNO) return EPOCH_MOVED;
     if (isUniqueViolation(error)) return { kind: 'duplicate_request' };
     throw error;
   } finally {

@@ -1,9 +1,10 @@
 /**
- * A test double of a node stopped between its fence and its COMMIT (SIGSTOP at the worst
- * moment): on one MySQL backend, the next COMMIT any connection sends is held back until
- * released, while the transaction it would end stays open on the server with its locks. Both
- * commit paths pass here: the one-packet batch (mysql2's promise API) and Kysely's
- * transactions (its MySQL driver), since both send COMMIT through the pool's connections.
+ * A test double of a node stopped at the worst moment of a commit (SIGSTOP): on one MySQL
+ * backend, the next COMMIT any connection sends is held back until released. A transaction
+ * of Kysely's (its MySQL driver: a batch that writes inside its transaction) then stays open
+ * on the server with its locks, between its fence and its COMMIT. A one-packet batch (mysql2's
+ * promise API) carries its COMMIT in the packet, so the server never waits on the node: the
+ * whole packet is held, as if the node stopped right after its lease check and before sending.
  */
 import type { SqlBackend } from '../database.js';
 
@@ -38,7 +39,8 @@ export function pauseCommits(backend: SqlBackend): CommitPauser {
       const first = args[0] as string | { sql?: string };
       const text = typeof first === 'string' ? first : first?.sql;
       const gate = armed;
-      if (!gate || typeof text !== 'string' || text.trim().toLowerCase() !== 'commit') {
+      const commits = typeof text === 'string' && /(^|;\n)commit$/.test(text.trim().toLowerCase());
+      if (!gate || !commits) {
         return query(...args);
       }
       armed = null;

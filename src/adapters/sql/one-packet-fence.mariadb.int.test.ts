@@ -1,0 +1,122 @@
+/**
+ * The one-packet batch on MariaDB, at the store: a batch whose fence matches no row (another
+ * owner moved lease_epoch, or the version is not the one it was decided from) writes
+ * nothing at all, not even rows that no unique key would have refused, and the connection
+ * goes back to the pool usable; a batch whose fence holds commits all of its rows.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import {
+  clusterSkipReason,
+  createTestDatabase,
+  type TestDatabase,
+} from '../../testing/backends.js';
+import { openSqlBackend, type SqlBackend } from './database.js';
+import { SqlCellStore } from './sql-cell-store.js';
+import type { SqlBatchWrite, SqlCommitRequest } from './sql-store-types.js';
+
+const skip = await clusterSkipReason();
+
+void describe('one-packet batch: the fence', { skip }, () => {
+  let database: TestDatabase;
+  let sql: SqlBackend;
+  let store: SqlCellStore;
+  before(async () => {
+    database = await createTestDatabase();
+    sql = await openSqlBackend(database.url, { poolSize: 1 }); // one connection: reused each time
+    store = new SqlCellStore(sql);
+  });
+  after(async () => {
+    await sql?.close();
+    await database?.drop();
+  });
+
+  const key = { appCode: 'default', roomId: `fence-${randomUUID().slice(0, 8)}` };
+  /** One command at `version`: a log row, its outcome and one outbox event. */
+  const write = (version: number): SqlBatchWrite => {
+    const requestId = randomUUID();
+    return {
+      toVersion: version,
+      log: [
+        {
+          version,
+          requestId,
+          commandType: 'Add',
+          payload: '{}',
+          events: '[{"type":"Added"}]',
+          result: '{"reply":{}}',
+        },
+      ],
+      outcomes: [{ requestId, version, outcome: '{"reply":{}}' }],
+      outbox: [{ eventId: randomUUID(), roomVersion: version, eventType: 'Added', envelope: '{}' }],
+      nextAlarmMs: null,
+      snapshot: null,
+      statements: [],
+    };
+  };
+  const request = (
+    fields: Pick<SqlCommitRequest, 'leaseEpoch' | 'fromVersion' | 'create'>,
+    batch: SqlBatchWrite,
+  ): SqlCommitRequest => ({
+    key,
+    nodeId: 'node-a',
+    ...fields,
+    leaseToken: () => 'token',
+    interactive: false,
+    build: () => Promise.resolve(batch),
+    verifyOwner: () => Promise.resolve(true),
+  });
+  const counts = async () => {
+    const count = async (table: 'room_command_log' | 'room_request_outcomes' | 'room_outbox') => {
+      const row = await sql.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('room_id', '=', key.roomId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+    return [
+      await count('room_command_log'),
+      await count('room_request_outcomes'),
+      await count('room_outbox'),
+    ];
+  };
+
+  void it('commits when the fence holds, and writes nothing when it does not', async () => {
+    const created = await store.commit(
+      request({ leaseEpoch: 1, fromVersion: 0, create: { kind: 'counter' } }, write(1)),
+      Date.now(),
+    );
+    assert.equal(created.kind, 'committed');
+    assert.deepEqual(await counts(), [1, 1, 1]);
+
+    // Another owner moved the epoch: version 2 is free, so only the fence can refuse it.
+    const movedEpoch = await store.commit(
+      request({ leaseEpoch: 2, fromVersion: 1, create: null }, write(2)),
+      Date.now(),
+    );
+    assert.deepEqual(movedEpoch, { kind: 'fenced', reason: 'lease_epoch or version moved' });
+    // Decided from a version the row no longer has (v3 is free too).
+    const staleVersion = await store.commit(
+      request({ leaseEpoch: 1, fromVersion: 2, create: null }, write(3)),
+      Date.now(),
+    );
+    assert.equal(staleVersion.kind, 'fenced');
+    assert.deepEqual(await counts(), [1, 1, 1], 'nothing of the refused batches was written');
+
+    // The one pooled connection was rolled back and reused: the next batch commits.
+    const next = await store.commit(
+      request({ leaseEpoch: 1, fromVersion: 1, create: null }, write(2)),
+      Date.now(),
+    );
+    assert.equal(next.kind, 'committed');
+    assert.deepEqual(await counts(), [2, 2, 2]);
+    const cell = await sql.db
+      .selectFrom('room_cells')
+      .select(['version', 'lease_epoch'])
+      .where('room_id', '=', key.roomId)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual([Number(cell.version), Number(cell.lease_epoch)], [2, 1]);
+  });
+});
