@@ -92,8 +92,9 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   private readonly cells = new Map<string, AnyCell<T>>();
   private readonly activating = new Map<string, Promise<AnyCell<T> | { ownerNodeId: string }>>();
   /**
-   * Rooms owned elsewhere, remembered at most an eighth of a lease TTL (and 250 ms): a route
-   * to an owner that paused is used no longer than that after its lease ran out.
+   * Rooms owned elsewhere, remembered at most an eighth of a lease TTL (and 1 s): a route
+   * to an owner that paused is used no longer than that after its lease ran out (a dead
+   * one's is forgotten at the first refused connection, ../edge/owner-forward.ts).
    */
   private readonly routes: RouteCache;
   private background: BackgroundWork | null = null;
@@ -107,7 +108,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   ) {
     this.metrics = deps.metrics ?? createCellMetrics();
     this.logger = deps.logger.child({ module: 'cell-host' });
-    this.routes = new RouteCache(Math.min(250, Math.floor(config.leaseTtlMs / 8)));
+    this.routes = new RouteCache(Math.min(1_000, Math.floor(config.leaseTtlMs / 8)));
   }
 
   /**

@@ -2,15 +2,24 @@
  * Sending a call on to the room's owner, for both room kinds' edges. The host may answer a
  * remembered route (src/cell/route-cache.ts); when the node it names refuses the call as not
  * the owner (nothing was executed there), cannot be reached or does not answer in time, the
- * route is forgotten, and a refusal on a remembered route runs the call once more from the
- * start (the host then asks Redis, and may find the room live here). Any other answer is
- * the owner's.
+ * route is forgotten. A remembered route that was refused or unreachable runs the call once
+ * more from the start (the host then asks Redis, and may find the room live here or on the
+ * node that took over from a dead owner); a command run twice that way is still decided
+ * once, by its request id. A call out of time is not run again. Any other answer is the
+ * owner's.
  */
 import type { CellKey } from '../cell/lease.js';
 import { AppError } from '../shared/errors.js';
 
 /** Answers that say the route may be stale (the owner moved, died or paused). */
-const FORGET_ROUTE_ON = new Set(['NOT_OWNER_NODE', 'OWNER_UNREACHABLE', 'DEADLINE_EXCEEDED']);
+const FORGET_ROUTE_ON = new Set([
+  'NOT_OWNER_NODE',
+  'OWNER_UNREACHABLE',
+  'OWNER_TIMEOUT',
+  'DEADLINE_EXCEEDED',
+]);
+/** Of those, the answers after which the call's time is gone: never run again. */
+const OUT_OF_TIME = new Set(['OWNER_TIMEOUT', 'DEADLINE_EXCEEDED']);
 
 export async function toOwner<R>(
   host: { forgetRoute(key: CellKey): void },
@@ -26,7 +35,7 @@ export async function toOwner<R>(
     const code = error instanceof AppError ? error.code : null;
     if (!code || !FORGET_ROUTE_ON.has(code)) throw error;
     host.forgetRoute(key);
-    if (again && route.cached && code === 'NOT_OWNER_NODE') return again();
+    if (again && route.cached && !OUT_OF_TIME.has(code)) return again();
     throw error;
   }
 }

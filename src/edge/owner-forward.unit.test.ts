@@ -30,10 +30,24 @@ void describe('toOwner', () => {
     assert.deepEqual(h.forgotten, ['r1']);
   });
 
-  void it('a fresh route refused, or an owner out of reach or too slow: forgets the route, runs nothing again', async () => {
+  void it('on a remembered route whose owner is out of reach (it died), forgets it and runs the call again', async () => {
+    const h = host();
+    const answer = await toOwner(
+      h,
+      key,
+      { cached: true },
+      () => Promise.reject(errors.OWNER_UNREACHABLE('connection refused')),
+      () => Promise.resolve('again'),
+    );
+    assert.equal(answer, 'again');
+    assert.deepEqual(h.forgotten, ['r1']);
+  });
+
+  void it('a fresh route refused or out of reach, or a call out of time: forgets the route, runs nothing again', async () => {
     for (const [route, error] of [
       [{}, errors.NOT_OWNER_NODE('node b')],
-      [{ cached: true as const }, errors.OWNER_UNREACHABLE('connection refused')],
+      [{}, errors.OWNER_UNREACHABLE('connection refused')],
+      [{ cached: true as const }, errors.OWNER_TIMEOUT('no answer in time')],
       [{ cached: true as const }, errors.DEADLINE_EXCEEDED('no answer in time')],
     ] as const) {
       const h = host();

@@ -49,7 +49,11 @@ export const errors = defineErrors({
   DEADLINE_EXCEEDED: ['unavailable', '%s'],
   NOT_OWNER_NODE: ['unavailable', 'forwarded call reached %s, not the owner'],
   OWNER_UNREACHABLE: ['unavailable', "the room's owner cannot be reached: %s"],
+  /** A forwarded call's time ran out with no answer (the owner may be paused or overloaded). */
+  OWNER_TIMEOUT: ['unavailable', "the room's owner did not answer in time: %s"],
   NODE_DRAINING: ['unavailable', 'node %s is draining'],
+  /** A forwarding stream has the most calls running on the owner it may have. */
+  NODE_BUSY: ['unavailable', 'the node is busy, retry: %s'],
   /** The SQL database cannot be reached or dropped the connection (driver detail: log only). */
   DATABASE_UNAVAILABLE: ['unavailable', 'the database is unavailable, retry'],
   /** A deadlock victim or a lock wait timeout: nothing was written. */

@@ -7,6 +7,7 @@ import {
   Server,
   loadPackageDefinition,
   type Client,
+  type ClientDuplexStream,
   type Deadline,
   type Metadata,
   type ServiceClientConstructor,
@@ -30,6 +31,14 @@ import {
 import { FORWARDED_KEY, deadlineExceeded, fromServiceError, toServiceError } from './status.js';
 import { errors } from '../../shared/error-codes.js';
 import { WHO_ARE_YOU, whoAreYouHandler, type InstanceIdentity } from './who-are-you.js';
+import {
+  FORWARD,
+  ForwardStream,
+  forwardStreams,
+  type ForwardDispatch,
+  type ForwardedAnswer,
+  type ForwardedCall,
+} from './forward-stream.js';
 
 const PROTO = fileURLToPath(new URL('../../../proto/room/v1/room_service.proto', import.meta.url));
 
@@ -47,6 +56,12 @@ export function roomServiceClient(): ServiceClientConstructor {
   };
   return pkg.room.v1.RoomService;
 }
+
+/**
+ * Both ends of the cluster's channels: channelz (grpc-js' per-call introspection, on by
+ * default) is off, since nothing here reads it and it costs on every call.
+ */
+const GRPC_OPTIONS = { 'grpc.enable_channelz': 0 } as const;
 
 export interface GrpcServerHandle {
   readonly port: number;
@@ -118,6 +133,43 @@ function hasRequestId(request: unknown): boolean {
 }
 
 /**
+ * One call of this service as the owner runs it, for a unary call and for a call on the
+ * `Forward` stream alike: a voice-room RPC, or a meeting endpoint (`MeetingCall`).
+ */
+function dispatcher(
+  api: Pick<VoiceRoomApi, 'call'>,
+  meetings: Pick<MeetingApi, 'call'> | undefined,
+): ForwardDispatch {
+  return async (method, request, callOptions) => {
+    if (method === MEETING_CALL) {
+      if (!meetings) throw errors.NOT_OWNER_NODE('a node without meetings');
+      // From the Forward stream the message is JSON: every field must still be a string.
+      const m = request as Record<string, unknown>;
+      const text = (v: unknown) => (typeof v === 'string' ? v : '');
+      const call = meetingRequestOf({
+        method: text(m.method),
+        request_id: text(m.request_id),
+        app_code: text(m.app_code),
+        caller_id: text(m.caller_id),
+        room_code: text(m.room_code),
+        body: text(m.body),
+      });
+      const reply = await meetings.call(call.method, call.req, callOptions);
+      return { body: JSON.stringify(reply ?? null) };
+    }
+    if (!(rpcNames as readonly string[]).includes(method)) {
+      throw errors.INVALID_ARGUMENT(`unknown method ${method.slice(0, 64)}`);
+    }
+    const rpc = method as RpcName;
+    // Without a request id a retried command would take effect twice.
+    if (declarationOf(rpc).kind === 'command' && !hasRequestId(request)) {
+      throw errors.INVALID_ARGUMENT('request_id is required');
+    }
+    return api.call(rpc, request, callOptions);
+  };
+}
+
+/**
  * Binds the RoomService on host:port. Every call must carry the cluster token (see
  * ./security.ts); with `tls`, also a client certificate signed by the CA.
  */
@@ -125,10 +177,13 @@ export async function startRoomServiceServer(
   api: Pick<VoiceRoomApi, 'call'>,
   options: RoomServiceServerOptions,
 ): Promise<GrpcServerHandle> {
-  const server = new Server({ interceptors: [clusterTokenInterceptor(options.token)] });
+  const server = new Server({
+    ...GRPC_OPTIONS,
+    interceptors: [clusterTokenInterceptor(options.token)],
+  });
+  const dispatch = dispatcher(api, options.meetings);
   const implementation: UntypedServiceImplementation = {};
-  for (const method of rpcNames) {
-    const isCommand = declarationOf(method).kind === 'command';
+  for (const method of [...rpcNames, MEETING_CALL]) {
     implementation[method] = (
       call: ServerUnaryCall<unknown, unknown>,
       callback: sendUnaryData<unknown>,
@@ -139,50 +194,18 @@ export async function startRoomServiceServer(
         callback(toServiceError(deadlineExceeded('the deadline passed before the call ran')));
         return;
       }
-      // Without a request id a retried command would take effect twice.
-      if (isCommand && !hasRequestId(call.request)) {
-        const error = errors.INVALID_ARGUMENT('request_id is required');
-        callback(toServiceError(error));
-        return;
-      }
       const callOptions: CallOptions = {
         forwarded: call.metadata.get(FORWARDED_KEY)[0] === '1',
         ...(deadlineMs === undefined ? {} : { deadlineMs }),
       };
-      api.call(method, call.request, callOptions).then(
+      dispatch(method, call.request, callOptions).then(
         (reply) => callback(null, reply),
         (error: unknown) => callback(toServiceError(error)),
       );
     };
   }
-  implementation[MEETING_CALL] = (
-    call: ServerUnaryCall<MeetingCallMessage, unknown>,
-    callback: sendUnaryData<unknown>,
-  ) => {
-    const deadlineMs = deadlineMsOf(call.getDeadline());
-    if (deadlineMs !== undefined && deadlineMs <= Date.now()) {
-      callback(toServiceError(deadlineExceeded('the deadline passed before the call ran')));
-      return;
-    }
-    const meetings = options.meetings;
-    if (!meetings) {
-      callback(toServiceError(errors.NOT_OWNER_NODE('a node without meetings')));
-      return;
-    }
-    const callOptions: CallOptions = {
-      forwarded: call.metadata.get(FORWARDED_KEY)[0] === '1',
-      ...(deadlineMs === undefined ? {} : { deadlineMs }),
-    };
-    Promise.resolve()
-      .then(() => {
-        const { method, req } = meetingRequestOf(call.request);
-        return meetings.call(method, req, callOptions);
-      })
-      .then(
-        (reply) => callback(null, { body: JSON.stringify(reply ?? null) }),
-        (error: unknown) => callback(toServiceError(error)),
-      );
-  };
+  const forwarded = forwardStreams(dispatch);
+  implementation[FORWARD] = forwarded.handler;
   implementation[WHO_ARE_YOU] = whoAreYouHandler(
     options.identity ?? { node_id: '', instance_id: '' },
   );
@@ -197,6 +220,8 @@ export async function startRoomServiceServer(
     port: bound,
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
+        // The peers' streams end once their calls in flight are answered.
+        forwarded.drain();
         server.tryShutdown(() => resolve());
         // In-flight calls get a moment; then the rest are cut.
         setTimeout(() => server.forceShutdown(), 2_000).unref();
@@ -217,6 +242,8 @@ export interface GrpcClientOptions extends GrpcSecurity {
  */
 export class GrpcForwarder implements Forwarder, MeetingForwarder {
   private readonly clients = new Map<string, Client>();
+  /** A node's forwarded calls, one stream per owner address (./forward-stream.ts). */
+  private readonly streams = new Map<string, ForwardStream>();
   private readonly Ctor = roomServiceClient();
 
   constructor(private readonly options: GrpcClientOptions) {}
@@ -258,6 +285,10 @@ export class GrpcForwarder implements Forwarder, MeetingForwarder {
     if (deadline <= Date.now()) {
       return Promise.reject(deadlineExceeded('the deadline passed before the call was forwarded'));
     }
+    // A node forwarding: on the owner's stream. A plain client (a tool, a test): unary.
+    if (this.options.markForwarded ?? true) {
+      return this.streamTo(addr).call(method, request, deadline);
+    }
     const client = this.clientFor(addr) as unknown as Record<
       string,
       (
@@ -277,14 +308,40 @@ export class GrpcForwarder implements Forwarder, MeetingForwarder {
   }
 
   close(): void {
+    for (const s of this.streams.values()) s.close();
+    this.streams.clear();
     for (const c of this.clients.values()) c.close();
     this.clients.clear();
+  }
+
+  private streamTo(addr: string): ForwardStream {
+    let stream = this.streams.get(addr);
+    if (!stream) {
+      const client = this.clientFor(addr) as unknown as Record<
+        string,
+        (md: Metadata) => ClientDuplexStream<ForwardedCall, ForwardedAnswer>
+      >;
+      stream = new ForwardStream(
+        addr,
+        (metadata) => client[FORWARD]!.call(client, metadata),
+        () => {
+          const metadata = authorizedMetadata(this.options.token);
+          metadata.set(FORWARDED_KEY, '1');
+          return metadata;
+        },
+      );
+      this.streams.set(addr, stream);
+    }
+    return stream;
   }
 
   private clientFor(addr: string): Client {
     let client = this.clients.get(addr);
     if (!client) {
-      client = new this.Ctor(addr, channelCredentials(this.options.tls));
+      client = new this.Ctor(addr, channelCredentials(this.options.tls), {
+        ...GRPC_OPTIONS,
+        ...((this.options as { channelOptions?: object }).channelOptions ?? {}),
+      });
       this.clients.set(addr, client);
     }
     return client;

@@ -18,6 +18,11 @@ const TO_STATUS: Record<ErrorKind, status> = {
   internal: status.INTERNAL,
 };
 
+/** A kind named on the wire (a forwarded call's answer) that this taxonomy knows. */
+export function isErrorKind(kind: string): kind is ErrorKind {
+  return Object.hasOwn(TO_STATUS, kind);
+}
+
 const TO_KIND = new Map<status, ErrorKind>(
   Object.entries(TO_STATUS).map(([kind, code]) => [code, kind as ErrorKind]),
 );

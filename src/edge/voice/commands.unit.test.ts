@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import type { z } from 'zod';
 import { MEETING_CALL, roomServiceClient } from '../grpc/room-service.js';
 import { WHO_ARE_YOU } from '../grpc/who-are-you.js';
+import { FORWARD } from '../grpc/forward-stream.js';
 import { meetingCalls } from '../meeting/commands.js';
 import { declarationOf, rpcNames } from './commands.js';
 
@@ -27,8 +28,11 @@ function schemaFieldsOf(schema: z.ZodType): string[] {
 }
 
 void describe('voice-room RPC declarations', () => {
-  void it("declares exactly the methods of room.v1.RoomService (plus the meetings' and WhoAreYou)", () => {
-    assert.deepEqual([...rpcNames, MEETING_CALL, WHO_ARE_YOU].sort(), Object.keys(service).sort());
+  void it("declares exactly the methods of room.v1.RoomService (plus the meetings', WhoAreYou and Forward)", () => {
+    assert.deepEqual(
+      [...rpcNames, MEETING_CALL, WHO_ARE_YOU, FORWARD].sort(),
+      Object.keys(service).sort(),
+    );
   });
 
   void it('MeetingCall carries the method, request id, caller, meeting and a JSON body', () => {

@@ -1,0 +1,218 @@
+/**
+ * The `Forward` stream between nodes, from the outside: a real RoomService server on a free
+ * port behind a scripted voice-room API, and the forwarder a node uses. What a forwarded call
+ * must keep of a unary one: the request as sent, the forwarded mark, the deadline, every
+ * error's kind and reason, one stream for many calls in any order; and what it must do when
+ * the owner dies, pauses or is called without the cluster credential.
+ */
+import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, it } from 'node:test';
+import { Metadata, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import { AppError } from '../../shared/errors.js';
+import { errors } from '../../shared/error-codes.js';
+import type { CallOptions } from '../voice/voice-api.js';
+import type { RpcName } from '../voice/commands.js';
+import {
+  GrpcForwarder,
+  roomServiceClient,
+  startRoomServiceServer,
+  type GrpcServerHandle,
+} from './room-service.js';
+import { FORWARD } from './forward-stream.js';
+
+const TOKEN = 'cluster-token-for-tests-0123456789abcdef';
+
+interface Received {
+  method: RpcName;
+  request: Record<string, unknown>;
+  options: CallOptions;
+}
+
+const servers: GrpcServerHandle[] = [];
+const forwarders: GrpcForwarder[] = [];
+const children: ChildProcess[] = [];
+afterEach(async () => {
+  for (const f of forwarders.splice(0)) f.close();
+  for (const s of servers.splice(0)) await s.close();
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+async function owner(answer: (r: Received) => Promise<unknown>) {
+  const received: Received[] = [];
+  const server = await startRoomServiceServer(
+    {
+      call: (method: RpcName, request: unknown, options: CallOptions = {}) => {
+        const r = { method, request: request as Record<string, unknown>, options };
+        received.push(r);
+        return answer(r);
+      },
+    },
+    { host: '127.0.0.1', port: 0, token: TOKEN, tls: null },
+  );
+  servers.push(server);
+  return { addr: `127.0.0.1:${server.port}`, received };
+}
+
+/** A node's forwarder (its calls marked forwarded, so they go on the stream). */
+function forwarder(timeoutMs = 5_000) {
+  const f = new GrpcForwarder({ token: TOKEN, tls: null, timeoutMs });
+  forwarders.push(f);
+  return f;
+}
+
+const heartbeat = (i: number) => ({ room_id: `r${i}`, user_id: 'u1', request_id: `hb-${i}` });
+
+void describe('Forward stream', () => {
+  void it('carries the request as sent, marked forwarded, with the deadline, and the reply back', async () => {
+    const o = await owner((r) => Promise.resolve({ room_version: 7, echo: r.request }));
+    const deadlineMs = Date.now() + 3_000;
+    const reply = await forwarder().call(o.addr, 'RoomHeartbeat', heartbeat(1), deadlineMs);
+    assert.deepEqual(reply, { room_version: 7, echo: heartbeat(1) });
+    const [got] = o.received;
+    assert.equal(got!.method, 'RoomHeartbeat');
+    assert.deepEqual(got!.request, heartbeat(1));
+    assert.equal(got!.options.forwarded, true);
+    // The owner's deadline is the caller's, give or take the trip.
+    assert.ok(Math.abs(got!.options.deadlineMs! - deadlineMs) < 1_000);
+  });
+
+  void it('keeps JSON types: a string stays a string, an integer an integer', async () => {
+    const o = await owner(() => Promise.resolve({}));
+    await forwarder().call(o.addr, 'MicUp', {
+      room_id: 'r1',
+      user_id: 'u1',
+      request_id: 'm1',
+      seat_index: '1',
+    });
+    await forwarder().call(o.addr, 'MicUp', {
+      room_id: 'r1',
+      user_id: 'u1',
+      request_id: 'm2',
+      seat_index: 1,
+    });
+    assert.deepEqual(
+      o.received.map((r) => r.request.seat_index),
+      ['1', 1],
+    );
+  });
+
+  void it('passes every error on with its kind, reason and message', async () => {
+    const refusals = [
+      errors.NOT_OWNER_NODE('node b'),
+      errors.INVALID_ARGUMENT('seat_index: expected an integer'),
+      errors.DEADLINE_EXCEEDED('the deadline passed before the call ran'),
+      errors.INTERNAL.withCause(new Error('a bug')),
+    ];
+    let n = 0;
+    const o = await owner(() => Promise.reject(refusals[n++]!));
+    const f = forwarder();
+    for (const refusal of refusals) {
+      const error = await f.call(o.addr, 'RoomHeartbeat', heartbeat(n)).then(
+        () => assert.fail('no error'),
+        (e: unknown) => e as AppError,
+      );
+      assert.ok(error instanceof AppError);
+      assert.deepEqual([error.kind, error.code], [refusal.kind, refusal.code]);
+      assert.equal(error.message, refusal.message);
+    }
+  });
+
+  void it('a command without a request id is refused before it reaches the room', async () => {
+    const o = await owner(() => Promise.resolve({}));
+    await assert.rejects(forwarder().call(o.addr, 'JoinRoom', { room_id: 'r1', user_id: 'u1' }), {
+      code: 'INVALID_ARGUMENT',
+    });
+    assert.equal(o.received.length, 0);
+  });
+
+  void it('many calls on one stream, answered out of order, each to its own caller', async () => {
+    const o = await owner(
+      (r) =>
+        new Promise((resolve) =>
+          // Later calls answer first.
+          setTimeout(
+            () => resolve({ room: r.request.room_id }),
+            200 - 2 * Number(String(r.request.room_id).slice(1)),
+          ),
+        ),
+    );
+    const f = forwarder();
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        f.call(o.addr, 'GetRoom', { room_id: `r${i}`, user_id: 'u' }),
+      ),
+    );
+    assert.deepEqual(
+      replies,
+      Array.from({ length: 50 }, (_, i) => ({ room: `r${i}` })),
+    );
+  });
+
+  void it('a call late on arrival never runs; a slow owner times out as OWNER_TIMEOUT', async () => {
+    const o = await owner(() => new Promise(() => undefined)); // never answers
+    const f = forwarder();
+    await assert.rejects(f.call(o.addr, 'RoomHeartbeat', heartbeat(1), Date.now() - 1), {
+      code: 'DEADLINE_EXCEEDED',
+    });
+    assert.equal(o.received.length, 0);
+    const started = Date.now();
+    await assert.rejects(f.call(o.addr, 'RoomHeartbeat', heartbeat(2), Date.now() + 300), {
+      code: 'OWNER_TIMEOUT',
+    });
+    assert.ok(Date.now() - started < 2_000);
+  });
+
+  void it('the owner dying fails the calls in flight as unreachable; the next call opens a new stream', async () => {
+    // The owner in its own process, so that it can die for real.
+    const child = fork(new URL('./testing/forward-owner.ts', import.meta.url).pathname, [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, FORWARD_TEST_TOKEN: TOKEN },
+    });
+    children.push(child);
+    const [port] = (await once(child, 'message')) as [number];
+    const addr = `127.0.0.1:${port}`;
+    const f = forwarder();
+    assert.deepEqual(await f.call(addr, 'GetRoom', { room_id: 'quick', user_id: 'u' }), {
+      ok: 'quick',
+    });
+    const inFlight = f.call(addr, 'GetRoom', { room_id: 'hang', user_id: 'u' });
+    await new Promise((r) => setTimeout(r, 200));
+    child.kill('SIGKILL');
+    await assert.rejects(inFlight, { code: 'OWNER_UNREACHABLE' });
+    // A new owner on another port answers at once on a new stream.
+    const o = await owner((r) => Promise.resolve({ ok: r.request.room_id }));
+    assert.deepEqual(await f.call(o.addr, 'GetRoom', { room_id: 'again', user_id: 'u' }), {
+      ok: 'again',
+    });
+    await assert.rejects(f.call(addr, 'GetRoom', { room_id: 'dead', user_id: 'u' }), {
+      code: 'OWNER_UNREACHABLE',
+    });
+  });
+
+  void it('without the cluster credential the stream is refused and nothing runs', async () => {
+    const o = await owner(() => Promise.resolve({}));
+    const Client = roomServiceClient();
+    const { credentials } = await import('@grpc/grpc-js');
+    const raw = new Client(o.addr, credentials.createInsecure()) as unknown as Record<
+      string,
+      (md: Metadata) => ClientDuplexStream<unknown, unknown>
+    >;
+    for (const authorization of [null, 'Bearer wrong-token-0123456789abcdef012345']) {
+      const md = new Metadata();
+      if (authorization) md.set('authorization', authorization);
+      const stream = raw[FORWARD]!.call(raw, md);
+      stream.write({
+        id: 1,
+        method: 'RoomHeartbeat',
+        body: JSON.stringify(heartbeat(1)),
+        timeout_ms: 1000,
+      });
+      const [error] = (await once(stream, 'error')) as [ServiceError];
+      assert.equal(error.code, 16, 'UNAUTHENTICATED');
+    }
+    (raw as unknown as { close(): void }).close();
+    assert.equal(o.received.length, 0);
+  });
+});
