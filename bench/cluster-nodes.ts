@@ -87,7 +87,7 @@ export async function startBenchCluster(
         grpc: `127.0.0.1:${grpc}`,
         http: `http://127.0.0.1:${http}`,
         env: nodeEnv,
-        process: new ServerProcess(id, nodeEnv),
+        process: new ServerProcess(id, nodeEnv, undefined, profileArgs()),
       };
       nodes.push(node);
       await waitForHealthy(node.process, node.http, 60_000);
@@ -106,9 +106,15 @@ export async function startBenchCluster(
     },
     async restart(node) {
       await node.process.stop();
-      node.process = new ServerProcess(node.id, node.env);
+      node.process = new ServerProcess(node.id, node.env, undefined, profileArgs());
       await waitForHealthy(node.process, node.http, 60_000);
     },
     close,
   };
+}
+
+/** BENCH_NODE_PROF=<dir>: every node process writes a CPU profile there when it stops. */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_NODE_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }

@@ -2,8 +2,9 @@
  * `npm run bench:forward`: gRPC end to end on a 2-node cluster (MariaDB + Redis, two
  * `src/main/server.ts` processes). The same load — RoomHeartbeat on 200 rooms at
  * concurrency 32 — is sent (1) straight to each room's owner and (2) half of it to the
- * non-owner, which forwards. Short rounds interleave (the order swapped each round); the
- * ratio is the median of the per-pair ratios. Last line:
+ * non-owner, which forwards (on its `Forward` stream to the owner). After one discarded warm-up
+ * pair, short rounds interleave (the order swapped each round); the ratio is the median of
+ * the per-pair ratios. Last line:
  * `ratio_forwarded=<half-forwarded throughput / direct throughput>`.
  */
 import { startBenchCluster } from './cluster-nodes.js';
@@ -54,6 +55,9 @@ async function main(): Promise<void> {
         const room = rooms[i % ROOMS]!;
         return heartbeat(forwardHalf && i % 2 === 1 ? room.other : room.owner, room.roomId);
       });
+    // One discarded pair first: the nodes' compiled code warms up on both paths.
+    await load(false)();
+    await load(true)();
     const result = await interleave(ROUNDS, load(false), load(true), (round, d, m) => {
       console.log(describeRun(`direct to owner #${round}`, d));
       console.log(describeRun(`half forwarded  #${round}`, m));

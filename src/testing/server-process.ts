@@ -37,6 +37,8 @@ export class ServerProcess {
     env: Record<string, string>,
     /** The entry point, relative to the repository (a test may wrap `startNode`). */
     script = 'src/main/server.ts',
+    /** Node options before the entry point (a bench's `--cpu-prof`). */
+    nodeArgs: readonly string[] = [],
   ) {
     // The parent's own ROOMS_* variables (and node:test's context) must not leak in.
     const inherited = Object.fromEntries(
@@ -44,7 +46,7 @@ export class ServerProcess {
         ([k]) => !k.startsWith('ROOMS_') && k !== 'NODE_TEST_CONTEXT',
       ),
     );
-    this.child = spawn(process.execPath, ['--import', 'tsx', script], {
+    this.child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
       cwd: REPO_ROOT,
       env: { ...inherited, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
