@@ -120,6 +120,25 @@ void describe('media server internal token, path spellings', { skip: mediaSkipRe
     assert.match(listed.body, /"producers":\[\]/);
   });
 
+  void it('refuses a drain without the token, however spelled: the server still takes rooms', async () => {
+    const draining = async () =>
+      (await call<InfoData>(server, 'GET', '/internal/info')).body.data.draining;
+    const body = JSON.stringify({ draining: true });
+    for (const target of ['/internal/v1/drain', '/%69nternal/v1/drain', '/internal/v1/%64rain']) {
+      for (const token of [null, '', 'wrong-token', `${TEST_TOKEN}x`]) {
+        const res = await send('POST', target, token, body);
+        assert.ok(res.status === 401 || res.status === 404, `POST ${target}: ${res.head}`);
+      }
+    }
+    assert.equal(await draining(), false);
+    // With the token it drains, and undrains.
+    assert.equal((await send('POST', '/internal/v1/drain', TEST_TOKEN, body)).status, 200);
+    assert.equal(await draining(), true);
+    const undrain = JSON.stringify({ draining: false });
+    assert.equal((await send('POST', '/internal/v1/drain', TEST_TOKEN, undrain)).status, 200);
+    assert.equal(await draining(), false);
+  });
+
   void it('routes an encoded spelling like the plain one once the token is right', async () => {
     // The spellings above reach the router creation route: with the token they create.
     const before = (await stats()).routers;

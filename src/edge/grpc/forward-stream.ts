@@ -16,7 +16,7 @@ import type { ClientDuplexStream, Metadata, ServerDuplexStream, ServiceError } f
 import type { CallOptions } from '../voice/voice-api.js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
-import { DEADLINE_REASON, deadlineExceeded, fromServiceError, isErrorKind } from './status.js';
+import { deadlineExceeded, fromServiceError, isErrorKind } from './status.js';
 
 export const FORWARD = 'Forward';
 
@@ -72,9 +72,8 @@ export function forwardStreams(dispatch: ForwardDispatch) {
       const id = Number(call.id);
       if (ended) return;
       if (inFlight >= MAX_CALLS_IN_FLIGHT_PER_STREAM) {
-        stream.write(
-          failure(id, errors.NODE_BUSY(`${MAX_CALLS_IN_FLIGHT_PER_STREAM} calls in flight`)),
-        );
+        const busy = errors.NODE_BUSY(`${MAX_CALLS_IN_FLIGHT_PER_STREAM} calls in flight`);
+        stream.write({ ...failure(busy), id });
         return;
       }
       inFlight++;
@@ -129,14 +128,13 @@ async function run(
       error_message: '',
     };
   } catch (error) {
-    return failure(0, error);
+    return failure(error);
   }
 }
 
-function failure(id: number, error: unknown): ForwardedAnswer {
+function failure(error: unknown): Omit<ForwardedAnswer, 'id'> {
   const app = error instanceof AppError ? error : errors.INTERNAL.withCause(error);
   return {
-    id,
     body: '',
     error_kind: app.kind,
     error_code: app.code,
@@ -226,9 +224,7 @@ export class ForwardStream {
       waiting.resolve(JSON.parse(answer.body) as unknown);
       return;
     }
-    if (answer.error_code === DEADLINE_REASON) {
-      waiting.reject(deadlineExceeded(answer.error_message));
-    } else if (isErrorKind(answer.error_kind)) {
+    if (isErrorKind(answer.error_kind)) {
       waiting.reject(new AppError(answer.error_kind, answer.error_code, answer.error_message));
     } else {
       // Not our protocol: as a unary call's answer without a reason.

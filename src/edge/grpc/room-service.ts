@@ -127,6 +127,11 @@ function deadlineMsOf(deadline: Deadline): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
+/** A string field of a message, or '' (as protobuf gives an unset string). */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
 function hasRequestId(request: unknown): boolean {
   const id = (request as { request_id?: unknown } | null)?.request_id;
   return typeof id === 'string' && id !== '';
@@ -145,7 +150,6 @@ function dispatcher(
       if (!meetings) throw errors.NOT_OWNER_NODE('a node without meetings');
       // From the Forward stream the message is JSON: every field must still be a string.
       const m = request as Record<string, unknown>;
-      const text = (v: unknown) => (typeof v === 'string' ? v : '');
       const call = meetingRequestOf({
         method: text(m.method),
         request_id: text(m.request_id),
@@ -259,7 +263,6 @@ export class GrpcForwarder implements Forwarder, MeetingForwarder {
       string,
       unknown
     >;
-    const text = (v: unknown) => (typeof v === 'string' ? v : '');
     const reply = (await this.#unary(
       addr,
       MEETING_CALL,

@@ -153,6 +153,8 @@ export interface TransportData {
 export interface InfoData {
   stats: { routers: number; transports: number; producers: number; consumers: number };
   workers: { pid: number; alive: boolean }[];
+  /** Taking no new rooms (POST /internal/v1/drain, or SIGTERM). */
+  draining: boolean;
 }
 
 let seq = 0;
