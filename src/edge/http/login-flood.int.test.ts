@@ -56,6 +56,7 @@ describe('a flood of logins', () => {
     assert.equal(registered, 201);
 
     let flooding = true;
+    const floodStarted = performance.now();
     const logins = Promise.all(
       Array.from({ length: 200 }, () =>
         post('/api/v1/auth/login', { username: 'flood', password: 'secret1' }),
@@ -73,10 +74,16 @@ describe('a flood of logins', () => {
       await sleep(25);
     }
     const statuses = await logins;
+    const floodMs = performance.now() - floodStarted;
     assert.deepEqual(statuses, Array<number>(200).fill(200), 'every login succeeds, queued');
     assert.ok(latencies.length >= 5, `only ${latencies.length} health checks during the flood`);
-    // Generous bound (the target is < 100 ms): on the event loop this took seconds.
+    // On the event loop a check waited behind every queued hash: about the whole flood.
+    // Off it, a check waits a small part of it, however busy the machine (a ratio, not a
+    // time: a fixed bound in ms failed on a loaded test machine, 572 ms in a 15 s flood).
     const worst = Math.max(...latencies);
-    assert.ok(worst < 500, `slowest /healthz during the flood: ${worst.toFixed(0)} ms`);
+    assert.ok(
+      worst < floodMs / 5,
+      `slowest /healthz ${worst.toFixed(0)} ms in a ${floodMs.toFixed(0)} ms flood`,
+    );
   });
 });
