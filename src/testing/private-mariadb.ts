@@ -15,7 +15,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -107,12 +107,17 @@ export async function startPrivateMariadb(
   const dir = await mkdtemp(path.join(tmpdir(), 'rooms-mariadb-'));
   const datadir = path.join(dir, 'data');
   const logPath = path.join(dir, 'server.log');
+  // A private temporary directory: at start mariadbd deletes every `#sql*` file in its tmpdir,
+  // and the default (/tmp) holds the shared server's temporary tables, whose queries then fail.
+  const privateTmp = path.join(dir, 'tmp');
+  await mkdir(privateTmp);
   // mariadbd refuses to run as root unless told to.
   const asUser = process.getuid?.() === 0 ? [`--user=${userInfo().username}`] : [];
   // Small, and quick to start and to recover after a crash.
   const common = [
     '--no-defaults',
     `--datadir=${datadir}`,
+    `--tmpdir=${privateTmp}`,
     ...asUser,
     '--innodb-buffer-pool-size=16M',
     '--innodb-log-file-size=4M',
