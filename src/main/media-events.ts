@@ -15,13 +15,17 @@ import type { NodeMedia } from './node.js';
 /** A media event, and the id of the server it came from. */
 export type ServerMediaEventListener = (event: MediaEvent, serverId: string) => void;
 
-/** Starts following; returns the function that stops it. */
+/**
+ * Starts following; returns the function that stops it. `onGap(serverId)`: that server's
+ * stream dropped, so events of it may have been missed.
+ */
 export function followMediaEvents(
   config: Config,
   media: NodeMedia,
   logger: Logger,
   listeners: readonly ServerMediaEventListener[],
   directory: RedisMediaServers | null = null,
+  onGap: (serverId: string) => void = () => undefined,
 ): () => void {
   const log = logger.child({ module: 'media-events' });
   const fanOut = (serverId: string) => (event: MediaEvent) => {
@@ -30,7 +34,10 @@ export function followMediaEvents(
   const ownId = config.media.serverId;
   const token = config.media.internalToken;
   const stream = (serverId: string, baseUrl: string, internalToken: string) =>
-    new MediaEventStream({ baseUrl, internalToken, logger: log }, fanOut(serverId));
+    new MediaEventStream(
+      { baseUrl, internalToken, logger: log, onDrop: () => onGap(serverId) },
+      fanOut(serverId),
+    );
   const stops: (() => void)[] = [];
   let followsOwn = false;
   if (media.server) {

@@ -27,6 +27,7 @@ import { CellHost } from '../cell/host.js';
 import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
+import { followRouterCaches } from '../meeting/router-cache.js';
 import { MediaRouterJanitor } from '../meeting/router-janitor.js';
 import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
 import { sqlRoomFrameLog } from '../adapters/sql/room-frame-log.js';
@@ -316,12 +317,14 @@ export async function startNode(
       owns,
       logger,
     });
+    const routerCaches = followRouterCaches(mediaServers);
     const stopMediaEvents = followMediaEvents(
       config,
       media,
       logger,
-      [voiceAudio.bridge.onEvent, records.onEvent],
+      [routerCaches.onEvent, voiceAudio.bridge.onEvent, records.onEvent],
       directory,
+      routerCaches.onGap,
     );
     sweepOrphanMedia(config, holders, { meeting: signalling, voice: voiceAudio }, logger, closers);
     // Closed after the sockets (closers run in reverse): their disconnects release media first.

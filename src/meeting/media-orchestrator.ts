@@ -107,6 +107,13 @@ export interface MediaOrchestrator {
   listProducers(roomCode: string): Promise<ProducerInfo[]>;
   /** The cached router of a meeting, without a network call; `ok: false` when unknown. */
   resolveRouterInfo(roomCode: string): ResolvedRouterInfo;
+  /**
+   * Drops the cached router of a room the server reported gone (`router_closed`,
+   * `routers_lost`); with `routerId`, only while the cache still holds that router.
+   */
+  forgetRouter(roomCode: string, routerId?: string): void;
+  /** Drops every cached router (the server's events stopped: what they missed is unknown). */
+  forgetRouters(): void;
 }
 
 export function mediaResourceNotFound(detail: string, cause?: unknown): AppError {

@@ -83,5 +83,7 @@ export function unreachableMediaServer(): MediaOrchestrator {
     listRooms: () => Promise.resolve([]),
     listProducers: () => Promise.resolve([]),
     resolveRouterInfo: () => ({ ok: false, routerId: '', rtpCapabilities: null }),
+    forgetRouter: () => undefined,
+    forgetRouters: () => undefined,
   };
 }

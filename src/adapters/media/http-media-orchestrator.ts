@@ -202,12 +202,15 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
     return info ? { ok: true, ...info } : { ok: false, routerId: '', rtpCapabilities: null };
   }
 
-  /** Drops a cached router the media server reported gone (router_closed, routers_lost). */
   forgetRouter(roomCode: string, routerId?: string): void {
     const cached = this.#routers.get(roomCode);
     if (cached && (routerId === undefined || cached.routerId === routerId)) {
       this.#routers.delete(roomCode);
     }
+  }
+
+  forgetRouters(): void {
+    this.#routers.clear();
   }
 
   /** Closes the kept-alive connections. */

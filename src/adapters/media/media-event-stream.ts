@@ -13,6 +13,11 @@ export interface MediaEventStreamOptions {
   /** Pause before reconnecting after a drop. */
   readonly reconnectMs?: number;
   readonly logger?: Logger;
+  /**
+   * The stream dropped: until it is back, and for a restarted server for good, events are
+   * missed (what the listener keeps from them may be stale). Once per drop.
+   */
+  readonly onDrop?: () => void;
 }
 
 export class MediaEventStream {
@@ -96,6 +101,11 @@ export class MediaEventStream {
     if (this.#closed || this.#timer) return;
     this.options.logger?.warn({ err: error }, 'media event stream dropped; reconnecting');
     this.#request?.destroy();
+    try {
+      this.options.onDrop?.();
+    } catch (err) {
+      this.options.logger?.error({ err }, 'media event stream drop listener failed');
+    }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (!this.#closed) this.#connect();

@@ -112,4 +112,32 @@ void describe('RedisMediaServers', { skip }, () => {
     assert.equal(servers.place(), 'm-e');
     servers.stop();
   });
+
+  void it('forgets the cached routers of a server restarted at the same address', async () => {
+    const forgotten: string[] = [];
+    const servers = new RedisMediaServers({
+      redis,
+      keyPrefix,
+      client: (baseUrl) => ({
+        ...unreachableMediaServer(),
+        forgetRouters: () => forgotten.push(baseUrl),
+        close: () => undefined,
+      }),
+      own: null,
+      logger,
+    });
+    await keys.beat(record('m-f', 0), 10_000);
+    await servers.refresh();
+    servers.of('m-f').resolveRouterInfo('meeting:default:333-333-333');
+    await keys.beat(record('m-f', 0), 10_000);
+    await servers.refresh();
+    servers.of('m-f').resolveRouterInfo('meeting:default:333-333-333');
+    assert.deepEqual(forgotten, [], 'the same boot: its cache stays');
+
+    await keys.beat({ ...record('m-f', 0), boot: 'boot-m-f-again' }, 10_000);
+    await servers.refresh();
+    servers.of('m-f').resolveRouterInfo('meeting:default:333-333-333');
+    assert.deepEqual(forgotten, ['http://127.0.0.1:1/m-f'], 'a new boot: forgotten once');
+    servers.stop();
+  });
 });

@@ -46,7 +46,7 @@ export class RedisMediaServers implements MediaServers {
   #dead: readonly string[] = [];
   readonly #clients = new Map<
     string,
-    { url: string; client: MediaOrchestrator & { close(): void } }
+    { url: string; boot: string; client: MediaOrchestrator & { close(): void } }
   >();
   #timer: NodeJS.Timeout | undefined;
   #refreshing: Promise<void> | null = null;
@@ -133,10 +133,15 @@ export class RedisMediaServers implements MediaServers {
     const record = this.#live.get(serverId);
     if (!record) return null;
     const cached = this.#clients.get(serverId);
-    if (cached?.url === record.url) return cached.client;
+    if (cached?.url === record.url) {
+      // Restarted at the same address: none of the routers it had are there any more.
+      if (cached.boot !== record.boot) cached.client.forgetRouters();
+      cached.boot = record.boot;
+      return cached.client;
+    }
     cached?.client.close();
     const client = this.deps.client(record.url);
-    this.#clients.set(serverId, { url: record.url, client });
+    this.#clients.set(serverId, { url: record.url, boot: record.boot, client });
     return client;
   }
 
@@ -168,7 +173,8 @@ export class RedisMediaServers implements MediaServers {
   }
 }
 
-type AsyncMethod = Exclude<keyof MediaOrchestrator, 'resolveRouterInfo'>;
+type CacheMethod = 'resolveRouterInfo' | 'forgetRouter' | 'forgetRouters';
+type AsyncMethod = Exclude<keyof MediaOrchestrator, CacheMethod>;
 const ASYNC_METHODS: readonly AsyncMethod[] = [
   'createRouter',
   'closeRouter',
@@ -197,7 +203,9 @@ function deferred(
     };
   }
   return {
-    ...(calls as Omit<MediaOrchestrator, 'resolveRouterInfo'>),
+    ...(calls as Omit<MediaOrchestrator, CacheMethod>),
     resolveRouterInfo: (room) => now().resolveRouterInfo(room),
+    forgetRouter: (room, routerId) => now().forgetRouter(room, routerId),
+    forgetRouters: () => now().forgetRouters(),
   };
 }

@@ -48,6 +48,10 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView) 
   const from = room.media_server;
   if (from === null) return { router_id: null, rtp_capabilities: null };
   const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
+  // The seed's ResolveRouterInfo: the router this node already knows, kept true by the
+  // server's events (src/meeting/router-cache.ts); a call to the server only when unknown.
+  const known = ctx.media.of(from).resolveRouterInfo(mediaRoom);
+  if (known.ok) return { router_id: known.routerId, rtp_capabilities: known.rtpCapabilities };
   let router;
   try {
     router = await ctx.media.of(from).createRouter(mediaRoom);
