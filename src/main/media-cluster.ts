@@ -17,7 +17,7 @@ import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { Config } from './config.js';
 import type { MeetingMedia } from './meeting-media.js';
-import type { NodeMedia } from './node.js';
+import type { NodeMedia } from './node-media.js';
 import type { VoiceMedia } from './voice-media.js';
 
 type Closers = (() => Promise<unknown>)[];

@@ -10,7 +10,7 @@ import { MediaEventStream } from '../adapters/media/media-event-stream.js';
 import type { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
 import type { MediaEvent } from '../media-server/events.js';
 import type { Config } from './config.js';
-import type { NodeMedia } from './node.js';
+import type { NodeMedia } from './node-media.js';
 
 /** A media event, and the id of the server it came from. */
 export type ServerMediaEventListener = (event: MediaEvent, serverId: string) => void;

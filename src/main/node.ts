@@ -2,14 +2,12 @@
  * The composition root: picks the adapters the config names and wires one node. Nothing
  * else in the code base chooses an adapter.
  */
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
 import { collectDefaultMetrics } from 'prom-client';
 import { resolveJwtSecret } from '../accounts/secret.js';
 import type { AccountsService } from '../accounts/service.js';
-import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { MemoryLeaseManager } from '../adapters/memory/memory-lease.js';
 import { MemoryNodeRegistry } from '../adapters/memory/memory-node-registry.js';
 import { MemoryRateLimiter } from '../adapters/memory/memory-rate-limiter.js';
@@ -26,7 +24,6 @@ import { NotificationRetention } from '../notifications/notification-retention.j
 import { CellHost } from '../cell/host.js';
 import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
-import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import { followRouterCaches } from '../meeting/router-cache.js';
 import { MediaRouterJanitor } from '../meeting/router-janitor.js';
 import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
@@ -37,7 +34,6 @@ import { SqlWebhookDirectory } from '../outbox/webhooks.js';
 import { systemClock } from '../shared/clock.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { wireAccounts } from './accounts.js';
-import { embeddedMediaHealth, remoteMediaHealth, type MediaHealth } from './media-health.js';
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
@@ -51,8 +47,8 @@ import { edgeCellsTier, startCellsService, startRelaySweeps } from './node-roles
 import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
 import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
 import { followMediaEvents } from './media-events.js';
+import { wireMedia, type NodeMedia } from './node-media.js';
 import {
-  embeddedRegistration,
   ownMediaServerId,
   wireMediaDirectory,
   sweepOrphanMedia,
@@ -411,72 +407,4 @@ function coordination(
     kv: new RedisKeyValue({ redis, keyPrefix: config.keyPrefix }),
     redis,
   };
-}
-
-/** The media side of a node: the orchestrator the meeting module calls, and its server. */
-export interface NodeMedia {
-  /** Null when the embedded media server could not start (see the warning in the log). */
-  readonly orchestrator: HttpMediaOrchestrator | null;
-  /** The embedded media server; null when it runs elsewhere or could not start. */
-  readonly server: MediaServer | null;
-  /** For `/healthz`: whether meetings have audio and video on this node. */
-  readonly health: MediaHealth;
-}
-
-/**
- * Embedded (default): a media server in this process, called over loopback HTTP like a
- * remote one, so both modes share one client. A missing worker binary or a taken port must
- * not stop the rest of the node: it starts without media and says why.
- */
-async function wireMedia(
-  config: Config,
-  logger: Logger,
-  closers: (() => Promise<unknown>)[],
-): Promise<NodeMedia> {
-  const { media } = config;
-  const client = (baseUrl: string, internalToken: string) => {
-    const orchestrator = new HttpMediaOrchestrator({
-      baseUrl,
-      internalToken,
-      timeoutMs: media.timeoutMs,
-      closeRetry: media.closeRetry,
-      logger: logger.child({ module: 'media-client' }),
-    });
-    closers.push(() => {
-      orchestrator.close();
-      return Promise.resolve();
-    });
-    return orchestrator;
-  };
-  if (media.none) {
-    const reason = 'no media role and no ROOMS_MEDIA_URL on this node';
-    return { orchestrator: null, server: null, health: embeddedMediaHealth(null, reason) };
-  }
-  if (!media.embedded) {
-    // config.ts requires the token when not embedded.
-    return {
-      orchestrator: client(media.url, media.internalToken ?? ''),
-      server: null,
-      health: remoteMediaHealth(media.url),
-    };
-  }
-  const internalToken = media.internalToken ?? randomBytes(24).toString('hex');
-  try {
-    const server = await startMediaServer(
-      { ...media.server, internalToken },
-      logger,
-      process.env,
-      embeddedRegistration(config),
-    );
-    closers.push(() => server.close());
-    return {
-      orchestrator: client(server.url, internalToken),
-      server,
-      health: embeddedMediaHealth(server, ''),
-    };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    logger.warn(`embedded media server not started, meetings have no audio/video: ${reason}`);
-    return { orchestrator: null, server: null, health: embeddedMediaHealth(null, reason) };
-  }
 }

@@ -16,7 +16,7 @@ import type { MediaFailover } from '../meeting/media-failover.js';
 import type { MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
 import type { Config } from './config.js';
-import type { NodeMedia } from './node.js';
+import type { NodeMedia } from './node-media.js';
 import { ownMediaServerId } from './media-cluster.js';
 
 export interface VoiceMedia {
