@@ -4,7 +4,7 @@
  * over IPC:
  *
  * - `storm {url, sockets, perSecond, secret, roomCount}` → `storm {connected, failed,
- *   follows, ms}`: opens the sockets at a steady `perSecond` (open loop: a slow server
+ *   failures, follows, ms}` (`failures`: why sockets failed, e.g. `ECONNRESET: 3`): opens the sockets at a steady `perSecond` (open loop: a slow server
  *   does not slow the storm down), each following its rooms (connections-plan.ts) as soon
  *   as it is open; answered once every socket has all its follows ACKed or has failed
  * - `refollow` → `refollow {follows, ms}`: every socket unfollows and follows its rooms
@@ -42,6 +42,9 @@ interface Client {
 const clients: Client[] = [];
 /** Follows the server refused (the dimension reports them: they should be 0). */
 let refused = 0;
+/** Why sockets failed: the error's code, else the close code; counted. */
+const failures = new Map<string, number>();
+const countFailure = (why: string) => failures.set(why, (failures.get(why) ?? 0) + 1);
 const send = (message: Record<string, unknown>) => process.send?.(message);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -68,15 +71,21 @@ function connect(url: string, token: string, rooms: string[]): Promise<boolean> 
       if (data.includes('"code":-1')) refused += 1;
       if (--client.awaiting === 0) client.onFollowed?.();
     });
+    let followed = false;
+    let error: string | undefined;
     ws.once('open', () => {
       clients.push(client);
-      void follow(client).then(() => resolve(true));
+      void follow(client).then(() => {
+        followed = true;
+        resolve(true);
+      });
     });
-    ws.once('close', () => {
+    ws.once('close', (code: number) => {
+      if (!followed) countFailure(error ?? `close ${code}`);
       resolve(false);
       client.onFollowed?.(); // a follow still awaited never comes
     });
-    ws.on('error', () => undefined);
+    ws.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code ?? e.message));
   });
 }
 
@@ -103,6 +112,7 @@ async function storm(command: Extract<Command, { type: 'storm' }>) {
   return {
     connected,
     failed: results.length - connected,
+    failures: [...failures].map(([why, n]) => `${why}: ${n}`).join(', '),
     follows: clients.reduce((n, c) => n + c.rooms.length, 0),
     refused,
     ms: performance.now() - started,

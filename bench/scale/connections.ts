@@ -72,6 +72,7 @@ async function run(sockets: number): Promise<ScaleFigures> {
     const storm = await clients.ask<{
       connected: number;
       failed: number;
+      failures: string;
       refused: number;
       ms: number;
     }>('storm', {
@@ -101,7 +102,8 @@ async function run(sockets: number): Promise<ScaleFigures> {
     const open = await clients.ask<{ sockets: number }>('open');
     console.log(
       `  ${sockets} sockets: ${setup.rooms} rooms, ${setup.joins} follows; storm ${(storm.ms / 1000).toFixed(1)} s, ` +
-        `${storm.connected} connected, ${storm.failed} failed, ${storm.refused} follows refused; ` +
+        `${storm.connected} connected, ${storm.failed} failed${storm.failures ? ` (${storm.failures})` : ''}, ` +
+        `${storm.refused} follows refused; ` +
         `RSS ${(before.rss / 2 ** 20).toFixed(0)} → ${(after.rss / 2 ** 20).toFixed(0)} MiB, ` +
         `heap ${(before.heapUsed / 2 ** 20).toFixed(0)} → ${(after.heapUsed / 2 ** 20).toFixed(0)} MiB; ` +
         `idle CPU ${idle.cpuMs.toFixed(0)} ms → ${pinged.cpuMs.toFixed(0)} ms per ${(IDLE_WINDOW_MS / 1000).toFixed(0)} s; ` +
