@@ -242,12 +242,15 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     if (options.forwarded) {
       throw errors.NOT_OWNER_NODE(`node ${this.nodeId}`);
     }
-    const addr = await this.deps.registry.lookup(owner.ownerNodeId);
+    // The owner is the lease's, just read; its address may be remembered from another room.
+    const known = this.routes.addrOf(owner.ownerNodeId);
+    const addr = known ?? (await this.deps.registry.lookup(owner.ownerNodeId));
     if (!addr) {
       throw errors.OWNER_UNREACHABLE(`node ${owner.ownerNodeId} is not registered`);
     }
     this.routes.set(route, { nodeId: owner.ownerNodeId, addr });
-    return { kind: 'remote', nodeId: owner.ownerNodeId, addr };
+    // A remembered address is a remembered route: refused or unreachable, the call runs again.
+    return { kind: 'remote', nodeId: owner.ownerNodeId, addr, ...(known ? { cached: true } : {}) };
   }
 
   /** EnsureOwner, then the SQL epoch bump, then snapshot + replay. Shared by concurrent callers. */

@@ -5,6 +5,11 @@
  * stale entry is harmless: the node it names refuses a forwarded call for a room it does
  * not own (NOT_OWNER_NODE, nothing executed) or cannot be reached, and the caller then
  * forgets the entry and asks again. Bounded: the oldest entries go first.
+ *
+ * The nodes' addresses are remembered as long, by node: a room whose route expired costs
+ * one Redis round trip (EnsureOwner names the owner) instead of two, since its owner's
+ * address is usually known from another room's route. Forgetting a route forgets its
+ * node's address too (the node may have moved or died).
  */
 export interface CachedRoute {
   readonly nodeId: string;
@@ -15,6 +20,7 @@ const MAX_ENTRIES = 10_000;
 
 export class RouteCache {
   private readonly routes = new Map<string, CachedRoute & { readonly until: number }>();
+  private readonly addrs = new Map<string, { readonly addr: string; readonly until: number }>();
 
   constructor(
     private readonly ttlMs: number,
@@ -38,11 +44,27 @@ export class RouteCache {
       const oldest = this.routes.keys().next();
       if (!oldest.done) this.routes.delete(oldest.value);
     }
-    this.routes.set(route, { ...value, until: this.now() + this.ttlMs });
+    const until = this.now() + this.ttlMs;
+    this.routes.set(route, { ...value, until });
+    // As many as there are nodes: a handful, and replaced as they come.
+    this.addrs.set(value.nodeId, { addr: value.addr, until });
+  }
+
+  /** The address of node `nodeId` as a route recently named it, or null. */
+  addrOf(nodeId: string): string | null {
+    const entry = this.addrs.get(nodeId);
+    if (!entry) return null;
+    if (entry.until <= this.now()) {
+      this.addrs.delete(nodeId);
+      return null;
+    }
+    return entry.addr;
   }
 
   forget(route: string): void {
+    const entry = this.routes.get(route);
     this.routes.delete(route);
+    if (entry) this.addrs.delete(entry.nodeId);
   }
 
   get size(): number {
