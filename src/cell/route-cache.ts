@@ -28,13 +28,8 @@ export class RouteCache {
   ) {}
 
   get(route: string): CachedRoute | null {
-    const entry = this.routes.get(route);
-    if (!entry) return null;
-    if (entry.until <= this.now()) {
-      this.routes.delete(route);
-      return null;
-    }
-    return { nodeId: entry.nodeId, addr: entry.addr };
+    const entry = this.#fresh(this.routes, route);
+    return entry ? { nodeId: entry.nodeId, addr: entry.addr } : null;
   }
 
   set(route: string, value: CachedRoute): void {
@@ -52,13 +47,7 @@ export class RouteCache {
 
   /** The address of node `nodeId` as a route recently named it, or null. */
   addrOf(nodeId: string): string | null {
-    const entry = this.addrs.get(nodeId);
-    if (!entry) return null;
-    if (entry.until <= this.now()) {
-      this.addrs.delete(nodeId);
-      return null;
-    }
-    return entry.addr;
+    return this.#fresh(this.addrs, nodeId)?.addr ?? null;
   }
 
   forget(route: string): void {
@@ -69,5 +58,14 @@ export class RouteCache {
 
   get size(): number {
     return this.routes.size;
+  }
+
+  /** The entry while its time is not up; an expired one is dropped. */
+  #fresh<V extends { readonly until: number }>(map: Map<string, V>, key: string): V | null {
+    const entry = map.get(key);
+    if (!entry) return null;
+    if (entry.until > this.now()) return entry;
+    map.delete(key);
+    return null;
   }
 }
