@@ -75,10 +75,20 @@ describe('the router a meeting’s create and join answer', { skip: mediaSkipRea
 
     it('is the one router of the meeting, remembered, until it closes on the server', async () => {
       const routers = () => server.registry.stats.routers;
+      // Every `POST /internal/v1/routers` reaches the registry's ensureRouter: counted here.
+      const registry = server.registry;
+      const ensure = registry.ensureRouter.bind(registry);
+      let asked = 0;
+      registry.ensureRouter = (roomCode) => {
+        asked++;
+        return ensure(roomCode);
+      };
       const { code, router } = await createMeeting(started, 'h1');
+      assert.equal(asked, 1, 'the create made the router');
       const count = routers();
       assert.equal(await join(started, 'g1', code), router);
       assert.equal(routers(), count, 'a join makes no second router');
+      assert.equal(asked, 1, 'the join answered the remembered router, without asking');
 
       const closed = await call(
         server,
