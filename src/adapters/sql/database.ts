@@ -10,6 +10,7 @@ import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'k
 import { createPool, type Pool } from 'mysql2';
 import { translatingErrors } from './fault-dialect.js';
 import type { SqlFlavor } from './flavor.js';
+import { checkpointOffLoop, type Checkpointer } from './sqlite-checkpointer.js';
 import { withStatementCache } from './sqlite-statements.js';
 import { roomCellRuntime } from './migrations/0001_room_cell_runtime.js';
 import { webhookTables } from './migrations/0002_webhooks.js';
@@ -45,10 +46,11 @@ export function sqlFlavorOf(url: string): SqlFlavor {
 export async function openSqlBackend(url: string, options: OpenOptions = {}): Promise<SqlBackend> {
   const flavor = sqlFlavorOf(url);
   const mysqlPool = flavor === 'mysql' ? createMysqlPool(url, options) : null;
+  const checkpointers: Checkpointer[] = [];
   const db = new Kysely<Database>({
     // Every query's driver errors become the taxonomy's (an outage is `unavailable`).
     dialect: translatingErrors(
-      mysqlPool ? new MysqlDialect({ pool: mysqlPool }) : sqliteDialect(url),
+      mysqlPool ? new MysqlDialect({ pool: mysqlPool }) : sqliteDialect(url, checkpointers),
     ),
   });
   let closed: Promise<void> | undefined;
@@ -56,7 +58,11 @@ export async function openSqlBackend(url: string, options: OpenOptions = {}): Pr
     db,
     flavor,
     mysqlPool,
-    close: () => (closed ??= db.destroy()),
+    // The checkpointer's connection closes last: it checkpoints what is left and removes the WAL.
+    close: () =>
+      (closed ??= db.destroy().then(async () => {
+        for (const c of checkpointers) await c.close();
+      })),
   };
   try {
     await migrateToLatest(db, flavor);
@@ -81,9 +87,10 @@ function createMysqlPool(url: string, options: OpenOptions): Pool {
   });
 }
 
-function sqliteDialect(url: string): SqliteDialect {
+function sqliteDialect(url: string, checkpointers: Checkpointer[]): SqliteDialect {
   const file = url.replace(/^sqlite:(\/\/)?/i, '');
-  if (file !== ':memory:') prepareSqliteFile(file);
+  const inMemory = file === ':memory:';
+  if (!inMemory) prepareSqliteFile(file);
   return new SqliteDialect({
     database: async () => {
       const database = new SqliteDatabase(file);
@@ -91,6 +98,7 @@ function sqliteDialect(url: string): SqliteDialect {
       database.pragma('journal_mode = WAL');
       database.pragma('synchronous = NORMAL');
       database.pragma('busy_timeout = 5000');
+      if (!inMemory) checkpointers.push(checkpointOffLoop(database, file));
       return Promise.resolve(withStatementCache(database));
     },
   });
