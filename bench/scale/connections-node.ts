@@ -98,12 +98,16 @@ async function memory(): Promise<Record<string, number>> {
 }
 
 let histogram: IntervalHistogram | null = null;
+let watchedFrom = { cpu: process.cpuUsage(), at: performance.now() };
 /** The longest garbage-collection pause since `watch`: a stall's likely cause, or not. */
 let maxGcMs = 0;
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) maxGcMs = Math.max(maxGcMs, entry.duration);
+  // Entries arrive after the fact: one that started before `watch` (the forced collections
+  // of `memory`, say) is not of the window.
+  for (const entry of list.getEntries()) {
+    if (entry.startTime >= watchedFrom.at) maxGcMs = Math.max(maxGcMs, entry.duration);
+  }
 }).observe({ entryTypes: ['gc'] });
-let watchedFrom = { cpu: process.cpuUsage(), at: performance.now() };
 
 process.on('message', (command: Command) => {
   void (async () => {
