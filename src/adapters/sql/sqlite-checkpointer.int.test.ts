@@ -58,6 +58,22 @@ void describe('checkpointOffLoop', () => {
     }
   });
 
+  void it('leaves the WAL bounded by the fallback once its worker is gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rooms-ckpt-fallback-'));
+    try {
+      const { db, file } = walDatabase(dir);
+      db.pragma('wal_autocheckpoint = 0'); // what the fallback replaces
+      const checkpointer = checkpointOffLoop(db, file, { everyMs: 60_000, fallbackPages: 100 });
+      await checkpointer.close(); // no worker from here on
+      const sizes = await walSizesOverBursts(db, file);
+      // The node's own checkpoint past 100 pages: each burst reuses the WAL from its start.
+      assert.ok(sizes[4]! < 2 * sizes[0]!, `the WAL stayed bounded: ${sizes.join(', ')}`);
+      db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   void it('runs under the embedded backend and closes with it, the data kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rooms-ckpt-backend-'));
     try {
