@@ -18,13 +18,10 @@ export interface MediaInProcessOptions {
 }
 
 export class MediaInProcess implements MediaTransport {
-  #closed = false;
-
   constructor(private readonly options: MediaInProcessOptions) {}
 
   async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const what = `${method} ${path}`;
-    if (this.#closed) throw mediaServerError(`${what}: the client is closed`);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -56,7 +53,9 @@ export class MediaInProcess implements MediaTransport {
     }
   }
 
-  close(): void {
-    this.#closed = true;
-  }
+  /**
+   * Nothing to release: no sockets. Calls still go through after it, as MediaHttp's do (its
+   * close only ends the kept-alive sockets); the server's own close is what ends them.
+   */
+  close(): void {}
 }
