@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { openSqlBackend } from './database.js';
 import { checkpointOffLoop } from './sqlite-checkpointer.js';
 
-/** A WAL database with a table; the node's own checkpoints off (so only a worker's count). */
+/** A WAL database file in `dir` with one table. */
 function walDatabase(dir: string) {
   const file = join(dir, 'wal.sqlite');
   const db = new SqliteDatabase(file);
