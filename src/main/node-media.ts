@@ -5,7 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
-import { MediaInProcess } from '../adapters/media/media-in-process.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import type { Config } from './config.js';
 import { embeddedRegistration } from './media-cluster.js';
@@ -22,9 +21,8 @@ export interface NodeMedia {
 }
 
 /**
- * Embedded (default): a media server in this process, called through its own HTTP routes
- * in process (Fastify's `inject`), so both modes share one client and one API; other nodes
- * call it over HTTP. A missing worker binary or a taken port must
+ * Embedded (default): a media server in this process, called over loopback HTTP like a
+ * remote one, so both modes share one client. A missing worker binary or a taken port must
  * not stop the rest of the node: it starts without media and says why.
  */
 export async function wireMedia(
@@ -33,22 +31,13 @@ export async function wireMedia(
   closers: (() => Promise<unknown>)[],
 ): Promise<NodeMedia> {
   const { media } = config;
-  const client = (baseUrl: string, internalToken: string, server?: MediaServer) => {
+  const client = (baseUrl: string, internalToken: string) => {
     const orchestrator = new HttpMediaOrchestrator({
       baseUrl,
       internalToken,
       timeoutMs: media.timeoutMs,
       closeRetry: media.closeRetry,
       logger: logger.child({ module: 'media-client' }),
-      ...(server
-        ? {
-            transport: new MediaInProcess({
-              server: server.http,
-              internalToken,
-              timeoutMs: media.timeoutMs,
-            }),
-          }
-        : {}),
     });
     closers.push(() => {
       orchestrator.close();
@@ -78,8 +67,7 @@ export async function wireMedia(
     );
     closers.push(() => server.close());
     return {
-      // Its own API in process: the same routes, token check and validation, no sockets.
-      orchestrator: client(server.url, internalToken, server),
+      orchestrator: client(server.url, internalToken),
       server,
       health: embeddedMediaHealth(server, ''),
     };

@@ -19,7 +19,7 @@ import {
   type TransportDirection,
   type TransportInfo,
 } from '../../meeting/media-orchestrator.js';
-import { MediaHttp, type MediaTransport } from './media-http.js';
+import { MediaHttp } from './media-http.js';
 
 export interface HttpMediaOrchestratorOptions {
   /** `http://host:port` of the media server. */
@@ -30,8 +30,6 @@ export interface HttpMediaOrchestratorOptions {
   /** Extra attempts of a close call after a media server error. */
   readonly closeRetry: number;
   readonly logger?: Logger;
-  /** How requests reach the server; default: HTTP to `baseUrl` (./media-in-process.ts: in process). */
-  readonly transport?: MediaTransport;
   /** Injected in tests to observe the backoff without waiting. */
   readonly sleep?: (ms: number) => Promise<void>;
 }
@@ -68,13 +66,13 @@ const path = (kind: string, id: string, action: string) =>
   `/internal/v1/${kind}/${encodeURIComponent(id)}/${action}`;
 
 export class HttpMediaOrchestrator implements MediaOrchestrator {
-  readonly #http: MediaTransport;
+  readonly #http: MediaHttp;
   /** roomCode → router; filled by createRouter, emptied by closeRouter / forgetRouter. */
   readonly #routers = new Map<string, RouterInfo>();
   readonly #sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: HttpMediaOrchestratorOptions) {
-    this.#http = options.transport ?? new MediaHttp(options);
+    this.#http = new MediaHttp(options);
     this.#sleep = options.sleep ?? defaultSleep;
   }
 

@@ -27,17 +27,10 @@ interface Envelope {
   data?: unknown;
 }
 
-/** How the orchestrator reaches a media server's internal API: over HTTP, or in process. */
-export interface MediaTransport {
-  /** Sends one request and returns the envelope's `data`, or throws the mapped AppError. */
-  call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T>;
-  close(): void;
-}
-
 /** Seconds an idle kept-alive socket may live; below Fastify's 72 s so we close it first. */
 const IDLE_SOCKET_MS = 30_000;
 
-export class MediaHttp implements MediaTransport {
+export class MediaHttp {
   readonly #agent: http.Agent;
   readonly #client: typeof http | typeof https;
 
@@ -84,12 +77,18 @@ export class MediaHttp implements MediaTransport {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', fail);
           response.on('end', () => {
-            // answerOf throws the mapped AppError; the promise settles with it.
-            resolve(
-              Promise.resolve().then(() =>
-                answerOf<T>(what, response.statusCode ?? 0, Buffer.concat(chunks)),
-              ),
-            );
+            const status = response.statusCode ?? 0;
+            let envelope: Envelope = {};
+            try {
+              envelope = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Envelope;
+            } catch {
+              if (status >= 200 && status < 300) {
+                fail(new Error(`HTTP ${status} with a body that is not JSON`));
+                return;
+              }
+            }
+            if (status >= 200 && status < 300) resolve(envelope.data as T);
+            else reject(mapFailure(what, status, envelope));
           });
         },
       );
@@ -102,21 +101,6 @@ export class MediaHttp implements MediaTransport {
   close(): void {
     this.#agent.destroy();
   }
-}
-
-/** The envelope's `data` of a 2xx answer; any other answer thrown as the mapped AppError. */
-export function answerOf<T>(what: string, status: number, body: Buffer | string): T {
-  let envelope: Envelope = {};
-  try {
-    envelope = JSON.parse(body.toString()) as Envelope;
-  } catch {
-    if (status >= 200 && status < 300) {
-      const detail = `${what}: HTTP ${status} with a body that is not JSON`;
-      throw mediaServerError(detail, new Error(detail));
-    }
-  }
-  if (status >= 200 && status < 300) return envelope.data as T;
-  throw mapFailure(what, status, envelope);
 }
 
 function mapFailure(what: string, status: number, envelope: Envelope): AppError {
