@@ -4,9 +4,10 @@
  * over IPC:
  *
  * - `storm {url, sockets, perSecond, secret, roomCount}` → `storm {connected, failed,
- *   failures, follows, ms}` (`failures`: why sockets failed, e.g. `ECONNRESET: 3`): opens the sockets at a steady `perSecond` (open loop: a slow server
- *   does not slow the storm down), each following its rooms (connections-plan.ts) as soon
- *   as it is open; answered once every socket has all its follows ACKed or has failed
+ *   failures, follows, ms}` (`failures`: why sockets failed, e.g. `ECONNRESET: 3`): opens
+ *   the sockets at a steady `perSecond` (open loop: a slow server does not slow the storm
+ *   down), each following its rooms (connections-plan.ts) as soon as it is open; answered
+ *   once every socket has all its follows ACKed or has failed
  * - `refollow` → `refollow {follows, ms}`: every socket unfollows and follows its rooms
  *   again, all at once
  * - `open` → `open {sockets}`: how many are still open

@@ -97,11 +97,12 @@ async function pool<T>(limit: number, jobs: readonly (() => Promise<T>)[]): Prom
  * /proc; elsewhere it waits 2 s.
  */
 async function quiet(pid: number): Promise<void> {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return sleep(2_000);
   const cpuMs = () => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(stat, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, 100 Hz ticks
   };
-  if (!existsSync(`/proc/${pid}/stat`)) return sleep(2_000);
   const until = performance.now() + 15_000;
   let calm = 0;
   let last = cpuMs();

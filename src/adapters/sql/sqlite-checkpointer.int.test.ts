@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { openSqlBackend } from './database.js';
-import { checkpointOffLoop } from './sqlite-checkpointer.js';
+import { checkpointOffLoop, FALLBACK_CHECKPOINT_PAGES } from './sqlite-checkpointer.js';
 
 /** A WAL database file in `dir` with one table. */
 function walDatabase(dir: string) {
@@ -79,6 +79,11 @@ void describe('checkpointOffLoop', () => {
     try {
       const file = join(dir, 'rooms.sqlite');
       const first = await openSqlBackend(`sqlite:${file}`);
+      // The node's connection checkpoints only past the fallback: the worker has the rest.
+      const { rows: pages } = await sql<{
+        wal_autocheckpoint: number;
+      }>`pragma wal_autocheckpoint`.execute(first.db);
+      assert.deepEqual(pages, [{ wal_autocheckpoint: FALLBACK_CHECKPOINT_PAGES }]);
       await sql`create table kept (n integer)`.execute(first.db);
       await sql`insert into kept (n) values (7)`.execute(first.db);
       await first.close();
