@@ -7,8 +7,12 @@
  * `voice.speakers` for who is talking.
  *
  * The page works without it: when `voice.media.join` is not answered (a node without voice
- * media, or an older node that drops unknown events unanswered) or refused, `status` says
- * `unavailable` with the reason and the room (seats, gifts, members) goes on as before.
+ * media, an older node that drops unknown events unanswered, or a node too busy to answer in
+ * time) or refused, `status` says `unavailable` with the reason and the room (seats, gifts,
+ * members) goes on as before. A failure that may pass (no answer, a media server down: see
+ * ./recovery.ts's `isTransient`) is tried again with backoff while the page stays, and so is
+ * a consumer that could not be made for such a reason; once the media is joined, a seat holder
+ * whose microphone is open sends.
  *
  * `voice.media.reset {room_id, …}` (the room's media server died; its router is on another
  * one now) is handled without a page reload: the media is joined again from scratch and a
@@ -17,6 +21,7 @@
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { reactive, ref, shallowRef } from 'vue';
+import { isTransient } from './recovery';
 import type { Frame, RealtimeClient } from './ws';
 
 export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
@@ -28,8 +33,27 @@ interface JoinAnswer {
   producers: { user_id: string | number; producer_id: string; kind: string }[];
 }
 
-/** How long `voice.media.join` may stay unanswered before audio counts as unavailable. */
-const JOIN_TIMEOUT_MS = 4_000;
+/**
+ * How long the first `voice.media.join` may stay unanswered before audio counts as
+ * unavailable (each retry waits twice as long, up to the socket's usual 10 s: a busy node
+ * answers a retry that it could not answer in time).
+ */
+const JOIN_TIMEOUT_MS = { first: 4_000, max: 10_000 };
+/** A transiently failed join or consume is tried again this long after, doubling up to `max`. */
+const RETRY_MS = { first: 1_000, max: 15_000 };
+/** A consumer is given up (the error shown) after this many transient failures in a row. */
+const CONSUME_ATTEMPTS = 5;
+
+const backoff = (limits: { first: number; max: number }, failures: number) =>
+  Math.min(limits.max, limits.first * 2 ** failures);
+
+/** What the media uses of the socket (./ws.ts's RealtimeClient). */
+export type VoiceMediaSocket = Pick<RealtimeClient, 'request' | 'on'>;
+/** What the media uses of mediasoup-client's Device (a seam for the tests). */
+export type VoiceMediaDevice = Pick<
+  Device,
+  'load' | 'rtpCapabilities' | 'createRecvTransport' | 'createSendTransport'
+>;
 
 export class VoiceMedia {
   readonly status = ref<VoiceMediaStatus>('idle');
@@ -39,7 +63,7 @@ export class VoiceMedia {
   /** Volume by user id from `voice.speakers` (absent: silent). */
   readonly speakers = reactive(new Map<string, number>());
   readonly local = shallowRef<MediaStream | null>(null);
-  private device: Device | null = null;
+  private device: VoiceMediaDevice | null = null;
   private recv: Transport | null = null;
   private send: Transport | null = null;
   private producer: Producer | null = null;
@@ -47,12 +71,18 @@ export class VoiceMedia {
   private readonly resumed = new Set<string>();
   private readonly offs: (() => void)[] = [];
   private queue: Promise<unknown> = Promise.resolve();
+  /** Transient join failures in a row, and the timer of the next try. */
+  private joinFailures = 0;
+  private joinRetry: ReturnType<typeof setTimeout> | null = null;
+  private readonly consumeRetries = new Set<ReturnType<typeof setTimeout>>();
+  private closed = false;
 
   constructor(
-    private readonly ws: RealtimeClient,
+    private readonly ws: VoiceMediaSocket,
     private readonly roomId: string,
     private readonly selfId: string,
     private readonly onError: (message: string) => void,
+    private readonly makeDevice: () => VoiceMediaDevice = () => new Device(),
   ) {
     this.offs.push(
       ws.on('voice.producer.new', (f) => this.onProducer(f)),
@@ -73,6 +103,8 @@ export class VoiceMedia {
 
   /** Joins the room's media (after every room.subscribe: a new socket has none). */
   async join(): Promise<void> {
+    if (this.closed) return;
+    this.cancelRetry();
     const leftBehind = this.producer?.id;
     this.reset();
     this.status.value = 'checking';
@@ -81,11 +113,10 @@ export class VoiceMedia {
       answer = await this.ws.request<JoinAnswer>(
         'voice.media.join',
         { room_id: this.roomId },
-        { timeoutMs: JOIN_TIMEOUT_MS },
+        { timeoutMs: backoff(JOIN_TIMEOUT_MS, this.joinFailures) },
       );
     } catch (error) {
-      this.status.value = 'unavailable';
-      this.reason.value = (error as Error).message;
+      this.unavailable(error);
       return;
     }
     // Still on the media server if the previous socket's node died: closed as its owner.
@@ -95,15 +126,37 @@ export class VoiceMedia {
         .catch(() => undefined);
     }
     try {
-      this.device = new Device();
+      this.device = this.makeDevice();
       await this.device.load({ routerRtpCapabilities: answer.rtp_capabilities as never });
       this.recv = this.wire(this.device.createRecvTransport(await this.createTransport('recv')));
       this.status.value = 'ready';
+      this.joinFailures = 0;
       for (const p of answer.producers ?? []) this.announce(String(p.user_id), p.producer_id);
     } catch (error) {
-      this.status.value = 'unavailable';
-      this.reason.value = (error as Error).message;
+      this.unavailable(error);
     }
+  }
+
+  /** Audio is unavailable for `error`; tried again later if that may pass. */
+  private unavailable(error: unknown): void {
+    this.status.value = 'unavailable';
+    this.reason.value = (error as Error).message;
+    if (this.closed || !isTransient(error)) return;
+    this.joinRetry = setTimeout(
+      () => {
+        this.joinRetry = null;
+        void this.join()
+          // The seat holder went live without media (the page confirmed): sends now.
+          .then(() => (this.available && this.local.value ? this.publish() : false))
+          .catch((e: Error) => this.onError(e.message));
+      },
+      backoff(RETRY_MS, this.joinFailures++),
+    );
+  }
+
+  private cancelRetry(): void {
+    if (this.joinRetry) clearTimeout(this.joinRetry);
+    this.joinRetry = null;
   }
 
   get available(): boolean {
@@ -174,6 +227,8 @@ export class VoiceMedia {
   }
 
   close(): void {
+    this.closed = true;
+    this.cancelRetry();
     for (const off of this.offs) off();
     this.reset();
     for (const track of this.local.value?.getTracks() ?? []) track.stop();
@@ -185,6 +240,8 @@ export class VoiceMedia {
     this.producer = null;
     for (const c of this.consumers.values()) c?.close();
     this.consumers.clear();
+    for (const timer of this.consumeRetries) clearTimeout(timer);
+    this.consumeRetries.clear();
     this.resumed.clear();
     this.remote.clear();
     this.speakers.clear();
@@ -222,12 +279,30 @@ export class VoiceMedia {
     this.announce(String(d.user_id), d.producer_id);
   }
 
-  private announce(userId: string, producerId: string): void {
-    if (userId === this.selfId || this.consumers.has(producerId) || !this.recv) return;
+  private announce(userId: string, producerId: string, failures = 0): void {
+    if (userId === this.selfId || !this.recv) return;
+    if (failures === 0 && this.consumers.has(producerId)) return;
     this.consumers.set(producerId, null);
+    const recv = this.recv;
     this.queue = this.queue
       .then(() => this.consume(userId, producerId))
-      .catch((error: Error) => this.onError(`无法接收 ${userId} 的声音: ${error.message}`));
+      .catch((error: Error) => {
+        const wanted = this.recv === recv && this.consumers.get(producerId) === null;
+        if (wanted && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
+          const timer = setTimeout(
+            () => {
+              this.consumeRetries.delete(timer);
+              if (this.recv === recv && this.consumers.get(producerId) === null) {
+                this.announce(userId, producerId, failures + 1);
+              }
+            },
+            backoff(RETRY_MS, failures),
+          );
+          this.consumeRetries.add(timer);
+          return;
+        }
+        this.onError(`无法接收 ${userId} 的声音: ${error.message}`);
+      });
   }
 
   private async consume(userId: string, producerId: string): Promise<void> {

@@ -91,7 +91,8 @@ export async function receivesMediaOf(
 
 /**
  * Waits until a voice-room page receives `from`'s audio (inbound bytes of its consumer),
- * then until the bytes keep growing.
+ * then until the bytes keep growing; a failure says what the page's audio reported (its
+ * status and reason) and the error the page shows.
  */
 export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
   const bytes = async () => {
@@ -105,7 +106,16 @@ export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
     if (first === 0 && now.of > 0) first = now.of;
     else if (first > 0 && now.of > first) return;
     if (Date.now() > deadline) {
-      throw new Error(`no growing audio of ${from} (first ${first}): ${JSON.stringify(now.all)}`);
+      const audio = await page.evaluate(() =>
+        (
+          globalThis as unknown as { rooms: { room: { audio?(): unknown } | null } }
+        ).rooms.room?.audio?.(),
+      );
+      const shown = await page.locator('[role=alert]').allInnerTexts();
+      throw new Error(
+        `no growing audio of ${from} (first ${first}): ${JSON.stringify(now.all)}; ` +
+          `audio ${JSON.stringify(audio)}; shown ${JSON.stringify(shown)}`,
+      );
     }
     await sleep(250);
   }

@@ -1,0 +1,266 @@
+/**
+ * The web client's voice-room audio (web/src/voice-media.ts) against a scripted socket and
+ * device: a `voice.media.join` that is not answered in time, or answered "try again", is
+ * tried again with backoff (each try waiting longer for its answer) until the media is
+ * joined, then the listed producers are consumed and a seat holder whose microphone is open
+ * sends; a refusal that will not pass is shown and not retried; a consumer that failed for a
+ * passing reason is made on a later try; close() ends every retry.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+
+/**
+ * What the test uses of the module. It is loaded by a name the server's type check does not
+ * follow: the module is the page's (DOM types, Vite's imports) and web/'s vue-tsc checks it.
+ */
+interface VoiceMediaLike {
+  readonly status: { value: string };
+  readonly reason: { value: string };
+  readonly remote: Map<string, unknown>;
+  join(): Promise<void>;
+  publish(): Promise<boolean>;
+  close(): void;
+}
+const PAGE_MODULE = '../../web/src/voice-media.ts';
+const { VoiceMedia } = (await import(PAGE_MODULE)) as {
+  VoiceMedia: new (
+    ws: ScriptedSocket,
+    roomId: string,
+    selfId: string,
+    onError: (message: string) => void,
+    makeDevice: () => unknown,
+  ) => VoiceMediaLike;
+};
+
+/** The shape of web/src/ws.ts's WsError (a DOM module). */
+class WsError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
+
+const ROOM = 'vr_room';
+const JOINED = {
+  router_id: 'router-1',
+  rtp_capabilities: {},
+  producers: [{ user_id: '7', producer_id: 'producer-of-7', kind: 'audio' }],
+};
+
+type Answer = (data: Record<string, unknown>) => Promise<unknown>;
+
+/** A socket whose answers the test scripts per event; it records every request. */
+class ScriptedSocket {
+  readonly requests: { event: string; data: Record<string, unknown>; timeoutMs?: number }[] = [];
+  readonly answers = new Map<string, Answer[]>();
+  request<T>(event: string, data: unknown, options: { timeoutMs?: number } = {}): Promise<T> {
+    const d = data as Record<string, unknown>;
+    this.requests.push({ event, data: d, timeoutMs: options.timeoutMs });
+    const queue = this.answers.get(event) ?? [];
+    const answer = queue.length > 1 ? queue.shift()! : queue[0];
+    return (answer ? answer(d) : Promise.resolve({})) as Promise<T>;
+  }
+  on(): () => void {
+    return () => undefined;
+  }
+  /** The answers to `event`, in order; the last one answers every later request. */
+  script(event: string, ...answers: Answer[]) {
+    this.answers.set(event, answers);
+  }
+  sent(event: string) {
+    return this.requests.filter((r) => r.event === event);
+  }
+}
+
+const fails = (reason: string) => () => Promise.reject(new WsError(`refused: ${reason}`, reason));
+const answers = (value: unknown) => () => Promise.resolve(value);
+
+/** A device whose transports consume and produce without a browser. */
+function scriptedDevice(produced: string[]) {
+  const transport = ({ id }: { id: string }) => ({
+    id,
+    on: () => undefined,
+    close: () => undefined,
+    consume: (info: { id: string }) =>
+      Promise.resolve({
+        id: info.id,
+        track: {},
+        rtpParameters: { encodings: [{ ssrc: 1 }] },
+        close: () => undefined,
+      }),
+    produce: () => {
+      produced.push(id);
+      return Promise.resolve({ id: 'my-producer', close: () => undefined });
+    },
+  });
+  return {
+    load: () => Promise.resolve(),
+    rtpCapabilities: {},
+    createRecvTransport: transport,
+    createSendTransport: transport,
+  };
+}
+
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+function voiceMedia(socket: ScriptedSocket) {
+  const errors: string[] = [];
+  const produced: string[] = [];
+  const media = new VoiceMedia(
+    socket,
+    ROOM,
+    '1',
+    (m) => errors.push(m),
+    () => scriptedDevice(produced),
+  );
+  return { media, errors, produced };
+}
+
+describe('web client voice media', () => {
+  beforeEach(() => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const g = globalThis as Record<string, unknown>;
+    g.MediaStream = class {};
+    const track = { enabled: true, stop: () => undefined };
+    g.navigator = {
+      mediaDevices: {
+        getUserMedia: () =>
+          Promise.resolve({ getAudioTracks: () => [track], getTracks: () => [track] }),
+      },
+    };
+  });
+  afterEach(() => mock.timers.reset());
+
+  it('tries an unanswered join again, waiting longer each time, then hears the seats', async () => {
+    const socket = new ScriptedSocket();
+    const noAnswer = fails('TIMEOUT');
+    socket.script('voice.media.join', noAnswer, noAnswer, answers(JOINED));
+    socket.script('voice.transport.create', answers({ id: 'recv-1' }));
+    socket.script('voice.consume.start', (d) =>
+      Promise.resolve({ id: `c-${String(d.producer_id)}` }),
+    );
+    const { media, errors } = voiceMedia(socket);
+
+    await media.join();
+    assert.deepEqual([media.status.value, media.reason.value], ['unavailable', 'refused: TIMEOUT']);
+    mock.timers.tick(999);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 1, 'the first retry after 1 s');
+    mock.timers.tick(1);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 2);
+    mock.timers.tick(1_999);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 2, 'the second after 2 s more');
+    mock.timers.tick(1);
+    await settle();
+    assert.deepEqual(
+      socket.sent('voice.media.join').map((r) => r.timeoutMs),
+      [4_000, 8_000, 10_000],
+    );
+    assert.equal(media.status.value, 'ready');
+    assert.deepEqual(
+      socket.sent('voice.consume.start').map((r) => r.data.producer_id),
+      ['producer-of-7'],
+    );
+    assert.deepEqual([...media.remote.keys()], ['7']);
+    assert.deepEqual(errors, []);
+    mock.timers.tick(60_000);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 3, 'nothing more once joined');
+    media.close();
+  });
+
+  it('a seat holder who went live without media sends once a retried join succeeds', async () => {
+    const socket = new ScriptedSocket();
+    socket.script(
+      'voice.media.join',
+      fails('MEDIA_SERVER_ERROR'),
+      answers({ ...JOINED, producers: [] }),
+    );
+    socket.script('voice.transport.create', (d) =>
+      Promise.resolve({ id: `${String(d.direction)}-1` }),
+    );
+    const { media, produced } = voiceMedia(socket);
+
+    await media.join();
+    assert.equal(await media.publish(), false, 'the microphone opens, nothing is sent');
+    mock.timers.tick(1_000);
+    await settle();
+    assert.equal(media.status.value, 'ready');
+    assert.deepEqual(produced, ['send-1']);
+    media.close();
+  });
+
+  it('shows a refusal that will not pass, and does not try it again', async () => {
+    const socket = new ScriptedSocket();
+    socket.script('voice.media.join', fails('VOICE_MEDIA_NOT_JOINED'));
+    const { media } = voiceMedia(socket);
+
+    await media.join();
+    mock.timers.tick(120_000);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 1);
+    assert.deepEqual(
+      [media.status.value, media.reason.value],
+      ['unavailable', 'refused: VOICE_MEDIA_NOT_JOINED'],
+    );
+    media.close();
+  });
+
+  it('close() ends a pending retry; a new join replaces it', async () => {
+    const socket = new ScriptedSocket();
+    socket.script('voice.media.join', fails('TIMEOUT'));
+    const { media } = voiceMedia(socket);
+
+    await media.join();
+    await media.join(); // a new socket's join: one retry pending (its second failure), not two
+    mock.timers.tick(2_000);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 3);
+    media.close();
+    mock.timers.tick(120_000);
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 3, 'nothing after close');
+  });
+
+  it('makes a consumer again after a passing failure; shows a lasting one once', async () => {
+    const socket = new ScriptedSocket();
+    socket.script(
+      'voice.media.join',
+      answers({
+        ...JOINED,
+        producers: [
+          ...JOINED.producers,
+          { user_id: '8', producer_id: 'producer-of-8', kind: 'audio' },
+        ],
+      }),
+    );
+    socket.script('voice.transport.create', answers({ id: 'recv-1' }));
+    const tries = new Map<string, number>();
+    socket.script('voice.consume.start', (d) => {
+      const producer = String(d.producer_id);
+      const n = (tries.get(producer) ?? 0) + 1;
+      tries.set(producer, n);
+      if (producer === 'producer-of-8') return fails('CONSUME_NOT_ALLOWED')();
+      return n <= 2 ? fails('MEDIA_SERVER_ERROR')() : Promise.resolve({ id: `c-${producer}` });
+    });
+    const { media, errors } = voiceMedia(socket);
+
+    await media.join();
+    await settle();
+    assert.deepEqual([...media.remote.keys()], []);
+    mock.timers.tick(1_000);
+    await settle();
+    mock.timers.tick(2_000);
+    await settle();
+    assert.deepEqual([...media.remote.keys()], ['7']);
+    assert.deepEqual(Object.fromEntries(tries), { 'producer-of-7': 3, 'producer-of-8': 1 });
+    assert.deepEqual(errors, ['无法接收 8 的声音: refused: CONSUME_NOT_ALLOWED']);
+    media.close();
+  });
+});
