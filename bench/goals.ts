@@ -106,7 +106,13 @@ export const GOALS: readonly Goal[] = [
   ),
   atMost(
     'scale_connections_10000_connect_storm_max_stall_ms',
-    '10,000 sockets connecting at 2,000/s: longest event-loop stall',
+    '10,000 sockets connecting at 2,000/s: longest event-loop stall (median of 3 storms)',
+    50,
+    ' ms',
+  ),
+  atMost(
+    'scale_connections_10000_connect_storm_worst_stall_ms',
+    '10,000 sockets connecting at 2,000/s: longest event-loop stall (worst storm)',
     50,
     ' ms',
   ),

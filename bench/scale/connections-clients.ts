@@ -11,6 +11,8 @@
  * - `refollow` → `refollow {follows, ms}`: every socket unfollows and follows its rooms
  *   again, all at once
  * - `open` → `open {sockets}`: how many are still open
+ * - `drop` → `drop {sockets}`: closes every socket (as a network cut would: no close frame)
+ *   and forgets them, so that the next `storm` reconnects them all
  */
 import WebSocket from 'ws';
 import { JwtTokens } from '../../src/accounts/tokens.js';
@@ -29,6 +31,7 @@ type Command =
     }
   | { type: 'refollow' }
   | { type: 'open' }
+  | { type: 'drop' }
   | { type: 'exit' };
 
 interface Client {
@@ -90,11 +93,13 @@ function connect(url: string, token: string, rooms: string[]): Promise<boolean> 
   });
 }
 
+/** Tokens by socket index, minted once: a reconnect storm presents the same ones. */
+const minted: string[] = [];
+
 async function storm(command: Extract<Command, { type: 'storm' }>) {
   const tokens = new JwtTokens({ secret: command.secret, ttlS: 86_400, clock: systemClock });
   // Minted first: signing must not slow the storm down.
-  const minted: string[] = [];
-  for (let i = 0; i < command.sockets; i++) {
+  for (let i = minted.length; i < command.sockets; i++) {
     const userId = userIdOf(i);
     minted.push(
       (await tokens.issue({ userId, appCode: command.appCode, username: `user${userId}` })).token,
@@ -134,6 +139,23 @@ async function refollow() {
   };
 }
 
+async function drop() {
+  const dropped = clients.splice(0);
+  await Promise.all(
+    dropped.map(
+      (c) =>
+        new Promise((resolve) => {
+          if (c.ws.readyState === WebSocket.CLOSED) return resolve(undefined);
+          c.ws.once('close', resolve);
+          c.ws.terminate();
+        }),
+    ),
+  );
+  refused = 0;
+  failures.clear();
+  return { sockets: dropped.length };
+}
+
 process.on('message', (command: Command) => {
   void (async () => {
     switch (command.type) {
@@ -148,6 +170,9 @@ process.on('message', (command: Command) => {
           type: 'open',
           sockets: clients.filter((c) => c.ws.readyState === WebSocket.OPEN).length,
         });
+        break;
+      case 'drop':
+        send({ type: 'drop', ...(await drop()) });
         break;
       case 'exit':
         for (const c of clients) c.ws.terminate();
