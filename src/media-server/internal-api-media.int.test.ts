@@ -175,6 +175,25 @@ void describe(
         rtp_capabilities: { codecs: [] },
       });
       assert.deepEqual([incompatible.status, incompatible.body.reason], [400, 'CANNOT_CONSUME']);
+      // Capabilities with no codec of the (VP8) producer, and a codec that mediasoup rejects.
+      const audioOnly = {
+        codecs: [{ kind: 'audio', mimeType: 'audio/opus', clockRate: 48000, channels: 2 }],
+      };
+      for (const rtp_capabilities of [
+        audioOnly,
+        { codecs: [{ kind: 'video', mimeType: 'VP8', clockRate: 90000 }] },
+      ]) {
+        const refused = await call(server, 'POST', '/internal/v1/consumers', {
+          transport_id: recv.id,
+          producer_id: producerId,
+          rtp_capabilities,
+        });
+        assert.deepEqual(
+          [refused.status, refused.body.reason],
+          [400, 'CANNOT_CONSUME'],
+          JSON.stringify(rtp_capabilities),
+        );
+      }
       assert.equal(
         (await call(server, 'POST', '/internal/v1/consumers', { transport_id: recv.id })).status,
         400,

@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { MediaServer } from '../../media-server/server.js';
+import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import { errors } from '../../shared/error-codes.js';
 import {
   CLIENT_DTLS,
   mediaSkipReason,
@@ -307,6 +309,97 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     const outsider = await stack.connect('99');
     const refused = await outsider.request('meeting.room.leave', { room_code: code });
     assert.deepEqual([refused.code, refused.message], [-1, '你当前未在会议中']);
+  });
+
+  /** `client` consumes every producer of `producerIds` on a recv transport of its own. */
+  const consumeAll = async (client: TestClient, producerIds: string[]) => {
+    const recv = await client.request('meeting.transport.create', {
+      room_code: code,
+      direction: 'recv',
+    });
+    const rtpCapabilities = (await stack.media.createRouter(mediaRoom(code))).rtpCapabilities;
+    const consumerIds: string[] = [];
+    for (const producerId of producerIds) {
+      const consumed = await client.request('meeting.consume.start', {
+        room_code: code,
+        transport_id: recv.data.id,
+        producer_id: producerId,
+        rtp_capabilities: rtpCapabilities,
+      });
+      assert.equal(consumed.code, 0, consumed.message);
+      consumerIds.push(consumed.data.id as string);
+    }
+    return consumerIds;
+  };
+
+  /** The signalling's media calls, counted by method, and made to fail where asked. */
+  const counted = (fail: { closeTransport?: (id: string) => boolean } = {}) => {
+    const calls = new Map<string, number>();
+    const wrap = (media: MediaOrchestrator): MediaOrchestrator =>
+      new Proxy(media, {
+        get(target, name, receiver) {
+          const value: unknown = Reflect.get(target, name, receiver);
+          if (typeof name !== 'string' || typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            calls.set(name, (calls.get(name) ?? 0) + 1);
+            if (name === 'closeTransport' && fail.closeTransport?.(args[0] as string)) {
+              return Promise.reject(errors.MEDIA_SERVER_ERROR());
+            }
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        },
+      });
+    return { calls, wrap };
+  };
+
+  void it('a leave closes the consumers with their transport, without a call of their own', async () => {
+    await stack.close();
+    const media = counted();
+    stack = await startStack(server, { wrapMedia: media.wrap });
+    stack.membership.add(code, '16', '17');
+    const host = await joined('16');
+    const member = await joined('17');
+    const { producerIds } = await publish(member, true);
+    const consumerIds = await consumeAll(host, producerIds);
+    assert.equal(server.registry.stats.consumers, 2);
+
+    const ack = await host.request('meeting.room.leave', { room_code: code });
+    assert.deepEqual([ack.code, ack.data], [0, {}]);
+    assert.equal(server.registry.stats.consumers, 0, 'closed with the recv transport');
+    for (const id of consumerIds) assert.throws(() => server.registry.consumer(id));
+    assert.equal(media.calls.get('closeConsumer') ?? 0, 0);
+    assert.equal(media.calls.get('closeTransport'), 1);
+    assert.deepEqual(await stack.state.resources({ appCode: 'default', roomId: code }, '16'), {
+      transports: [],
+      producers: [],
+      consumers: [],
+    });
+    assert.equal(server.registry.stats.producers, 2, 'the member’s producers stay');
+  });
+
+  void it('a leave whose transport did not close closes each consumer itself and keeps the transport recorded', async () => {
+    await stack.close();
+    let failing = '';
+    const media = counted({ closeTransport: (id) => id === failing });
+    stack = await startStack(server, { wrapMedia: media.wrap });
+    stack.membership.add(code, '16', '17');
+    const host = await joined('16');
+    const member = await joined('17');
+    const { producerIds } = await publish(member, true);
+    const consumerIds = await consumeAll(host, producerIds);
+    const key = { appCode: 'default', roomId: code };
+    failing = (await stack.state.resources(key, '16')).transports[0]!.id;
+
+    const ack = await host.request('meeting.room.leave', { room_code: code });
+    assert.equal(ack.code, -1, 'the failed close is answered');
+    for (const id of consumerIds) assert.throws(() => server.registry.consumer(id));
+    assert.equal(media.calls.get('closeConsumer'), 2);
+    const left = await stack.state.resources(key, '16');
+    assert.deepEqual(
+      [left.transports.map((t) => t.id), left.consumers],
+      [[failing], []],
+      'what did not close stays recorded, for the next attempt',
+    );
   });
 
   void it('the close of the user’s last socket on the meeting releases its media and tells the meeting; an earlier one does not', async () => {

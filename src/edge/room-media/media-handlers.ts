@@ -172,9 +172,13 @@ export class MediaHandlers {
 
   /**
    * Closes everything the user holds in the meeting on the media server (producers first,
-   * so the others' consumers of them go too, then consumers, then transports; each close
-   * counts 404 as done) and forgets what was closed; announces each closed producer. What
-   * failed to close stays recorded for the next attempt, and the first failure is thrown.
+   * so the others' consumers of them go too, then transports, whose consumers close with
+   * them; each close counts 404 as done) and forgets what was closed; announces each closed
+   * producer. A consumer lives on one of its user's own transports (consume checks it): once
+   * every transport of the user closed, so did every consumer, with no call of its own (at 8
+   * members, 7 calls fewer per leave). Otherwise (a holder's share only, or a transport that
+   * did not close) each consumer is closed itself. What failed to close stays recorded for
+   * the next attempt, and the first failure is thrown.
    * `holder`: only what that (dead) node process's sockets made.
    */
   async release(
@@ -216,15 +220,17 @@ export class MediaHandlers {
     };
     await closeAll(held.producers, (p) => media.closeProducer(p.id), closed.producers);
     await closeAll(
-      held.consumers.map((c) => c.id),
-      (id) => media.closeConsumer(id),
-      closed.consumers,
-    );
-    await closeAll(
       held.transports.map((t) => t.id),
       (id) => media.closeTransport(id),
       closed.transports,
     );
+    const consumerIds = held.consumers.map((c) => c.id);
+    const everyTransportClosed =
+      holder === undefined &&
+      held.transports.length > 0 &&
+      closed.transports.length === held.transports.length;
+    if (everyTransportClosed) closed.consumers.push(...consumerIds);
+    else await closeAll(consumerIds, (id) => media.closeConsumer(id), closed.consumers);
     const ids: MediaResourceIds = {
       producers: closed.producers.map((p) => p.id),
       consumers: closed.consumers,

@@ -12,6 +12,7 @@ import { silentLogger } from '../../../cell/testing/harness.js';
 import { refuse } from '../../../domain/meeting/errors.js';
 import type { MediaServer } from '../../../media-server/server.js';
 import { mediaRoomOf, singleMediaServer } from '../../../meeting/media-servers.js';
+import type { MediaOrchestrator } from '../../../meeting/media-orchestrator.js';
 import { TEST_TOKEN } from '../../../media-server/testing/harness.js';
 import { RealtimePublisher } from '../../../realtime/publisher.js';
 import { AppError } from '../../../shared/errors.js';
@@ -121,7 +122,13 @@ export const TEST_MEDIA_SERVER = 'media-test';
 
 export async function startStack(
   mediaServer: MediaServer,
-  options: { internalToken?: string; liveRefreshMs?: number; nodeId?: string } = {},
+  options: {
+    internalToken?: string;
+    liveRefreshMs?: number;
+    nodeId?: string;
+    /** Wraps the orchestrator the signalling uses (to count or fail its calls). */
+    wrapMedia?: (media: MediaOrchestrator) => MediaOrchestrator;
+  } = {},
 ): Promise<Stack> {
   const bus = new MemoryRealtimeBus();
   const publisher = new RealtimePublisher({ bus, logger: silentLogger });
@@ -145,7 +152,7 @@ export async function startStack(
   const signalling = new MeetingSignalling({
     hub,
     membership,
-    media: singleMediaServer(TEST_MEDIA_SERVER, media),
+    media: singleMediaServer(TEST_MEDIA_SERVER, options.wrapMedia?.(media) ?? media),
     state,
     broadcaster: publisher,
     logger: silentLogger,
