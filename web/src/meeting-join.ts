@@ -2,32 +2,12 @@
  * Joining a meeting from anywhere (the lobby, a meeting code, an invite card): POST join,
  * asking for the password when the meeting wants one (会议需要密码, or 会议密码错误 to try
  * again), then the meeting page. The join's router capabilities are kept for the tab
- * (sessionStorage), so a reload of the meeting page can load the device without joining
- * again (GET room does not carry them).
+ * (./kept-router.ts).
  */
 import { reactive } from 'vue';
 import { ApiError, call, errorText, requestId } from './api';
 import { navigate, notice, pathOf } from './app-state';
-
-export interface RouterInfo {
-  router_id: string | null;
-  rtp_capabilities: unknown;
-}
-
-const key = (code: string) => `rooms.meeting.${code}`;
-
-export function keepRouter(code: string, info: RouterInfo): void {
-  sessionStorage.setItem(key(code), JSON.stringify(info));
-}
-
-export function keptRouter(code: string): RouterInfo | null {
-  const raw = sessionStorage.getItem(key(code));
-  return raw ? (JSON.parse(raw) as RouterInfo) : null;
-}
-
-export function forgetRouter(code: string): void {
-  sessionStorage.removeItem(key(code));
-}
+import { keepRouter, type RouterInfo } from './kept-router';
 
 /** The password dialog's state (PasswordPrompt.vue). */
 export const passwordPrompt = reactive<{ code: string | null; error: string; busy: boolean }>({

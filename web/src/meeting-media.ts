@@ -20,7 +20,9 @@
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { reactive, shallowRef } from 'vue';
-import { keepRouter } from './meeting-join';
+import { keepRouter } from './kept-router';
+import { isTransient } from './recovery';
+import { backoff, CONSUME_ATTEMPTS, RETRY_MS, RetryTimers } from './retry';
 import type { Frame, RealtimeClient } from './ws';
 
 export interface RemoteMedia {
@@ -44,13 +46,21 @@ interface ConsumerInfo {
   rtpParameters: never;
 }
 
+/** What the media uses of the socket (./ws.ts's RealtimeClient). */
+export type MeetingMediaSocket = Pick<RealtimeClient, 'request' | 'on'>;
+/** What the media uses of mediasoup-client's Device (a seam for the tests). */
+export type MeetingMediaDevice = Pick<
+  Device,
+  'load' | 'rtpCapabilities' | 'createRecvTransport' | 'createSendTransport'
+>;
+
 export class MeetingMedia {
   /** Other members' streams, by user id. */
   readonly remote = reactive(new Map<number, RemoteMedia>());
   readonly local = shallowRef<MediaStream | null>(null);
   /** Why there is no camera / microphone, when there is none. */
   readonly deviceError = shallowRef('');
-  private device = new Device();
+  private device: MeetingMediaDevice;
   private send: Transport | null = null;
   private recv: Transport | null = null;
   private readonly producers = new Map<'audio' | 'video', Producer>();
@@ -61,17 +71,21 @@ export class MeetingMedia {
   private generation = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly offs: (() => void)[] = [];
+  /** Consumers that failed for a passing reason, made again later (see ./retry.ts). */
+  private readonly consumeRetries = new RetryTimers();
   private closed = false;
   private enabled = { audio: true, video: true };
   /** The previous socket's producers, closed once the page is back (see `start`). */
   private leftBehind: string[] = [];
 
   constructor(
-    private readonly ws: RealtimeClient,
+    private readonly ws: MeetingMediaSocket,
     private readonly roomCode: string,
     private readonly selfId: number,
     private readonly onError: (message: string) => void,
+    private readonly makeDevice: () => MeetingMediaDevice = () => new Device(),
   ) {
+    this.device = makeDevice();
     this.offs.push(
       ws.on('meeting.member.producer.new', (f) => this.onProducer(f)),
       ws.on('meeting.media.reset', (f) => void this.onReset(f)),
@@ -91,7 +105,7 @@ export class MeetingMedia {
       if (d.rtp_capabilities) {
         // A reload of the page loads the device with what the tab kept: the new router's.
         keepRouter(this.roomCode, { router_id: d.router_id, rtp_capabilities: d.rtp_capabilities });
-        const device = new Device();
+        const device = this.makeDevice();
         await device.load({ routerRtpCapabilities: d.rtp_capabilities });
         this.device = device;
       }
@@ -281,6 +295,7 @@ export class MeetingMedia {
     this.recv = null;
     this.remote.clear();
     this.waiting = [];
+    this.consumeRetries.clear();
   }
 
   private waiting: { producerId: string; userId: number; generation: number }[] = [];
@@ -321,14 +336,28 @@ export class MeetingMedia {
   /** Consumes the waiting producers one at a time, once the recv transport exists. */
   private pump(): void {
     if (!this.recv) return;
-    const next = this.waiting.splice(0);
-    for (const item of next) {
-      this.queue = this.queue
-        .then(() => this.consume(item.producerId, item.userId, item.generation))
-        .catch((error: Error) =>
-          this.onError(`无法接收成员 ${item.userId} 的媒体: ${error.message}`),
-        );
-    }
+    for (const item of this.waiting.splice(0)) this.enqueue(item, 0);
+  }
+
+  /** Consumes `item` after what is queued; a failure that may pass is tried again later. */
+  private enqueue(
+    item: { producerId: string; userId: number; generation: number },
+    failures: number,
+  ) {
+    // Still announced and not consumed, on the same socket's transports.
+    const wanted = () =>
+      item.generation === this.generation && this.consumers.get(item.producerId) === null;
+    this.queue = this.queue
+      .then(() => this.consume(item.producerId, item.userId, item.generation))
+      .catch((error: Error) => {
+        if (wanted() && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
+          this.consumeRetries.later(backoff(RETRY_MS, failures), () => {
+            if (wanted()) this.enqueue(item, failures + 1);
+          });
+          return;
+        }
+        this.onError(`无法接收成员 ${item.userId} 的媒体: ${error.message}`);
+      });
   }
 
   private async consume(producerId: string, userId: number, generation: number): Promise<void> {

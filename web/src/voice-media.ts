@@ -22,6 +22,7 @@ import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { reactive, ref, shallowRef } from 'vue';
 import { isTransient } from './recovery';
+import { backoff, CONSUME_ATTEMPTS, RETRY_MS, RetryTimers } from './retry';
 import type { Frame, RealtimeClient } from './ws';
 
 export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
@@ -39,13 +40,6 @@ interface JoinAnswer {
  * answers a retry that it could not answer in time).
  */
 const JOIN_TIMEOUT_MS = { first: 4_000, max: 10_000 };
-/** A transiently failed join or consume is tried again this long after, doubling up to `max`. */
-const RETRY_MS = { first: 1_000, max: 15_000 };
-/** A consumer is given up (the error shown) after this many transient failures in a row. */
-const CONSUME_ATTEMPTS = 5;
-
-const backoff = (limits: { first: number; max: number }, failures: number) =>
-  Math.min(limits.max, limits.first * 2 ** failures);
 
 /** What the media uses of the socket (./ws.ts's RealtimeClient). */
 export type VoiceMediaSocket = Pick<RealtimeClient, 'request' | 'on'>;
@@ -71,10 +65,10 @@ export class VoiceMedia {
   private readonly resumed = new Set<string>();
   private readonly offs: (() => void)[] = [];
   private queue: Promise<unknown> = Promise.resolve();
-  /** Transient join failures in a row, and the timer of the next try. */
+  /** Transient join failures in a row, and the next try's timer. */
   private joinFailures = 0;
-  private joinRetry: ReturnType<typeof setTimeout> | null = null;
-  private readonly consumeRetries = new Set<ReturnType<typeof setTimeout>>();
+  private readonly joinRetry = new RetryTimers();
+  private readonly consumeRetries = new RetryTimers();
   private closed = false;
 
   constructor(
@@ -104,7 +98,7 @@ export class VoiceMedia {
   /** Joins the room's media (after every room.subscribe: a new socket has none). */
   async join(): Promise<void> {
     if (this.closed) return;
-    this.cancelRetry();
+    this.joinRetry.clear();
     const leftBehind = this.producer?.id;
     this.reset();
     this.status.value = 'checking';
@@ -142,21 +136,12 @@ export class VoiceMedia {
     this.status.value = 'unavailable';
     this.reason.value = (error as Error).message;
     if (this.closed || !isTransient(error)) return;
-    this.joinRetry = setTimeout(
-      () => {
-        this.joinRetry = null;
-        void this.join()
-          // The seat holder went live without media (the page confirmed): sends now.
-          .then(() => (this.available && this.local.value ? this.publish() : false))
-          .catch((e: Error) => this.onError(e.message));
-      },
-      backoff(RETRY_MS, this.joinFailures++),
-    );
-  }
-
-  private cancelRetry(): void {
-    if (this.joinRetry) clearTimeout(this.joinRetry);
-    this.joinRetry = null;
+    this.joinRetry.later(backoff(RETRY_MS, this.joinFailures++), () => {
+      void this.join()
+        // The seat holder went live without media (the page confirmed): sends now.
+        .then(() => (this.available && this.local.value ? this.publish() : false))
+        .catch((e: Error) => this.onError(e.message));
+    });
   }
 
   get available(): boolean {
@@ -228,7 +213,7 @@ export class VoiceMedia {
 
   close(): void {
     this.closed = true;
-    this.cancelRetry();
+    this.joinRetry.clear();
     for (const off of this.offs) off();
     this.reset();
     for (const track of this.local.value?.getTracks() ?? []) track.stop();
@@ -240,7 +225,6 @@ export class VoiceMedia {
     this.producer = null;
     for (const c of this.consumers.values()) c?.close();
     this.consumers.clear();
-    for (const timer of this.consumeRetries) clearTimeout(timer);
     this.consumeRetries.clear();
     this.resumed.clear();
     this.remote.clear();
@@ -289,16 +273,11 @@ export class VoiceMedia {
       .catch((error: Error) => {
         const wanted = this.recv === recv && this.consumers.get(producerId) === null;
         if (wanted && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
-          const timer = setTimeout(
-            () => {
-              this.consumeRetries.delete(timer);
-              if (this.recv === recv && this.consumers.get(producerId) === null) {
-                this.announce(userId, producerId, failures + 1);
-              }
-            },
-            backoff(RETRY_MS, failures),
-          );
-          this.consumeRetries.add(timer);
+          this.consumeRetries.later(backoff(RETRY_MS, failures), () => {
+            if (this.recv === recv && this.consumers.get(producerId) === null) {
+              this.announce(userId, producerId, failures + 1);
+            }
+          });
           return;
         }
         this.onError(`无法接收 ${userId} 的声音: ${error.message}`);

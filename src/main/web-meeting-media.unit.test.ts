@@ -1,0 +1,179 @@
+/**
+ * The web client's meeting media (web/src/meeting-media.ts) against a scripted socket and
+ * device: a producer whose consumer could not be made for a reason that may pass
+ * (`MEDIA_SERVER_ERROR`, no answer) is consumed on a later try, with backoff; a refusal that
+ * will not pass is shown once; a retry of a previous socket's transports is dropped.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+
+/**
+ * What the test uses of the module. It is loaded by a name the server's type check does not
+ * follow: the module is the page's (DOM types, Vite's imports) and web/'s vue-tsc checks it.
+ */
+interface MeetingMediaLike {
+  readonly remote: Map<number, { audio: unknown; audioConsumerId: string | null }>;
+  prepare(): void;
+  start(): Promise<void>;
+  close(): void;
+}
+const PAGE_MODULE = '../../web/src/meeting-media.ts';
+const { MeetingMedia } = (await import(PAGE_MODULE)) as {
+  MeetingMedia: new (
+    ws: ScriptedSocket,
+    roomCode: string,
+    selfId: number,
+    onError: (message: string) => void,
+    makeDevice: () => unknown,
+  ) => MeetingMediaLike;
+};
+
+/** The shape of web/src/ws.ts's WsError (a DOM module). */
+class WsError extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
+
+const CODE = '123-456-789';
+type Answer = (data: Record<string, unknown>) => Promise<unknown>;
+
+/** A socket whose answers the test scripts per event, and that delivers frames it is given. */
+class ScriptedSocket {
+  readonly requests: { event: string; data: Record<string, unknown> }[] = [];
+  private readonly answers = new Map<string, Answer>();
+  private readonly handlers = new Map<string, (frame: { data: unknown }) => void>();
+  request<T>(event: string, data: unknown): Promise<T> {
+    const d = data as Record<string, unknown>;
+    this.requests.push({ event, data: d });
+    return (this.answers.get(event)?.(d) ?? Promise.resolve({})) as Promise<T>;
+  }
+  on(event: string, handler: (frame: { data: unknown }) => void): () => void {
+    this.handlers.set(event, handler);
+    return () => this.handlers.delete(event);
+  }
+  script(event: string, answer: Answer) {
+    this.answers.set(event, answer);
+  }
+  deliver(event: string, data: unknown) {
+    this.handlers.get(event)?.({ data });
+  }
+  sent(event: string) {
+    return this.requests.filter((r) => r.event === event);
+  }
+}
+
+const refused = (reason: string) => Promise.reject(new WsError(`refused: ${reason}`, reason));
+
+/** A device whose transports consume without a browser. */
+const scriptedDevice = () => {
+  const transport = ({ id }: { id: string }) => ({
+    id,
+    on: () => undefined,
+    close: () => undefined,
+    consume: (info: { id: string; kind: string }) =>
+      Promise.resolve({ id: info.id, kind: info.kind, track: {}, close: () => undefined }),
+  });
+  return {
+    load: () => Promise.resolve(),
+    rtpCapabilities: {},
+    createRecvTransport: transport,
+    createSendTransport: transport,
+  };
+};
+
+const settle = async () => {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** A started meeting media whose `consume.start` answers per producer as `consume` says. */
+async function started(consume: (producerId: string, attempt: number) => Promise<unknown>) {
+  const socket = new ScriptedSocket();
+  socket.script('meeting.transport.create', (d) =>
+    Promise.resolve({ id: `${String(d.direction)}-1` }),
+  );
+  const attempts = new Map<string, number>();
+  socket.script('meeting.consume.start', (d) => {
+    const producerId = String(d.producer_id);
+    const n = (attempts.get(producerId) ?? 0) + 1;
+    attempts.set(producerId, n);
+    return consume(producerId, n);
+  });
+  const errors: string[] = [];
+  const media = new MeetingMedia(socket, CODE, 1, (m) => errors.push(m), scriptedDevice);
+  media.prepare();
+  await media.start();
+  const announce = (userId: number, producerId: string) =>
+    socket.deliver('meeting.member.producer.new', {
+      room_code: CODE,
+      user_id: userId,
+      producer_id: producerId,
+      kind: 'audio',
+      closed: false,
+    });
+  return { socket, media, errors, attempts, announce };
+}
+
+const consumed = (producerId: string) =>
+  Promise.resolve({ id: `c-${producerId}`, producerId, kind: 'audio', rtpParameters: {} });
+
+describe('web client meeting media', () => {
+  beforeEach(() => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    (globalThis as Record<string, unknown>).MediaStream = class {};
+  });
+  afterEach(() => mock.timers.reset());
+
+  it('consumes a producer on a later try after failures that may pass, with backoff', async () => {
+    const { media, errors, attempts, announce } = await started((producerId, n) =>
+      n <= 2 ? refused(n === 1 ? 'TIMEOUT' : 'MEDIA_SERVER_ERROR') : consumed(producerId),
+    );
+    announce(7, 'p7');
+    await settle();
+    assert.equal(media.remote.size, 0);
+    mock.timers.tick(999);
+    await settle();
+    assert.equal(attempts.get('p7'), 1, 'the first retry after 1 s');
+    mock.timers.tick(1);
+    await settle();
+    mock.timers.tick(2_000);
+    await settle();
+    assert.equal(attempts.get('p7'), 3);
+    assert.equal(media.remote.get(7)?.audioConsumerId, 'c-p7');
+    assert.deepEqual(errors, []);
+    media.close();
+  });
+
+  it('shows a refusal that will not pass once, and gives up after five passing failures', async () => {
+    const { media, errors, attempts, announce } = await started((producerId) =>
+      producerId === 'p8' ? refused('MEETING_MEDIA_NOT_OWNED') : refused('MEDIA_SERVER_ERROR'),
+    );
+    announce(8, 'p8');
+    announce(9, 'p9');
+    for (let i = 0; i < 10; i++) {
+      mock.timers.tick(15_000);
+      await settle();
+    }
+    assert.deepEqual(Object.fromEntries(attempts), { p8: 1, p9: 5 });
+    assert.deepEqual(errors, [
+      '无法接收成员 8 的媒体: refused: MEETING_MEDIA_NOT_OWNED',
+      '无法接收成员 9 的媒体: refused: MEDIA_SERVER_ERROR',
+    ]);
+    media.close();
+  });
+
+  it('drops a retry once the page made its media again on a new socket', async () => {
+    const { socket, media, attempts, announce } = await started(() => refused('TIMEOUT'));
+    announce(7, 'p7');
+    await settle();
+    media.prepare(); // the socket dropped: the next join makes everything again
+    mock.timers.tick(60_000);
+    await settle();
+    assert.equal(attempts.get('p7'), 1);
+    assert.equal(socket.sent('meeting.consume.start').length, 1);
+    media.close();
+  });
+});
