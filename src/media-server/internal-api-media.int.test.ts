@@ -175,6 +175,21 @@ void describe(
         rtp_capabilities: { codecs: [] },
       });
       assert.deepEqual([incompatible.status, incompatible.body.reason], [400, 'CANNOT_CONSUME']);
+      // A producer of another room's router, with the right capabilities.
+      const elsewhere = room();
+      await newRouter(elsewhere);
+      const otherSend = await newTransport(elsewhere, 'send', 'carol');
+      const otherProducer = await call<{ id: string }>(server, 'POST', '/internal/v1/producers', {
+        transport_id: otherSend.id,
+        kind: 'video',
+        rtp_parameters: vp8RtpParameters(),
+      });
+      const acrossRooms = await call(server, 'POST', '/internal/v1/consumers', {
+        transport_id: recv.id,
+        producer_id: otherProducer.body.data.id,
+        rtp_capabilities: caps,
+      });
+      assert.deepEqual([acrossRooms.status, acrossRooms.body.reason], [400, 'CANNOT_CONSUME']);
       // Capabilities with no codec of the (VP8) producer, and a codec that mediasoup rejects.
       const audioOnly = {
         codecs: [{ kind: 'audio', mimeType: 'audio/opus', clockRate: 48000, channels: 2 }],
