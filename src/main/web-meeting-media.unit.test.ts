@@ -6,19 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { loadPageModule, refused, settle } from './testing/web-modules.js';
 
-/**
- * What the test uses of the module. It is loaded by a name the server's type check does not
- * follow: the module is the page's (DOM types, Vite's imports) and web/'s vue-tsc checks it.
- */
+/** What the test uses of the module (loaded by ./testing/web-modules.ts's loadPageModule). */
 interface MeetingMediaLike {
   readonly remote: Map<number, { audio: unknown; audioConsumerId: string | null }>;
   prepare(): void;
   start(): Promise<void>;
   close(): void;
 }
-const PAGE_MODULE = '../../web/src/meeting-media.ts';
-const { MeetingMedia } = (await import(PAGE_MODULE)) as {
+const { MeetingMedia } = (await loadPageModule('meeting-media')) as {
   MeetingMedia: new (
     ws: ScriptedSocket,
     roomCode: string,
@@ -27,16 +24,6 @@ const { MeetingMedia } = (await import(PAGE_MODULE)) as {
     makeDevice: () => unknown,
   ) => MeetingMediaLike;
 };
-
-/** The shape of web/src/ws.ts's WsError (a DOM module). */
-class WsError extends Error {
-  constructor(
-    message: string,
-    readonly reason: string,
-  ) {
-    super(message);
-  }
-}
 
 const CODE = '123-456-789';
 type Answer = (data: Record<string, unknown>) => Promise<unknown>;
@@ -66,8 +53,6 @@ class ScriptedSocket {
   }
 }
 
-const refused = (reason: string) => Promise.reject(new WsError(`refused: ${reason}`, reason));
-
 /** A device whose transports consume without a browser. */
 const scriptedDevice = () => {
   const transport = ({ id }: { id: string }) => ({
@@ -83,10 +68,6 @@ const scriptedDevice = () => {
     createRecvTransport: transport,
     createSendTransport: transport,
   };
-};
-
-const settle = async () => {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 };
 
 /** A started meeting media whose `consume.start` answers per producer as `consume` says. */

@@ -7,25 +7,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { isTransient, Recovery } from '../../web/src/recovery.js';
-
-/** The shapes of web/src/api.ts's ApiError and web/src/ws.ts's WsError (DOM modules). */
-class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly reason: string,
-  ) {
-    super(message);
-  }
-}
-class WsError extends Error {
-  constructor(
-    message: string,
-    readonly reason: string,
-  ) {
-    super(message);
-  }
-}
+import { ApiError, WsError } from './testing/web-modules.js';
 
 /** What the recovery uses of the socket, driven by the test. */
 class ScriptedSocket {

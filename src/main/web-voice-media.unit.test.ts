@@ -8,11 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { loadPageModule, refused, settle } from './testing/web-modules.js';
 
-/**
- * What the test uses of the module. It is loaded by a name the server's type check does not
- * follow: the module is the page's (DOM types, Vite's imports) and web/'s vue-tsc checks it.
- */
+/** What the test uses of the module (loaded by ./testing/web-modules.ts's loadPageModule). */
 interface VoiceMediaLike {
   readonly status: { value: string };
   readonly reason: { value: string };
@@ -21,8 +19,7 @@ interface VoiceMediaLike {
   publish(): Promise<boolean>;
   close(): void;
 }
-const PAGE_MODULE = '../../web/src/voice-media.ts';
-const { VoiceMedia } = (await import(PAGE_MODULE)) as {
+const { VoiceMedia } = (await loadPageModule('voice-media')) as {
   VoiceMedia: new (
     ws: ScriptedSocket,
     roomId: string,
@@ -31,16 +28,6 @@ const { VoiceMedia } = (await import(PAGE_MODULE)) as {
     makeDevice: () => unknown,
   ) => VoiceMediaLike;
 };
-
-/** The shape of web/src/ws.ts's WsError (a DOM module). */
-class WsError extends Error {
-  constructor(
-    message: string,
-    readonly reason: string,
-  ) {
-    super(message);
-  }
-}
 
 const ROOM = 'vr_room';
 const JOINED = {
@@ -74,7 +61,7 @@ class ScriptedSocket {
   }
 }
 
-const fails = (reason: string) => () => Promise.reject(new WsError(`refused: ${reason}`, reason));
+const fails = (reason: string) => () => refused(reason);
 const answers = (value: unknown) => () => Promise.resolve(value);
 
 /** A device whose transports consume and produce without a browser. */
@@ -102,10 +89,6 @@ function scriptedDevice(produced: string[]) {
     createSendTransport: transport,
   };
 }
-
-const settle = async () => {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-};
 
 function voiceMedia(socket: ScriptedSocket) {
   const errors: string[] = [];

@@ -352,15 +352,24 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     return { calls, wrap };
   };
 
-  void it('a leave closes the consumers with their transport, without a call of their own', async () => {
+  /**
+   * A stack whose media calls are counted (and fail where `fail` says): 17 publishes audio
+   * and video, 16 consumes both on a recv transport of its own.
+   */
+  const consumingHost = async (fail: { closeTransport?: (id: string) => boolean } = {}) => {
     await stack.close();
-    const media = counted();
+    const media = counted(fail);
     stack = await startStack(server, { wrapMedia: media.wrap });
     stack.membership.add(code, '16', '17');
     const host = await joined('16');
     const member = await joined('17');
     const { producerIds } = await publish(member, true);
     const consumerIds = await consumeAll(host, producerIds);
+    return { media, host, consumerIds };
+  };
+
+  void it('a leave closes the consumers with their transport, without a call of their own', async () => {
+    const { media, host, consumerIds } = await consumingHost();
     assert.equal(server.registry.stats.consumers, 2);
 
     const ack = await host.request('meeting.room.leave', { room_code: code });
@@ -378,15 +387,10 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
   });
 
   void it('a leave whose transport did not close closes each consumer itself and keeps the transport recorded', async () => {
-    await stack.close();
     let failing = '';
-    const media = counted({ closeTransport: (id) => id === failing });
-    stack = await startStack(server, { wrapMedia: media.wrap });
-    stack.membership.add(code, '16', '17');
-    const host = await joined('16');
-    const member = await joined('17');
-    const { producerIds } = await publish(member, true);
-    const consumerIds = await consumeAll(host, producerIds);
+    const { media, host, consumerIds } = await consumingHost({
+      closeTransport: (id) => id === failing,
+    });
     const key = { appCode: 'default', roomId: code };
     failing = (await stack.state.resources(key, '16')).transports[0]!.id;
 
