@@ -9,6 +9,7 @@
  * - `warm {sockets}` → `warm {rooms}`: the measured node loads every room (the storm then
  *   measures connections, not cell activations)
  * - `memory` → `memory {rss, heapUsed, external, connections}` after two full collections
+ * - `connections` → `connections {connections}`: the hub's open sockets, nothing collected
  * - `watch` → starts the event-loop delay monitor and the CPU clock; `watched` →
  *   `watched {maxStallMs, maxGcMs, cpuMs, ms}` since `watch`
  *
@@ -27,6 +28,7 @@ type Command =
   | { type: 'setup'; sockets: number }
   | { type: 'warm'; sockets: number }
   | { type: 'memory' }
+  | { type: 'connections' }
   | { type: 'watch' }
   | { type: 'watched' }
   | { type: 'exit' };
@@ -120,6 +122,9 @@ process.on('message', (command: Command) => {
         break;
       case 'memory':
         send({ type: 'memory', ...(await memory()) });
+        break;
+      case 'connections':
+        send({ type: 'connections', connections: node.delivery.hub.connectionCount });
         break;
       case 'watch':
         // 1 ms resolution: the max then overstates a stall by at most a millisecond.

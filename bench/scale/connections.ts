@@ -167,7 +167,7 @@ async function run(sockets: number): Promise<ScaleFigures> {
 /** Waits until the node has closed every connection of the clients (it saw them cut). */
 async function untilNoConnection(node: BenchChild) {
   for (let waited = 0; ; waited += 200) {
-    const { connections } = await node.ask<{ connections: number }>('memory');
+    const { connections } = await node.ask<{ connections: number }>('connections');
     if (connections === 0) return;
     if (waited > 60_000) throw new Error(`${connections} connections still open after a minute`);
     await sleep(200);

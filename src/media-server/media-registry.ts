@@ -266,7 +266,7 @@ export class MediaRegistry {
       throw errors.CANNOT_CONSUME(producerId);
     }
     // No router.canConsume first: consume checks the capabilities too and throws, and each
-    // deep-copies them (that copy was a third of a consumer's cost at 5,600 consumers).
+    // deep-copies them (the two copies were 4% of the node's busy time at 100 meetings × 8).
     let consumer: types.Consumer;
     try {
       consumer = await transportEntry.transport.consume({

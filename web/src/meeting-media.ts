@@ -21,9 +21,10 @@ import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { reactive, shallowRef } from 'vue';
 import { keepRouter } from './kept-router';
+import type { MediaDevice, MediaSocket } from './media-ports';
 import { isTransient } from './recovery';
 import { backoff, CONSUME_ATTEMPTS, RETRY_MS, RetryTimers } from './retry';
-import type { Frame, RealtimeClient } from './ws';
+import type { Frame } from './ws';
 
 export interface RemoteMedia {
   audio: MediaStream | null;
@@ -46,21 +47,13 @@ interface ConsumerInfo {
   rtpParameters: never;
 }
 
-/** What the media uses of the socket (./ws.ts's RealtimeClient). */
-export type MeetingMediaSocket = Pick<RealtimeClient, 'request' | 'on'>;
-/** What the media uses of mediasoup-client's Device (a seam for the tests). */
-export type MeetingMediaDevice = Pick<
-  Device,
-  'load' | 'rtpCapabilities' | 'createRecvTransport' | 'createSendTransport'
->;
-
 export class MeetingMedia {
   /** Other members' streams, by user id. */
   readonly remote = reactive(new Map<number, RemoteMedia>());
   readonly local = shallowRef<MediaStream | null>(null);
   /** Why there is no camera / microphone, when there is none. */
   readonly deviceError = shallowRef('');
-  private device: MeetingMediaDevice;
+  private device: MediaDevice;
   private send: Transport | null = null;
   private recv: Transport | null = null;
   private readonly producers = new Map<'audio' | 'video', Producer>();
@@ -79,11 +72,11 @@ export class MeetingMedia {
   private leftBehind: string[] = [];
 
   constructor(
-    private readonly ws: MeetingMediaSocket,
+    private readonly ws: MediaSocket,
     private readonly roomCode: string,
     private readonly selfId: number,
     private readonly onError: (message: string) => void,
-    private readonly makeDevice: () => MeetingMediaDevice = () => new Device(),
+    private readonly makeDevice: () => MediaDevice = () => new Device(),
   ) {
     this.device = makeDevice();
     this.offs.push(

@@ -21,9 +21,10 @@
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { reactive, ref, shallowRef } from 'vue';
+import type { MediaDevice, MediaSocket } from './media-ports';
 import { isTransient } from './recovery';
 import { backoff, CONSUME_ATTEMPTS, RETRY_MS, RetryTimers } from './retry';
-import type { Frame, RealtimeClient } from './ws';
+import type { Frame } from './ws';
 
 export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
 
@@ -41,14 +42,6 @@ interface JoinAnswer {
  */
 const JOIN_TIMEOUT_MS = { first: 4_000, max: 10_000 };
 
-/** What the media uses of the socket (./ws.ts's RealtimeClient). */
-export type VoiceMediaSocket = Pick<RealtimeClient, 'request' | 'on'>;
-/** What the media uses of mediasoup-client's Device (a seam for the tests). */
-export type VoiceMediaDevice = Pick<
-  Device,
-  'load' | 'rtpCapabilities' | 'createRecvTransport' | 'createSendTransport'
->;
-
 export class VoiceMedia {
   readonly status = ref<VoiceMediaStatus>('idle');
   readonly reason = ref('');
@@ -57,7 +50,7 @@ export class VoiceMedia {
   /** Volume by user id from `voice.speakers` (absent: silent). */
   readonly speakers = reactive(new Map<string, number>());
   readonly local = shallowRef<MediaStream | null>(null);
-  private device: VoiceMediaDevice | null = null;
+  private device: MediaDevice | null = null;
   private recv: Transport | null = null;
   private send: Transport | null = null;
   private producer: Producer | null = null;
@@ -72,11 +65,11 @@ export class VoiceMedia {
   private closed = false;
 
   constructor(
-    private readonly ws: VoiceMediaSocket,
+    private readonly ws: MediaSocket,
     private readonly roomId: string,
     private readonly selfId: string,
     private readonly onError: (message: string) => void,
-    private readonly makeDevice: () => VoiceMediaDevice = () => new Device(),
+    private readonly makeDevice: () => MediaDevice = () => new Device(),
   ) {
     this.offs.push(
       ws.on('voice.producer.new', (f) => this.onProducer(f)),
@@ -268,15 +261,14 @@ export class VoiceMedia {
     if (failures === 0 && this.consumers.has(producerId)) return;
     this.consumers.set(producerId, null);
     const recv = this.recv;
+    // Still announced and not consumed, on the same recv transport.
+    const wanted = () => this.recv === recv && this.consumers.get(producerId) === null;
     this.queue = this.queue
       .then(() => this.consume(userId, producerId))
       .catch((error: Error) => {
-        const wanted = this.recv === recv && this.consumers.get(producerId) === null;
-        if (wanted && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
+        if (wanted() && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
           this.consumeRetries.later(backoff(RETRY_MS, failures), () => {
-            if (this.recv === recv && this.consumers.get(producerId) === null) {
-              this.announce(userId, producerId, failures + 1);
-            }
+            if (wanted()) this.announce(userId, producerId, failures + 1);
           });
           return;
         }
