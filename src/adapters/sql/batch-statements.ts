@@ -4,11 +4,60 @@
  * row), then the command log, the request outcomes, the outbox rows and the domain's
  * projections. Built here, run by sql-commit.ts.
  */
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import type { SqlFlavor } from './flavor.js';
 import type { Database } from './schema.js';
 import { connectionMark } from './stale-owner.js';
 import type { SqlBatchWrite, SqlCommitRequest } from './sql-store-types.js';
+
+/** The tables every batch appends to, one multi-row INSERT each. */
+type LogTable = 'room_command_log' | 'room_request_outcomes' | 'room_outbox';
+
+/**
+ * One multi-row INSERT of the runtime's own rows, kept as rows: Kysely compiles it for a
+ * transaction, and the MySQL packet writes it as text directly (sql-commit.ts), which saves
+ * building and then scanning hundreds of placeholders per batch.
+ */
+export type RowsInsert = {
+  [T in LogTable]: { readonly table: T; readonly rows: readonly Insertable<Database[T]>[] };
+}[LogTable];
+
+export interface BatchStatements {
+  /** Its row count decides: 1, the batch goes on; 0, the epoch or version moved. */
+  readonly fence: CompiledQuery;
+  readonly inserts: readonly RowsInsert[];
+  /** The domain's projections, after the runtime's rows. */
+  readonly projections: readonly CompiledQuery[];
+}
+
+/** The batch's statements as Kysely compiles them, the fence first. */
+export function compiledStatements(db: Kysely<Database>, batch: BatchStatements): CompiledQuery[] {
+  return [
+    batch.fence,
+    // The union of tables defeats Kysely's typing, not its SQL: each insert's rows match its table.
+    ...batch.inserts.map((i) =>
+      db
+        .insertInto(i.table)
+        .values(i.rows as never)
+        .compile(),
+    ),
+    ...batch.projections,
+  ];
+}
+
+/** The delivery columns of an outbox row just written: pending, due now, never tried. */
+export function pendingOutboxRow(nowMs: number) {
+  return {
+    status: 'pending' as const,
+    attempts: 0,
+    worker_id: null,
+    lock_until_ms: null,
+    next_attempt_at_ms: nowMs,
+    last_error: null,
+    created_at_ms: nowMs,
+    updated_at_ms: nowMs,
+  };
+}
 
 /** The fence first (its row count decides), then log, outcomes, outbox and projections. */
 export function writeStatements(
@@ -17,7 +66,7 @@ export function writeStatements(
   request: SqlCommitRequest,
   write: SqlBatchWrite,
   nowMs: number,
-): CompiledQuery[] {
+): BatchStatements {
   const { key } = request;
   const fence = request.create
     ? insertFence(db, flavor, request, request.create.kind, write, nowMs)
@@ -38,74 +87,59 @@ export function writeStatements(
         .where('version', '=', request.fromVersion)
         .where('lease_epoch', '=', request.leaseEpoch)
         .compile();
-  const statements: CompiledQuery[] = [fence];
+  const inserts: RowsInsert[] = [];
   if (write.log.length > 0) {
     const leaseToken = request.leaseToken();
-    statements.push(
-      db
-        .insertInto('room_command_log')
-        .values(
-          write.log.map((r) => ({
-            app_code: key.appCode,
-            room_id: key.roomId,
-            version: r.version,
-            request_id: r.requestId,
-            command_type: r.commandType,
-            payload: r.payload,
-            events: r.events,
-            result: r.result,
-            owner_node_id: request.nodeId,
-            lease_token: leaseToken,
-            lease_epoch: request.leaseEpoch,
-            created_at_ms: nowMs,
-          })),
-        )
-        .compile(),
-    );
+    inserts.push({
+      table: 'room_command_log',
+      rows: write.log.map((r) => ({
+        app_code: key.appCode,
+        room_id: key.roomId,
+        version: r.version,
+        request_id: r.requestId,
+        command_type: r.commandType,
+        payload: r.payload,
+        events: r.events,
+        result: r.result,
+        owner_node_id: request.nodeId,
+        lease_token: leaseToken,
+        lease_epoch: request.leaseEpoch,
+        created_at_ms: nowMs,
+      })),
+    });
   }
   if (write.outcomes.length > 0) {
-    statements.push(
-      db
-        .insertInto('room_request_outcomes')
-        .values(
-          write.outcomes.map((o) => ({
-            app_code: key.appCode,
-            room_id: key.roomId,
-            request_id: o.requestId,
-            version: o.version,
-            outcome: o.outcome,
-            created_at_ms: nowMs,
-          })),
-        )
-        .compile(),
-    );
+    inserts.push({
+      table: 'room_request_outcomes',
+      rows: write.outcomes.map((o) => ({
+        app_code: key.appCode,
+        room_id: key.roomId,
+        request_id: o.requestId,
+        version: o.version,
+        outcome: o.outcome,
+        created_at_ms: nowMs,
+      })),
+    });
   }
   if (write.outbox.length > 0) {
-    statements.push(
-      db
-        .insertInto('room_outbox')
-        .values(
-          write.outbox.map((o) => ({
-            event_id: o.eventId,
-            app_code: key.appCode,
-            room_id: key.roomId,
-            room_version: o.roomVersion,
-            event_type: o.eventType,
-            envelope: o.envelope,
-            status: 'pending' as const,
-            attempts: 0,
-            worker_id: null,
-            lock_until_ms: null,
-            next_attempt_at_ms: nowMs,
-            last_error: null,
-            created_at_ms: nowMs,
-            updated_at_ms: nowMs,
-          })),
-        )
-        .compile(),
-    );
+    inserts.push({
+      table: 'room_outbox',
+      rows: write.outbox.map((o) => ({
+        event_id: o.eventId,
+        app_code: key.appCode,
+        room_id: key.roomId,
+        room_version: o.roomVersion,
+        event_type: o.eventType,
+        envelope: o.envelope,
+        ...pendingOutboxRow(nowMs),
+      })),
+    });
   }
-  return statements.concat(write.statements.map((statement) => statement.compile()));
+  return {
+    fence,
+    inserts,
+    projections: write.statements.map((statement) => statement.compile()),
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, MysqlDialect, SqliteDialect, type Migration } from 'kysely';
-import { createPool, type Pool } from 'mysql2';
+import { createPool, format, type Pool, type SqlValue } from 'mysql2';
 import { translatingErrors } from './fault-dialect.js';
 import type { SqlFlavor } from './flavor.js';
 import { checkpointOffLoop, type Checkpointer } from './sqlite-checkpointer.js';
@@ -84,7 +84,22 @@ function createMysqlPool(url: string, options: OpenOptions): Pool {
     // A batch commit sends its statements in one packet (values escaped by mysql2, as for
     // every parameterised query of this pool); no SQL is ever built from raw input.
     multipleStatements: true,
+    queryFormat: formatUnlessEmpty,
   });
+}
+
+/**
+ * mysql2's own formatting, except that a query with no values is sent as it is: mysql2 would
+ * scan its whole text for placeholders first, and a batch's packet (hundreds of KiB, its
+ * values already escaped) spent about a tenth of the node's busy time in that scan.
+ */
+function formatUnlessEmpty(
+  this: { config: { stringifyObjects?: boolean; timezone?: string } },
+  sql: string,
+  values: unknown,
+): string {
+  if (values === undefined || (Array.isArray(values) && values.length === 0)) return sql;
+  return format(sql, values as SqlValue[], this.config.stringifyObjects, this.config.timezone);
 }
 
 function sqliteDialect(url: string, checkpointers: Checkpointer[]): SqliteDialect {

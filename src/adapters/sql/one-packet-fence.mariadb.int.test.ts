@@ -2,7 +2,9 @@
  * The one-packet batch on MariaDB, at the store: a batch whose fence matches no row (another
  * owner moved lease_epoch, or the version is not the one it was decided from) writes
  * nothing at all, not even rows that no unique key would have refused, and the connection
- * goes back to the pool usable; a batch whose fence holds commits all of its rows.
+ * goes back to the pool usable; a batch whose fence holds commits all of its rows. The
+ * packet's text escapes every value itself: what a caller put in a request id or a payload
+ * comes back byte for byte.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -58,8 +60,9 @@ void describe('one-packet batch: the fence', { skip }, () => {
   const request = (
     fields: Pick<SqlCommitRequest, 'leaseEpoch' | 'fromVersion' | 'create'>,
     batch: SqlBatchWrite,
+    roomKey = key,
   ): SqlCommitRequest => ({
-    key,
+    key: roomKey,
     nodeId: 'node-a',
     ...fields,
     leaseToken: () => 'token',
@@ -118,5 +121,81 @@ void describe('one-packet batch: the fence', { skip }, () => {
       .where('room_id', '=', key.roomId)
       .executeTakeFirstOrThrow();
     assert.deepEqual([Number(cell.version), Number(cell.lease_epoch)], [2, 1]);
+  });
+
+  void it('writes hostile values byte for byte, and nothing they say runs as SQL', async () => {
+    const hostile = [
+      "'); DROP TABLE room_outbox; --",
+      'back\\slash \\\' quote " double',
+      'nul\u0000 and ctrl-Z \u001a',
+      '? ?? :name $1 %s',
+      'line\nbreak\r\ttab',
+      '表情 😀 emoji',
+    ];
+    const hostileKey = { appCode: 'default', roomId: `?'\\-${randomUUID().slice(0, 8)}` };
+    const requestIds = hostile.map((h, i) => `${h.slice(0, 60)}#${i}`);
+    const batch: SqlBatchWrite = {
+      toVersion: hostile.length,
+      log: hostile.map((h, i) => ({
+        version: i + 1,
+        requestId: requestIds[i]!,
+        commandType: 'Add',
+        payload: JSON.stringify({ text: h }),
+        events: JSON.stringify([{ type: 'Added', text: h }]),
+        result: JSON.stringify({ reply: { text: h } }),
+      })),
+      outcomes: hostile.map((h, i) => ({
+        requestId: requestIds[i]!,
+        version: i + 1,
+        outcome: JSON.stringify({ reply: { text: h } }),
+      })),
+      outbox: hostile.map((h, i) => ({
+        eventId: randomUUID(),
+        roomVersion: i + 1,
+        eventType: 'Added',
+        envelope: JSON.stringify({ text: h }),
+      })),
+      nextAlarmMs: null,
+      snapshot: null,
+      statements: [],
+    };
+    const created = await store.commit(
+      request({ leaseEpoch: 1, fromVersion: 0, create: { kind: 'counter' } }, batch, hostileKey),
+      Date.now(),
+    );
+    assert.equal(created.kind, 'committed');
+
+    const log = await sql.db
+      .selectFrom('room_command_log')
+      .select(['request_id', 'payload', 'events', 'result'])
+      .where('room_id', '=', hostileKey.roomId)
+      .orderBy('version')
+      .execute();
+    assert.deepEqual(
+      log.map((r) => [r.request_id, r.payload, r.events, r.result]),
+      batch.log.map((r) => [r.requestId, r.payload, r.events, r.result]),
+    );
+    const outcomes = await sql.db
+      .selectFrom('room_request_outcomes')
+      .select(['request_id', 'outcome'])
+      .where('room_id', '=', hostileKey.roomId)
+      .orderBy('version')
+      .execute();
+    assert.deepEqual(
+      outcomes.map((r) => [r.request_id, r.outcome]),
+      batch.outcomes.map((o) => [o.requestId, o.outcome]),
+    );
+    const outbox = await sql.db
+      .selectFrom('room_outbox')
+      .select(['event_id', 'envelope'])
+      .where('room_id', '=', hostileKey.roomId)
+      .orderBy('room_version')
+      .execute();
+    assert.deepEqual(
+      outbox.map((r) => [r.event_id, r.envelope]),
+      batch.outbox.map((o) => [o.eventId, o.envelope]),
+    );
+    // The first test's rows are still there: the DROP in a value was only text.
+    assert.deepEqual(await counts(), [2, 2, 2]);
   });
 });

@@ -20,7 +20,7 @@ import type {
   RecordedResult,
 } from '../../cell/cell-store.js';
 import type { CellKey } from '../../cell/lease.js';
-import { writeStatements } from './batch-statements.js';
+import { compiledStatements, writeStatements } from './batch-statements.js';
 import { isUniqueViolation } from './flavor.js';
 import type { SqlBackend } from './database.js';
 import type { Database } from './schema.js';
@@ -149,7 +149,7 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     const pool = this.backend.mysqlPool;
     if (pool) return onePacket(pool.promise(), statements, write);
     const trx = await this.db.startTransaction().execute();
-    return applyWrite(trx, statements, write);
+    return applyWrite(trx, compiledStatements(this.db, statements), write);
   }
 
   /** Commands that write inside the transaction decide there, under savepoints. */
@@ -182,7 +182,10 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     }
     return applyWrite(
       trx,
-      writeStatements(this.db, this.backend.flavor, request, write, nowMs),
+      compiledStatements(
+        this.db,
+        writeStatements(this.db, this.backend.flavor, request, write, nowMs),
+      ),
       write,
     );
   }

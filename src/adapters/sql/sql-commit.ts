@@ -3,10 +3,11 @@
  * COMMIT and ROLLBACK. On MySQL the whole batch goes in one packet.
  */
 import type { CompiledQuery, ControlledTransaction } from 'kysely';
-import { format, type SqlValue } from 'mysql2';
+import { escape, escapeId, format, type SqlValue } from 'mysql2';
 import type { Pool as PromisePool } from 'mysql2/promise';
 import type { BatchTransaction } from '../../cell/cell-store.js';
 import type { DomainError } from '../../shared/errors.js';
+import type { BatchStatements, RowsInsert } from './batch-statements.js';
 import { isUniqueViolation, translateDatabaseError } from './flavor.js';
 import type { Database } from './schema.js';
 import type { SqlBatchWrite, SqlCommitOutcome } from './sql-store-types.js';
@@ -81,7 +82,7 @@ export async function applyWrite(
  */
 export async function onePacket(
   pool: PromisePool,
-  statements: readonly CompiledQuery[],
+  statements: BatchStatements,
   write: SqlBatchWrite,
 ): Promise<SqlCommitOutcome> {
   // The pool under Kysely, used directly: its errors are translated here as Kysely's are.
@@ -101,18 +102,18 @@ const FENCE_MOVED_ERRNO = 1242;
 
 async function sendOnePacket(
   pool: PromisePool,
-  statements: readonly CompiledQuery[],
+  statements: BatchStatements,
   write: SqlBatchWrite,
 ): Promise<SqlCommitOutcome> {
   const conn = await pool.getConnection();
   let broken = false;
   try {
-    const [fence, ...rest] = statements;
     const text = [
       'START TRANSACTION',
-      format(fence!.sql, fence!.parameters as SqlValue[]),
+      formatted(statements.fence),
       FENCE_HELD,
-      ...rest.map((s) => format(s.sql, s.parameters as SqlValue[])),
+      ...statements.inserts.map(insertText),
+      ...statements.projections.map(formatted),
       'COMMIT',
     ].join(';\n');
     await conn.query(text);
@@ -129,4 +130,20 @@ async function sendOnePacket(
     if (broken) conn.destroy();
     else conn.release();
   }
+}
+
+function formatted(query: CompiledQuery): string {
+  return format(query.sql, query.parameters as SqlValue[]);
+}
+
+/**
+ * `INSERT INTO t (columns) VALUES (…), (…)`, every value escaped by mysql2 as its `format`
+ * would (strings quoted and escaped, numbers as written, null as NULL); the table and
+ * column names are the runtime's own, quoted all the same.
+ */
+export function insertText(insert: RowsInsert): string {
+  const rows = insert.rows as readonly Record<string, SqlValue>[];
+  const columns = Object.keys(rows[0]!);
+  const values = rows.map((row) => `(${columns.map((c) => escape(row[c])).join(',')})`);
+  return `INSERT INTO ${escapeId(insert.table)} (${columns.map((c) => escapeId(c)).join(',')}) VALUES ${values.join(',')}`;
 }

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../adapters/sql/schema.js';
+import { pendingOutboxRow } from '../../adapters/sql/batch-statements.js';
 
 export interface TestEvent {
   readonly appCode?: string;
@@ -35,14 +36,7 @@ export async function insertEvents(
         occurred_at_ms: nowMs,
         data: { version: e.version },
       }),
-      status: 'pending' as const,
-      attempts: 0,
-      worker_id: null,
-      lock_until_ms: null,
-      next_attempt_at_ms: nowMs,
-      last_error: null,
-      created_at_ms: nowMs,
-      updated_at_ms: nowMs,
+      ...pendingOutboxRow(nowMs),
     };
   });
   for (let i = 0; i < rows.length; i += 500) {
