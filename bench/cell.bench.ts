@@ -33,12 +33,12 @@ import {
   describeRun,
   interleave,
   median,
+  ROUNDS,
   runLoad,
+  SECONDS,
   type Interleaved,
 } from './load.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const POOL = 16;
 const counter = counterDomain();
 

@@ -8,10 +8,16 @@
  * `ratio_forwarded=<half-forwarded throughput / direct throughput>`.
  */
 import { startBenchCluster } from './cluster-nodes.js';
-import { describeRatios, describeRun, interleave, median, runLoad } from './load.js';
+import {
+  describeRatios,
+  describeRun,
+  interleave,
+  median,
+  ROUNDS,
+  runLoad,
+  SECONDS,
+} from './load.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const ROOMS = 200;
 const CONCURRENCY = 32;
 

@@ -61,6 +61,14 @@ export function describeRun(name: string, r: LoadResult): string {
     .padStart(7)} ms   p99 ${r.p99Ms.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
 }
 
+/**
+ * BENCH_ROUNDS (10) pairs of BENCH_SECONDS (1.5 s) each, for every interleaved comparison.
+ * Single pairs here spread by ±20% on a shared machine; ten pairs keep the median from
+ * hanging on one or two of them.
+ */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
+
 /** Two configurations measured in interleaved rounds, and their paired comparison. */
 export interface Interleaved {
   readonly a: LoadResult[];

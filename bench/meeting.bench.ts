@@ -14,10 +14,8 @@ import WebSocket from 'ws';
 import { clusterSkipReason } from '../src/testing/backends.js';
 import { openBenchNode } from './bench-node.js';
 import { api, users } from './http-api.js';
-import { describeRatios, interleave, median, quantile, runLoad } from './load.js';
+import { describeRatios, interleave, median, quantile, ROUNDS, runLoad, SECONDS } from './load.js';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
 const MEMBERS = 8;
 
 /** A member's socket on the meeting: resolves once `meeting.room.join` is ACKed. */
