@@ -3,13 +3,24 @@
  * port behind a scripted voice-room API, and the forwarder a node uses. What a forwarded call
  * must keep of a unary one: the request as sent, the forwarded mark, the deadline, every
  * error's kind and reason, one stream for many calls in any order; and what it must do when
- * the owner dies, pauses or is called without the cluster credential.
+ * the owner dies, pauses or is called without the cluster credential. A turn's calls go in one
+ * `ForwardBatched` message (bounded in size), and an owner without that method (an earlier
+ * version) is still called, on `Forward`, each call running once.
  */
 import assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, it } from 'node:test';
-import { Metadata, credentials, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  credentials,
+  type ClientDuplexStream,
+  type ServerDuplexStream,
+  type ServiceError,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
 import type { CallOptions } from '../voice/voice-api.js';
@@ -20,7 +31,14 @@ import {
   startRoomServiceServer,
   type GrpcServerHandle,
 } from './room-service.js';
-import { FORWARD } from './forward-stream.js';
+import {
+  FORWARD,
+  FORWARD_BATCHED,
+  MAX_BATCH_BODY_BYTES,
+  forwardStreams,
+  type ForwardedCall,
+  type ForwardedCalls,
+} from './forward-stream.js';
 
 const TOKEN = 'cluster-token-for-tests-0123456789abcdef';
 
@@ -30,7 +48,7 @@ interface Received {
   options: CallOptions;
 }
 
-const servers: GrpcServerHandle[] = [];
+const servers: (GrpcServerHandle | { close(): Promise<void> })[] = [];
 const forwarders: GrpcForwarder[] = [];
 const children: ChildProcess[] = [];
 afterEach(async () => {
@@ -62,8 +80,24 @@ function forwarder(timeoutMs = 5_000) {
   return f;
 }
 
+/**
+ * A bare RoomService server with only `implementation` (no credential check), on `port` if
+ * given; `stop()` cuts its streams, as a process exiting would.
+ */
+async function bareOwner(implementation: UntypedServiceImplementation, port = 0) {
+  const server = new Server();
+  server.addService(roomServiceClient().service, implementation);
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (e, p) =>
+      e ? reject(e) : resolve(p),
+    ),
+  );
+  servers.push({ close: () => new Promise<void>((r) => server.tryShutdown(() => r())) });
+  return { addr: `127.0.0.1:${bound}`, port: bound, stop: () => server.forceShutdown() };
+}
+
 /** A Forward stream opened by hand (no forwarder), with `authorization` if given. */
-function rawStream(addr: string, authorization: string | null) {
+function rawStream(addr: string, authorization: string | null, method = FORWARD) {
   const Client = roomServiceClient();
   const raw = new Client(addr, credentials.createInsecure()) as unknown as Record<
     string,
@@ -71,7 +105,7 @@ function rawStream(addr: string, authorization: string | null) {
   > & { close(): void };
   const md = new Metadata();
   if (authorization) md.set('authorization', authorization);
-  return { stream: raw[FORWARD]!.call(raw, md), close: () => raw.close() };
+  return { stream: raw[method]!.call(raw, md), close: () => raw.close() };
 }
 
 const heartbeat = (i: number) => ({ room_id: `r${i}`, user_id: 'u1', request_id: `hb-${i}` });
@@ -212,18 +246,125 @@ void describe('Forward stream', () => {
 
   void it('without the cluster credential the stream is refused and nothing runs', async () => {
     const o = await owner(() => Promise.resolve({}));
+    const call = {
+      id: 1,
+      method: 'RoomHeartbeat',
+      body: JSON.stringify(heartbeat(1)),
+      timeout_ms: 1000,
+    };
     for (const authorization of [null, 'Bearer wrong-token-0123456789abcdef012345']) {
-      const { stream, close } = rawStream(o.addr, authorization);
-      stream.write({
-        id: 1,
-        method: 'RoomHeartbeat',
-        body: JSON.stringify(heartbeat(1)),
-        timeout_ms: 1000,
-      });
-      const [error] = (await once(stream, 'error')) as [ServiceError];
-      assert.equal(error.code, 16, 'UNAUTHENTICATED');
-      close();
+      for (const method of [FORWARD, FORWARD_BATCHED]) {
+        const { stream, close } = rawStream(o.addr, authorization, method);
+        stream.write(method === FORWARD ? call : { calls: [call] });
+        const [error] = (await once(stream, 'error')) as [ServiceError];
+        assert.equal(error.code, 16, `UNAUTHENTICATED on ${method}`);
+        close();
+      }
     }
     assert.equal(o.received.length, 0);
+  });
+
+  void it("sends a turn's calls in one message, and its settled answers in one back", async () => {
+    const messages: number[] = [];
+    const { addr } = await bareOwner({
+      [FORWARD_BATCHED]: (stream: ServerDuplexStream<ForwardedCalls, unknown>) =>
+        stream.on('data', ({ calls }: ForwardedCalls) => {
+          messages.push(calls.length);
+          const answers = calls.map((c) => ({ id: c.id, body: c.body }));
+          stream.write({ answers: answers.map((a) => ({ ...a, error_code: '' })) });
+        }),
+    });
+    const f = forwarder();
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => f.call(addr, 'GetRoom', { room_id: `r${i}` })),
+    );
+    assert.deepEqual(
+      replies,
+      Array.from({ length: 40 }, (_, i) => ({ room_id: `r${i}` })),
+    );
+    assert.deepEqual(messages, [40]);
+
+    // The real owner: 40 calls settled in one turn come back in one message.
+    const o = await owner((r) => Promise.resolve({ room: r.request.room_id }));
+    const raw = rawStream(o.addr, `Bearer ${TOKEN}`, FORWARD_BATCHED);
+    const calls: ForwardedCall[] = Array.from({ length: 40 }, (_, i) => ({
+      id: i + 1,
+      method: 'GetRoom',
+      body: JSON.stringify({ room_id: `r${i}`, user_id: 'u' }),
+      timeout_ms: 5_000,
+    }));
+    raw.stream.write({ calls });
+    const [back] = (await once(raw.stream, 'data')) as [
+      { answers: { id: number; body: string }[] },
+    ];
+    assert.deepEqual(
+      back.answers.map((a) => [Number(a.id), JSON.parse(a.body) as unknown]),
+      calls.map((c, i) => [c.id, { room: `r${i}` }]),
+    );
+    raw.stream.on('error', () => undefined);
+    raw.stream.cancel();
+    raw.close();
+  });
+
+  void it('keeps a message under MAX_BATCH_BODY_BYTES when a turn sends more', async () => {
+    const sizes: number[] = [];
+    const { addr } = await bareOwner({
+      [FORWARD_BATCHED]: (stream: ServerDuplexStream<ForwardedCalls, unknown>) =>
+        stream.on('data', ({ calls }: ForwardedCalls) => {
+          sizes.push(calls.reduce((n, c) => n + c.body.length, 0));
+          stream.write({ answers: calls.map((c) => ({ id: c.id, body: '{}', error_code: '' })) });
+        }),
+    });
+    const f = forwarder();
+    const big = 'x'.repeat(Math.floor(MAX_BATCH_BODY_BYTES / 3));
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        f.call(addr, 'GetRoom', { room_id: `r${i}`, user_id: big }),
+      ),
+    );
+    assert.ok(sizes.length >= 3, `${sizes.length} messages`);
+    // A message closes once it passes the bound: at most one body over it.
+    for (const size of sizes) assert.ok(size < MAX_BATCH_BODY_BYTES + big.length + 100);
+    assert.equal(
+      sizes.reduce((a, b) => a + b, 0),
+      10 * JSON.stringify({ room_id: 'r0', user_id: big }).length,
+    );
+  });
+
+  void it('calls an owner without ForwardBatched on Forward, each call running once', async () => {
+    const runs = new Map<string, number>();
+    const older = forwardStreams((_method, request) => {
+      const roomId = String((request as { room_id: string }).room_id);
+      runs.set(roomId, (runs.get(roomId) ?? 0) + 1);
+      return Promise.resolve({ room: roomId });
+    });
+    const olderOwner = await bareOwner({ [FORWARD]: older.handler }); // an earlier version's owner
+    const { addr } = olderOwner;
+    const f = forwarder();
+    const first = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => f.call(addr, 'GetRoom', { room_id: `r${i}` })),
+    );
+    assert.deepEqual(
+      first,
+      Array.from({ length: 20 }, (_, i) => ({ room: `r${i}` })),
+    );
+    // Later calls go straight to Forward.
+    assert.deepEqual(await f.call(addr, 'GetRoom', { room_id: 'later' }), { room: 'later' });
+    assert.deepEqual(
+      [...runs.values()].every((n) => n === 1),
+      true,
+      'no call ran twice',
+    );
+    assert.equal(runs.size, 21);
+
+    // The owner restarts upgraded at the same address: the next stream is ForwardBatched.
+    olderOwner.stop();
+    await assert.rejects(
+      f.call(addr, 'GetRoom', { room_id: 'gone' }, Date.now() + 300),
+      (e: AppError) => ['OWNER_UNREACHABLE', 'OWNER_TIMEOUT'].includes(e.code),
+    );
+    const upgraded = forwardStreams((_method, request) => Promise.resolve(request));
+    await bareOwner({ [FORWARD_BATCHED]: upgraded.batchedHandler }, olderOwner.port);
+    assert.deepEqual(await f.call(addr, 'GetRoom', { room_id: 'after' }), { room_id: 'after' });
   });
 });

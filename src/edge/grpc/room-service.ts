@@ -7,7 +7,6 @@ import {
   Server,
   loadPackageDefinition,
   type Client,
-  type ClientDuplexStream,
   type Deadline,
   type Metadata,
   type ServiceClientConstructor,
@@ -33,11 +32,11 @@ import { errors } from '../../shared/error-codes.js';
 import { WHO_ARE_YOU, whoAreYouHandler, type InstanceIdentity } from './who-are-you.js';
 import {
   FORWARD,
+  FORWARD_BATCHED,
   ForwardStream,
   forwardStreams,
   type ForwardDispatch,
-  type ForwardedAnswer,
-  type ForwardedCall,
+  type OpenStream,
 } from './forward-stream.js';
 
 const PROTO = fileURLToPath(new URL('../../../proto/room/v1/room_service.proto', import.meta.url));
@@ -210,6 +209,7 @@ export async function startRoomServiceServer(
   }
   const forwarded = forwardStreams(dispatch);
   implementation[FORWARD] = forwarded.handler;
+  implementation[FORWARD_BATCHED] = forwarded.batchedHandler;
   implementation[WHO_ARE_YOU] = whoAreYouHandler(
     options.identity ?? { node_id: '', instance_id: '' },
   );
@@ -322,11 +322,11 @@ export class GrpcForwarder implements Forwarder, MeetingForwarder {
     if (!stream) {
       const client = this.clientFor(addr) as unknown as Record<
         string,
-        (md: Metadata) => ClientDuplexStream<ForwardedCall, ForwardedAnswer>
+        (md: Metadata) => ReturnType<OpenStream>
       >;
       stream = new ForwardStream(
         addr,
-        (metadata) => client[FORWARD]!.call(client, metadata),
+        (method, metadata) => client[method]!.call(client, metadata),
         () => {
           const metadata = authorizedMetadata(this.options.token);
           metadata.set(FORWARDED_KEY, '1');

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import type { z } from 'zod';
 import { MEETING_CALL, roomServiceClient } from '../grpc/room-service.js';
 import { WHO_ARE_YOU } from '../grpc/who-are-you.js';
-import { FORWARD } from '../grpc/forward-stream.js';
+import { FORWARD, FORWARD_BATCHED } from '../grpc/forward-stream.js';
 import { meetingCalls } from '../meeting/commands.js';
 import { declarationOf, rpcNames } from './commands.js';
 
@@ -28,9 +28,9 @@ function schemaFieldsOf(schema: z.ZodType): string[] {
 }
 
 void describe('voice-room RPC declarations', () => {
-  void it("declares exactly the methods of room.v1.RoomService (plus the meetings', WhoAreYou and Forward)", () => {
+  void it("declares exactly the methods of room.v1.RoomService (plus the meetings', WhoAreYou and the Forward streams)", () => {
     assert.deepEqual(
-      [...rpcNames, MEETING_CALL, WHO_ARE_YOU, FORWARD].sort(),
+      [...rpcNames, MEETING_CALL, WHO_ARE_YOU, FORWARD, FORWARD_BATCHED].sort(),
       Object.keys(service).sort(),
     );
   });
