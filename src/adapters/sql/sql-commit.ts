@@ -141,7 +141,7 @@ function formatted(query: CompiledQuery): string {
  * would (strings quoted and escaped, numbers as written, null as NULL); the table and
  * column names are the runtime's own, quoted all the same.
  */
-export function insertText(insert: RowsInsert): string {
+function insertText(insert: RowsInsert): string {
   const rows = insert.rows as readonly Record<string, SqlValue>[];
   const columns = Object.keys(rows[0]!);
   const values = rows.map((row) => `(${columns.map((c) => escape(row[c])).join(',')})`);
