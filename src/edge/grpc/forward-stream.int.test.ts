@@ -306,7 +306,7 @@ void describe('Forward stream', () => {
     raw.close();
   });
 
-  void it('keeps a message under MAX_BATCH_BODY_BYTES when a turn sends more', async () => {
+  void it('sends a message once its bodies pass MAX_BATCH_BODY_BYTES, before the turn ends', async () => {
     const sizes: number[] = [];
     const { addr } = await bareOwner({
       [FORWARD_BATCHED]: (stream: ServerDuplexStream<ForwardedCalls, unknown>) =>
@@ -348,7 +348,7 @@ void describe('Forward stream', () => {
       first,
       Array.from({ length: 20 }, (_, i) => ({ room: `r${i}` })),
     );
-    // Later calls go straight to Forward.
+    // And the calls after them.
     assert.deepEqual(await f.call(addr, 'GetRoom', { room_id: 'later' }), { room: 'later' });
     assert.deepEqual(
       [...runs.values()].every((n) => n === 1),
