@@ -111,6 +111,12 @@ export interface CommitRequest<T extends StoreTypes = StoreTypes> {
   build(tx: BatchTransaction<T['tx']> | null): Promise<BatchWrite<T['statement']> | null>;
   /** The Redis check the seed demands before the fence and the log/outbox writes. */
   verifyOwner(): Promise<boolean>;
+  /**
+   * Called by a store that {@link CellStore.pipelines} once the write is in the database,
+   * before its answer: the runtime may then decide the next batch on the state this one
+   * will commit, and send it behind.
+   */
+  readonly sent?: () => void;
 }
 
 export type CommitOutcome<P = unknown> =
@@ -150,6 +156,13 @@ export interface ActivateOptions {
 export interface CellStore<T extends StoreTypes = StoreTypes> {
   /** Builds (does not run) the domain's projection statements. */
   readonly queries: T['queries'];
+  /**
+   * True when two batch writes of a room may be in the database at once, the second one's
+   * fence expecting the version the first one commits (it waits for the first one's row
+   * lock, and refuses when that one did not commit). Its non-interactive commits then call
+   * {@link CommitRequest.sent}.
+   */
+  readonly pipelines: boolean;
   /**
    * Bumps `lease_epoch` (fencing every earlier owner) and loads. A missing row is not
    * created here: with `create` the cell starts unpersisted, otherwise the answer is null.

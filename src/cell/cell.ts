@@ -22,6 +22,7 @@ import {
 } from './batch.js';
 import type { CellEvents, CloseReason } from './cell-events.js';
 import type { CellStore, StoreTypes } from './cell-store.js';
+import { Flight, takeBatch, type Tip } from './flight.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
 import type { RoomEventEnvelope } from './envelope.js';
 import type { CellKey } from './lease.js';
@@ -104,6 +105,8 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   #queue: Pending<C>[] = [];
   #scheduled = false;
   #lane: Promise<void> = Promise.resolve();
+  /** Lane tasks waiting for their turn (the running one not counted). */
+  #laneWaiting = 0;
   #lastActivityMs: number;
   readonly #seen = new Map<string, Outcome>();
   #stats: CellStats;
@@ -196,7 +199,11 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
 
   /** Runs `task` on the cell's lane, after the work queued before it. */
   onLane<R>(task: () => Promise<R>): Promise<R> {
-    const run = this.#lane.then(task);
+    this.#laneWaiting++;
+    const run = this.#lane.then(() => {
+      this.#laneWaiting--;
+      return task();
+    });
     this.#lane = run.then(
       () => undefined,
       () => undefined,
@@ -245,14 +252,59 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     if (this.#scheduled) return;
     this.#scheduled = true;
     void this.onLane(async () => {
-      this.#scheduled = false;
-      const batch = this.#queue.splice(0, this.#deps.maxBatch);
-      if (batch.length > 0) await this.#runBatch(batch);
+      try {
+        await this.#pump();
+      } finally {
+        this.#scheduled = false;
+      }
       if (this.#queue.length > 0) this.#schedule();
     });
   }
 
-  async #runBatch(batch: Pending<C>[]): Promise<void> {
+  /**
+   * Runs the queued commands batch after batch. Where the store pipelines, the next batch
+   * is decided while the one before is in the database and sent behind it (two in flight
+   * at most; see flight.ts). Returns with nothing in flight, so the lane's other work
+   * (renewals, snapshots, unloading) always finds the cell at rest, and takes no more
+   * commands once such work waits (after a full batch's worth).
+   */
+  async #pump(): Promise<void> {
+    let ahead: Flight<S> | null = null;
+    let taken = 0;
+    while (!this.#closed) {
+      // A turn of the lane takes at least one full batch's worth, as it would unpipelined.
+      const yielding = taken >= this.#deps.maxBatch && this.#laneWaiting > 0;
+      const batch = yielding ? null : this.#take(ahead);
+      if (!batch) {
+        if (!ahead) return;
+        await ahead.done;
+        ahead = null;
+        await nextTurn();
+        continue;
+      }
+      const flight: Flight<S> = new Flight<S>(ahead);
+      flight.start(() => this.#runBatch(batch, flight));
+      taken += batch.length;
+      await flight.sentOrDone();
+      if (ahead) {
+        await ahead.done;
+        // The answered callers' next commands arrive before the next batch is taken.
+        await nextTurn();
+      }
+      ahead = flight.inDatabase ? flight : null;
+    }
+    await ahead?.done;
+  }
+
+  #take(ahead: Flight<S> | null): Pending<C>[] | null {
+    return takeBatch(this.#queue, ahead, {
+      maxBatch: this.#deps.maxBatch,
+      split: this.#deps.store.pipelines,
+      inTransaction: (p) => this.#domain.inTransaction?.appliesTo(p.command) ?? false,
+    });
+  }
+
+  async #runBatch(batch: Pending<C>[], flight: Flight<S>): Promise<void> {
     if (this.#closed) {
       for (const p of batch) p.reject(closedError());
       return;
@@ -270,8 +322,36 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       if (known) settle([p], known, true);
       else leaders.set(p.requestId, [...(leaders.get(p.requestId) ?? []), p]);
     }
+    for (const id of leaders.keys()) flight.requestIds.add(id);
     let todo = [...leaders.values()];
+    const committed = (outcomes: ReadonlyMap<string, Outcome>) => {
+      this.#deps.metrics.batchSize.observe(todo.length);
+      this.#deps.metrics.commitSeconds.observe((performance.now() - started) / 1000);
+      for (const group of todo) settle(group, outcomes.get(group[0]!.requestId)!, false);
+    };
     try {
+      if (flight.behind) {
+        // Decided behind a batch in flight: one try; if it does not commit, its commands
+        // go back to the head of the queue and are decided again from the committed state.
+        const outcome = await this.#commitOnce(
+          todo.map((group) => group[0]!),
+          flight,
+        ).catch((error: unknown) => {
+          if (isLockConflict(error)) return null;
+          throw error;
+        });
+        this.#deps.metrics.pipelined.inc({
+          outcome: outcome?.kind === 'done' ? 'committed' : 'decided_again',
+        });
+        if (outcome?.kind === 'done') {
+          committed(outcome.outcomes);
+        } else {
+          // The doomed batches behind this one put theirs back first: arrival order holds.
+          await flight.successorEnded();
+          this.#queue.unshift(...todo.flat());
+        }
+        return;
+      }
       // Work inside the transaction (a wallet debit) must not even start for a request id
       // an earlier owner already decided: look those up first. Other batches rely on the
       // outcomes' unique key instead, which costs nothing when there is no retry.
@@ -281,12 +361,12 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       // A unique violation means a request id of the batch already has an outcome (an
       // earlier owner's): answer those from the store and decide the rest again.
       for (let attempt = 0; todo.length > 0; attempt++) {
-        const outcome = await this.#commitRetryingLocks(todo.map((group) => group[0]!));
+        const outcome = await this.#commitRetryingLocks(
+          todo.map((group) => group[0]!),
+          attempt === 0 ? flight : null,
+        );
         if (outcome.kind === 'done') {
-          this.#deps.metrics.batchSize.observe(todo.length);
-          this.#deps.metrics.commitSeconds.observe((performance.now() - started) / 1000);
-          for (const group of todo)
-            settle(group, outcome.outcomes.get(group[0]!.requestId)!, false);
+          committed(outcome.outcomes);
           return;
         }
         if (outcome.kind === 'fenced' && outcome.leaseLost) {
@@ -297,6 +377,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
           this.#fail(todo, outcome.kind === 'fenced' ? outcome.reason : 'request id collision');
           return;
         }
+        await flight.successorEnded();
         const unanswered = await this.#answerFromStore(todo);
         if (unanswered.length === todo.length) {
           this.#fail(todo, 'command log already holds this version');
@@ -326,15 +407,19 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   /**
    * {@link Cell.#commitOnce}, run again when the database rolled it back on a lock conflict
    * (a deadlock victim, a lock wait timeout): nothing of it was written and nothing was
-   * applied in memory, so the batch is decided again from the same state. A reload would
-   * cost more and fail the same way.
+   * applied in memory, so the batch is decided again from the same state, once the batch
+   * behind it has ended. A reload would cost more and fail the same way.
    */
-  async #commitRetryingLocks(leaders: readonly Pending<C>[]): Promise<Attempt> {
+  async #commitRetryingLocks(
+    leaders: readonly Pending<C>[],
+    flight: Flight<S> | null,
+  ): Promise<Attempt> {
     for (let retry = 1; ; retry++) {
       try {
-        return await this.#commitOnce(leaders);
+        return await this.#commitOnce(leaders, retry === 1 ? flight : null);
       } catch (error) {
         if (!isLockConflict(error) || retry > LOCK_RETRIES || this.#closed) throw error;
+        await flight?.successorEnded();
         this.#deps.metrics.lockRetries.inc();
         this.#deps.logger.info({ err: error, retry }, 'commit lost a lock conflict, retrying');
         // Jittered, so two transactions that deadlocked do not meet again at once.
@@ -386,7 +471,30 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     });
   }
 
-  async #commitOnce(leaders: readonly Pending<C>[]): Promise<Attempt> {
+  /**
+   * One try of a batch: decided from the committed state, or behind a batch in flight
+   * from the state that one will commit (see flight.ts), then written. Applied in memory
+   * only once committed, and after the batch ahead was.
+   */
+  async #commitOnce(leaders: readonly Pending<C>[], flight: Flight<S> | null): Promise<Attempt> {
+    try {
+      const attempt = await this.#tryCommit(leaders, flight);
+      if (attempt.kind !== 'done') flight?.fail();
+      return attempt;
+    } catch (error) {
+      flight?.fail();
+      throw error;
+    }
+  }
+
+  async #tryCommit(leaders: readonly Pending<C>[], flight: Flight<S> | null): Promise<Attempt> {
+    const behind = flight?.behind ?? null;
+    const base: Tip<S> = behind?.tip ?? {
+      state: this.#state,
+      version: this.#version,
+      snapshotVersion: this.#snapshotVersion,
+      persisted: this.#persisted,
+    };
     const nowMs = this.#deps.nowMs();
     let decided: DecidedBatch<S, C, E, T['statement']> | null = null;
     let envelopes: RoomEventEnvelope[] = [];
@@ -396,21 +504,23 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         key: this.#key,
         nodeId: this.#deps.nodeId,
         leaseEpoch: this.#leaseEpoch,
-        fromVersion: this.#version,
-        create: this.#persisted ? null : { kind: this.#domain.kind },
+        fromVersion: base.version,
+        create: base.persisted ? null : { kind: this.#domain.kind },
         leaseToken: () => this.#token,
         verifyOwner: async () => {
+          // A batch behind one that did not commit is doomed: not worth sending.
+          if (behind?.failed) return false;
           const ok = await this.#deps.verifyOwner(this.#token);
           leaseLost = !ok;
           return ok;
         },
         interactive: leaders.some((p) => this.#domain.inTransaction?.appliesTo(p.command)),
+        ...(flight ? { sent: () => flight.markSent() } : {}),
         build: async (tx) => {
-          const from = { state: this.#state, version: this.#version };
           decided = await decideBatch(
             this.#domain,
             this.#key,
-            from,
+            base,
             leaders,
             tx,
             this.#deps.store.queries,
@@ -419,12 +529,20 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
           const outcomes = outcomeRows(leaders, decided.outcomes);
           // A room that has no row and gets no event stays unwritten: refusals and no-ops
           // of a creation that did not happen leave nothing behind.
-          if (decided.entries.length === 0 && (outcomes.length === 0 || !this.#persisted)) {
+          if (decided.entries.length === 0 && (outcomes.length === 0 || !base.persisted)) {
             return null;
           }
-          const snapshotDue = decided.version - this.#snapshotVersion >= this.#deps.snapshotEvery;
+          const snapshotDue = decided.version - base.snapshotVersion >= this.#deps.snapshotEvery;
           const built = batchWrite(this.#domain, this.#key, decided, outcomes, snapshotDue, nowMs);
           envelopes = built.envelopes;
+          if (flight) {
+            flight.tip = {
+              state: decided.state,
+              version: decided.version,
+              snapshotVersion: built.write.snapshot?.version ?? base.snapshotVersion,
+              persisted: base.persisted || decided.entries.length > 0,
+            };
+          }
           return built.write;
         },
       },
@@ -434,6 +552,12 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     if (outcome.kind === 'duplicate_request') return { kind: 'duplicate' };
     const done = decided as DecidedBatch<S, C, E, T['statement']> | null;
     if (!done) throw new Error('the store committed a batch it did not build');
+    // Committed behind a batch: applied after it. Its fence let it commit only on top of
+    // that batch, so that one committed too; if its outcome was unknown the cell closed.
+    if (behind && !(await behind.committed)) throw closedError();
+    if (this.#version !== base.version) {
+      throw new Error(`a batch from version ${base.version} committed at ${this.#version}`);
+    }
     this.#count(leaders.length, done, outcome.write !== null, nowMs);
     if (done.entries.length > 0) {
       this.#state = done.state;
@@ -446,6 +570,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       const r = done.outcomes.get(p.requestId);
       if (r && p.explicit && recordable(r)) this.#remember(p.requestId, r);
     }
+    flight?.markCommitted();
     return { kind: 'done', outcomes: done.outcomes };
   }
 
@@ -501,6 +626,11 @@ function settle(group: readonly Pending<unknown>[], outcome: Outcome, duplicate:
 
 function isLockConflict(error: unknown): boolean {
   return error instanceof AppError && error.code === errors.DATABASE_LOCK_CONFLICT.code;
+}
+
+/** After the callers of a batch were answered: their next commands are queued by then. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function sleep(ms: number): Promise<void> {

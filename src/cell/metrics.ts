@@ -14,13 +14,15 @@ export interface CellMetrics {
   readonly commitSeconds: Histogram;
   readonly fenced: Counter;
   readonly lockRetries: Counter;
+  /** Batches decided behind one in the database: `committed`, or `decided_again` later. */
+  readonly pipelined: Counter<'outcome'>;
   readonly leaseRenewals: Counter<'outcome'>;
   readonly timersFired: Counter;
 }
 
 export function createCellMetrics(registry = new Registry()): CellMetrics {
   const registers = [registry];
-  return {
+  const metrics: CellMetrics = {
     registry,
     cellsLoaded: new Gauge({
       name: 'rooms_cells_loaded',
@@ -61,6 +63,12 @@ export function createCellMetrics(registry = new Registry()): CellMetrics {
       help: 'Batches run again after the database rolled them back on a deadlock or lock wait timeout',
       registers,
     }),
+    pipelined: new Counter({
+      name: 'rooms_cell_pipelined_batches_total',
+      help: 'Batches decided while the one before was in the database, by outcome (committed, decided_again)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     leaseRenewals: new Counter({
       name: 'rooms_lease_renewals_total',
       help: 'Lease renewals by outcome',
@@ -73,4 +81,7 @@ export function createCellMetrics(registry = new Registry()): CellMetrics {
       registers,
     }),
   };
+  // Both series exist from the start: 0 on a store that does not pipeline (SQLite).
+  for (const outcome of ['committed', 'decided_again']) metrics.pipelined.inc({ outcome }, 0);
+  return metrics;
 }

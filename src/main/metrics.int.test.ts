@@ -165,6 +165,11 @@ describe('/metrics after voice-room and meeting activity', { skip: mediaSkipReas
     rooms_cell_fenced_total: (m) => exactly(0)(m.value('rooms_cell_fenced_total'), 'fenced'),
     rooms_cell_lock_retries_total: (m) =>
       exactly(0)(m.value('rooms_cell_lock_retries_total'), 'lock retries (SQLite)'),
+    rooms_cell_pipelined_batches_total: (m) => {
+      for (const outcome of ['committed', 'decided_again']) {
+        exactly(0)(m.value('rooms_cell_pipelined_batches_total', { outcome }), 'SQLite: none');
+      }
+    },
     rooms_cell_timers_fired_total: (m) =>
       atLeast(0)(m.value('rooms_cell_timers_fired_total'), 'timers'),
     rooms_lease_renewals_total: (m) => {

@@ -2,12 +2,14 @@
  * The one-packet batch on MariaDB, at the store: a batch whose fence matches no row (another
  * owner moved lease_epoch, or the version is not the one it was decided from) writes
  * nothing at all, not even rows that no unique key would have refused, and the connection
- * goes back to the pool usable; a batch whose fence holds commits all of its rows. The
- * packet's text escapes every value itself: what a caller put in a request id or a payload
- * comes back byte for byte.
+ * goes back to the pool usable; a batch whose fence holds commits all of its rows. A batch
+ * sent behind one still in the database (the runtime's pipelining) commits only on top of
+ * it. The packet's text escapes every value itself: what a caller put in a request id or a
+ * payload comes back byte for byte.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { sql as rawSql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import {
   clusterSkipReason,
@@ -24,13 +26,16 @@ void describe('one-packet batch: the fence', { skip }, () => {
   let database: TestDatabase;
   let sql: SqlBackend;
   let store: SqlCellStore;
+  let twoConnections: SqlBackend;
   before(async () => {
     database = await createTestDatabase();
     sql = await openSqlBackend(database.url, { poolSize: 1 }); // one connection: reused each time
     store = new SqlCellStore(sql);
+    twoConnections = await openSqlBackend(database.url, { poolSize: 2 });
   });
   after(async () => {
     await sql?.close();
+    await twoConnections?.close();
     await database?.drop();
   });
 
@@ -123,6 +128,90 @@ void describe('one-packet batch: the fence', { skip }, () => {
     assert.deepEqual([Number(cell.version), Number(cell.lease_epoch)], [2, 1]);
   });
 
+  /** Statements that run last in a packet: it holds the cell row while it sleeps. */
+  const slowly = (...then: string[]) =>
+    ['SELECT SLEEP(0.3)', ...then].map((text) => ({
+      compile: () => rawSql.raw(text).compile(twoConnections.db),
+    }));
+  const cellVersion = async () =>
+    Number(
+      (
+        await sql.db
+          .selectFrom('room_cells')
+          .select('version')
+          .where('room_id', '=', key.roomId)
+          .executeTakeFirstOrThrow()
+      ).version,
+    );
+
+  /** Commits `first`, and `second` as soon as the store says `first` is in the database. */
+  const oneBehindAnother = async (first: SqlCommitRequest, second: SqlCommitRequest) => {
+    const pipelining = new SqlCellStore(twoConnections);
+    assert.equal(pipelining.pipelines, true);
+    const answers: string[] = [];
+    let behind!: Promise<unknown>;
+    const ahead = pipelining
+      .commit(
+        {
+          ...first,
+          sent: () => {
+            behind = pipelining.commit(second, Date.now());
+          },
+        },
+        Date.now(),
+      )
+      .then(
+        (outcome) => answers.push(`first ${outcome.kind}`),
+        (error: unknown) => answers.push(`first failed: ${String(error)}`),
+      );
+    await ahead;
+    assert.ok(behind, 'sent() was called before the answer');
+    const outcome = (await behind) as { kind: string };
+    answers.push(`second ${outcome.kind}`);
+    return answers;
+  };
+
+  void it('a batch sent behind one in the database waits for it and commits on top of it', async () => {
+    const [from] = [await cellVersion()];
+    const before = await counts();
+    const answers = await oneBehindAnother(
+      request(
+        { leaseEpoch: 1, fromVersion: from, create: null },
+        { ...write(from + 1), statements: slowly() },
+      ),
+      request({ leaseEpoch: 1, fromVersion: from + 1, create: null }, write(from + 2)),
+    );
+    assert.deepEqual(answers, ['first committed', 'second committed']);
+    assert.equal(await cellVersion(), from + 2);
+    assert.deepEqual(
+      await counts(),
+      before.map((n) => n + 2),
+    );
+  });
+
+  void it('a batch sent behind one that rolls back is refused by its fence and writes nothing', async () => {
+    const from = await cellVersion();
+    const before = await counts();
+    const answers = await oneBehindAnother(
+      request(
+        { leaseEpoch: 1, fromVersion: from, create: null },
+        // Fails after its sleep, holding the row meanwhile: the second batch waits for it.
+        { ...write(from + 1), statements: slowly('SELECT * FROM no_such_table') },
+      ),
+      request({ leaseEpoch: 1, fromVersion: from + 1, create: null }, write(from + 2)),
+    );
+    assert.match(answers[0]!, /^first failed/);
+    assert.equal(answers[1], 'second fenced');
+    assert.equal(await cellVersion(), from);
+    assert.deepEqual(await counts(), before, 'neither batch wrote a row');
+    // The version the failed batch would have taken is free for a new decision.
+    const decidedAgain = await store.commit(
+      request({ leaseEpoch: 1, fromVersion: from, create: null }, write(from + 1)),
+      Date.now(),
+    );
+    assert.equal(decidedAgain.kind, 'committed');
+  });
+
   void it('writes hostile values byte for byte, and nothing they say runs as SQL', async () => {
     const hostile = [
       "'); DROP TABLE room_outbox; --",
@@ -133,6 +222,7 @@ void describe('one-packet batch: the fence', { skip }, () => {
       '表情 😀 emoji',
     ];
     const hostileKey = { appCode: 'default', roomId: `?'\\-${randomUUID().slice(0, 8)}` };
+    const earlierRows = await counts();
     const requestIds = hostile.map((h, i) => `${h.slice(0, 60)}#${i}`);
     const batch: SqlBatchWrite = {
       toVersion: hostile.length,
@@ -195,7 +285,8 @@ void describe('one-packet batch: the fence', { skip }, () => {
       outbox.map((r) => [r.event_id, r.envelope]),
       batch.outbox.map((o) => [o.eventId, o.envelope]),
     );
-    // The first test's rows are still there: the DROP in a value was only text.
-    assert.deepEqual(await counts(), [2, 2, 2]);
+    // The earlier tests' rows are still there: the DROP in a value was only text.
+    assert.deepEqual(await counts(), earlierRows);
+    assert.ok(earlierRows.every((n) => n > 0));
   });
 });

@@ -37,6 +37,8 @@ import { errors } from '../../shared/error-codes.js';
 export class SqlCellStore implements CellStore<SqlStoreTypes> {
   private readonly db: Kysely<Database>;
   readonly queries: QueryCreator<Database>;
+  /** On MySQL a batch's write is one packet, and the next may follow it at once. */
+  readonly pipelines: boolean;
 
   private readonly logger: Logger | undefined;
 
@@ -46,6 +48,7 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
   ) {
     this.db = backend.db;
     this.queries = backend.db;
+    this.pipelines = backend.mysqlPool !== null;
     this.logger = options.logger;
   }
 
@@ -147,7 +150,7 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     if (!(await request.verifyOwner())) return LEASE_LOST;
     const statements = writeStatements(this.db, this.backend.flavor, request, write, nowMs);
     const pool = this.backend.mysqlPool;
-    if (pool) return onePacket(pool.promise(), statements, write);
+    if (pool) return onePacket(pool.promise(), statements, write, request.sent);
     const trx = await this.db.startTransaction().execute();
     return applyWrite(trx, compiledStatements(this.db, statements), write);
   }

@@ -84,10 +84,11 @@ export async function onePacket(
   pool: PromisePool,
   statements: BatchStatements,
   write: SqlBatchWrite,
+  sent?: () => void,
 ): Promise<SqlCommitOutcome> {
   // The pool under Kysely, used directly: its errors are translated here as Kysely's are.
   try {
-    return await sendOnePacket(pool, statements, write);
+    return await sendOnePacket(pool, statements, write, sent);
   } catch (error) {
     throw translateDatabaseError(error);
   }
@@ -104,6 +105,7 @@ async function sendOnePacket(
   pool: PromisePool,
   statements: BatchStatements,
   write: SqlBatchWrite,
+  sent: (() => void) | undefined,
 ): Promise<SqlCommitOutcome> {
   const conn = await pool.getConnection();
   let broken = false;
@@ -116,7 +118,10 @@ async function sendOnePacket(
       ...statements.projections.map(formatted),
       'COMMIT',
     ].join(';\n');
-    await conn.query(text);
+    // The packet is written to the socket inside query(): the next batch may follow it.
+    const answered = conn.query(text);
+    sent?.();
+    await answered;
     return { kind: 'committed', write };
   } catch (error) {
     // Stopped before COMMIT (the fence, a duplicate, a lock conflict): roll back what ran.

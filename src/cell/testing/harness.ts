@@ -23,6 +23,7 @@ import {
   testRedisUrl,
 } from '../../testing/backends.js';
 import type { CommittedBatch } from '../cell.js';
+import type { CellStore } from '../cell-store.js';
 import type { SqlStoreTypes } from '../../adapters/sql/sql-store-types.js';
 import type { CellDomain } from '../domain.js';
 import { CellHost, type CellHostConfig } from '../host.js';
@@ -135,6 +136,8 @@ export async function startHost(
     nodeId?: string;
     config?: Partial<CellHostConfig>;
     wrapLease?: (lease: LeaseManager) => LeaseManager;
+    /** Stands between the host and its SQL store (e.g. to hold a commit's answer). */
+    wrapStore?: (store: SqlCellStore) => CellStore<SqlStoreTypes>;
     redisUrl?: string;
     /** Sees the host's own SQL backend before the host starts (e.g. to pause its commits). */
     withSql?: (sql: SqlBackend) => void;
@@ -152,7 +155,9 @@ export async function startHost(
   const host = new CellHost(
     { nodeId, advertiseAddr: `127.0.0.1:${10_000 + hostSeq}`, ...fastConfig, ...options.config },
     {
-      store: new SqlCellStore(sqlBackend),
+      store: options.wrapStore
+        ? options.wrapStore(new SqlCellStore(sqlBackend))
+        : new SqlCellStore(sqlBackend),
       lease,
       registry: coordination.registry,
       clock: systemClock,
