@@ -73,8 +73,16 @@ export async function openSqlBackend(url: string, options: OpenOptions = {}): Pr
   return backend;
 }
 
+/**
+ * Every value this pool sends is escaped with backslashes (mysql2's `escape`). On a server
+ * whose `sql_mode` has NO_BACKSLASH_ESCAPES a backslash is an ordinary character, and a
+ * value ending in `\'` would end its string early: each connection takes that mode out of
+ * its session before its first query.
+ */
+const BACKSLASH_ESCAPES = `SET SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))`;
+
 function createMysqlPool(url: string, options: OpenOptions): Pool {
-  return createPool({
+  const pool = createPool({
     uri: url,
     connectionLimit: options.poolSize ?? 10,
     // Versions and times are BIGINT; keep them numbers (all fit in 2^53).
@@ -86,6 +94,14 @@ function createMysqlPool(url: string, options: OpenOptions): Pool {
     multipleStatements: true,
     queryFormat: formatUnlessEmpty,
   });
+  // Queued on the new connection before the query it was opened for; a connection that
+  // could not take it is closed, so that query fails rather than run unprotected.
+  pool.on('connection', (connection) => {
+    connection.query(BACKSLASH_ESCAPES, (error) => {
+      if (error) connection.destroy();
+    });
+  });
+  return pool;
 }
 
 /**
