@@ -76,7 +76,7 @@ export async function openSqlBackend(url: string, options: OpenOptions = {}): Pr
 /**
  * Every value this pool sends is escaped with backslashes (mysql2's `escape`). On a server
  * whose `sql_mode` has NO_BACKSLASH_ESCAPES a backslash is an ordinary character, and a
- * value ending in `\'` would end its string early: each connection takes that mode out of
+ * value with `\'` in it would end its string early: each connection takes that mode out of
  * its session before its first query.
  */
 const BACKSLASH_ESCAPES = `SET SESSION sql_mode = TRIM(BOTH ',' FROM REPLACE(CONCAT(',', @@SESSION.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))`;
