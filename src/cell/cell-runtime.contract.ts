@@ -3,55 +3,34 @@
  * Redis). Each test states an invariant from DESIGN.md and can fail.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { CellHost } from './host.js';
 import type { CounterCommand } from './testing/counter-domain.js';
 import { routeKey } from './lease.js';
-import {
-  counter,
-  eventually,
-  sleep,
-  startHost,
-  type TestBackend,
-  type TestHost,
-} from './testing/harness.js';
-import { room, runLocal, stateOf } from './testing/routing.js';
+import { counter, eventually, sleep, type TestBackend } from './testing/harness.js';
+import { runLocal, stateOf } from './testing/routing.js';
+import { hostsPerTest } from './testing/suite.js';
 
 export function cellRuntimeContract(
   openBackend: () => Promise<TestBackend>,
   options: { skip?: string | false } = {},
 ): void {
   describe('cell runtime contract', { skip: options.skip ?? false }, () => {
-    let backend: TestBackend;
-    const hosts: TestHost[] = [];
-    const host = async (opts: Parameters<typeof startHost>[1] = {}) => {
-      const h = await startHost(backend, opts);
-      hosts.push(h);
-      return h;
-    };
-    let roomSeq = 0;
-    const freshRoom = () => room(`r${++roomSeq}-${Date.now().toString(36)}`);
-
-    before(async () => {
-      backend = await openBackend();
-    });
-    // Each test's hosts die with it, so no earlier host's sweeper steals a later test's room.
-    afterEach(async () => {
-      for (const h of hosts.splice(0)) await h.kill();
-    });
-    after(async () => {
-      await backend?.close();
-    });
+    const suite = hostsPerTest(openBackend, 'r');
+    const { freshRoom } = suite;
+    const host = suite.start;
 
     const logOf = async (roomId: string) =>
-      backend.inspect.db
+      suite
+        .db()
         .selectFrom('room_command_log')
         .select(['version', 'request_id', 'owner_node_id', 'lease_token', 'lease_epoch'])
         .where('room_id', '=', roomId)
         .orderBy('version')
         .execute();
     const cellRow = async (roomId: string) =>
-      backend.inspect.db
+      suite
+        .db()
         .selectFrom('room_cells')
         .selectAll()
         .where('room_id', '=', roomId)
@@ -235,7 +214,8 @@ export function cellRuntimeContract(
       // 100 rooms held by a live owner, their rows' alarms overdue and staying so.
       const held = Array.from({ length: 100 }, () => freshRoom());
       for (const key of held) await runLocal(a.host, key, { type: 'Add', amount: 1 });
-      await backend.inspect.db
+      await suite
+        .db()
         .updateTable('room_cells' as never)
         .set({ next_alarm_ms: 1 } as never)
         .where('room_id' as never, 'in', held.map((k) => k.roomId) as never)
@@ -259,7 +239,8 @@ export function cellRuntimeContract(
       const { host: a } = await host();
       const key = freshRoom();
       const account = `acct-${key.roomId}`;
-      await backend.inspect.db
+      await suite
+        .db()
         .insertInto('counter_limits' as never)
         .values({ account, max_total: 10 })
         .execute();
@@ -274,7 +255,8 @@ export function cellRuntimeContract(
         'LIMIT_EXCEEDED',
       );
       assert.equal(r3.status === 'fulfilled' && r3.value.version, 2);
-      const charges = await backend.inspect.db
+      const charges = await suite
+        .db()
         .selectFrom('counter_charges' as never)
         .select(['request_id' as never])
         .where('account' as never, '=', account as never)
@@ -287,7 +269,8 @@ export function cellRuntimeContract(
       const { host: a } = await host();
       const key = freshRoom();
       await runLocal(a, key, { type: 'Add', amount: 3 });
-      const rows = await backend.inspect.db
+      const rows = await suite
+        .db()
         .selectFrom('room_outbox')
         .selectAll()
         .where('room_id', '=', key.roomId)

@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { errors } from '../shared/error-codes.js';
 import { AppError } from '../shared/errors.js';
@@ -322,7 +323,8 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       if (known) settle([p], known, true);
       else leaders.set(p.requestId, [...(leaders.get(p.requestId) ?? []), p]);
     }
-    for (const id of leaders.keys()) flight.requestIds.add(id);
+    // Copies of these wait for their answers rather than be decided behind this batch.
+    if (this.#deps.store.pipelines) for (const id of leaders.keys()) flight.requestIds.add(id);
     let todo = [...leaders.values()];
     const committed = (outcomes: ReadonlyMap<string, Outcome>) => {
       this.#deps.metrics.batchSize.observe(todo.length);
@@ -489,12 +491,15 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
 
   async #tryCommit(leaders: readonly Pending<C>[], flight: Flight<S> | null): Promise<Attempt> {
     const behind = flight?.behind ?? null;
-    const base: Tip<S> = behind?.tip ?? {
-      state: this.#state,
-      version: this.#version,
-      snapshotVersion: this.#snapshotVersion,
-      persisted: this.#persisted,
-    };
+    // A batch is launched behind another only once that one is in the database, decided.
+    const base: Tip<S> = behind
+      ? behind.tip!
+      : {
+          state: this.#state,
+          version: this.#version,
+          snapshotVersion: this.#snapshotVersion,
+          persisted: this.#persisted,
+        };
     const nowMs = this.#deps.nowMs();
     let decided: DecidedBatch<S, C, E, T['statement']> | null = null;
     let envelopes: RoomEventEnvelope[] = [];
@@ -626,11 +631,6 @@ function settle(group: readonly Pending<unknown>[], outcome: Outcome, duplicate:
 
 function isLockConflict(error: unknown): boolean {
   return error instanceof AppError && error.code === errors.DATABASE_LOCK_CONFLICT.code;
-}
-
-/** After the callers of a batch were answered: their next commands are queued by then. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function sleep(ms: number): Promise<void> {

@@ -3,50 +3,29 @@
  * of a paused owner and of owners that Redis forgot, idempotency across owner changes.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { clusterSkipReason, startPrivateRedis, type PrivateRedis } from '../testing/backends.js';
 import { pauseAfterVerify } from './testing/pausable-lease.js';
-import {
-  counter,
-  eventually,
-  mariadbRedisBackend,
-  startHost,
-  type TestBackend,
-  type TestHost,
-} from './testing/harness.js';
-import { room, runAnywhere, runLocal, runOnceOwner, stateOf } from './testing/routing.js';
+import { counter, eventually, mariadbRedisBackend } from './testing/harness.js';
+import { runAnywhere, runLocal, runOnceOwner, stateOf } from './testing/routing.js';
+import { hostsPerTest } from './testing/suite.js';
 
 const skip = await clusterSkipReason();
 
 describe('cluster of hosts on MariaDB + Redis', { skip }, () => {
-  let backend: TestBackend;
-  const hosts: TestHost[] = [];
-  const host = async (opts: Parameters<typeof startHost>[1] = {}) => {
-    const h = await startHost(backend, opts);
-    hosts.push(h);
-    return h;
-  };
-  let seq = 0;
-  const freshRoom = () => room(`c${++seq}-${Date.now().toString(36)}`);
+  const suite = hostsPerTest(mariadbRedisBackend, 'c');
+  const { freshRoom } = suite;
+  const host = suite.start;
   const logOf = (roomId: string) =>
-    backend.inspect.db
+    suite
+      .db()
       .selectFrom('room_command_log')
       .select(['version', 'request_id'])
       .where('room_id', '=', roomId)
       .orderBy('version')
       .execute()
       .then((rows) => rows.map((r) => [Number(r.version), r.request_id] as const));
-
-  before(async () => {
-    backend = await mariadbRedisBackend();
-  });
-  afterEach(async () => {
-    for (const h of hosts.splice(0)) await h.kill();
-  });
-  after(async () => {
-    await backend?.close();
-  });
 
   it('three hosts: every room has exactly one owner, and a dead host is replaced with the committed state', async () => {
     const three = [await host(), await host(), await host()];
@@ -179,7 +158,8 @@ describe('cluster of hosts on MariaDB + Redis', { skip }, () => {
       'gift-1',
     );
     assert.deepEqual(retried, { ...first, duplicate: true });
-    const charges = await backend.inspect.db
+    const charges = await suite
+      .db()
       .selectFrom('counter_charges' as never)
       .select(['request_id' as never])
       .where('account' as never, '=', account as never)

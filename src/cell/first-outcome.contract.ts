@@ -4,19 +4,14 @@
  * and never creates a version; a creation that is refused writes nothing at all.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AppError } from '../shared/errors.js';
 import type { LeaseManager } from './lease.js';
 import { counterDomain } from './testing/counter-domain.js';
 import { pauseAfterVerify, type PauseAfterVerify } from './testing/pausable-lease.js';
-import {
-  counter,
-  eventually,
-  startHost,
-  type TestBackend,
-  type TestHost,
-} from './testing/harness.js';
-import { room, runLocal, runOnceOwner, stateOf } from './testing/routing.js';
+import { counter, eventually, type TestBackend } from './testing/harness.js';
+import { runLocal, runOnceOwner, stateOf } from './testing/routing.js';
+import { hostsPerTest } from './testing/suite.js';
 
 /** A second room kind with the counter's rules, to try cells of different kinds. */
 const otherKind = { ...counterDomain(), kind: 'other-counter' };
@@ -26,31 +21,14 @@ export function firstOutcomeContract(
   options: { skip?: string | false } = {},
 ): void {
   describe('a request id keeps its first outcome', { skip: options.skip ?? false }, () => {
-    let backend: TestBackend;
-    const hosts: TestHost[] = [];
-    const host = async (wrapLease?: (lease: LeaseManager) => LeaseManager) => {
-      const h = await startHost(backend, {
-        domains: [otherKind],
-        ...(wrapLease ? { wrapLease } : {}),
-      });
-      hosts.push(h);
-      return h;
-    };
-    let roomSeq = 0;
-    const freshRoom = () => room(`fo${++roomSeq}-${Date.now().toString(36)}`);
-
-    before(async () => {
-      backend = await openBackend();
-    });
-    afterEach(async () => {
-      for (const h of hosts.splice(0)) await h.kill();
-    });
-    after(async () => {
-      await backend?.close();
-    });
+    const suite = hostsPerTest(openBackend, 'fo');
+    const { freshRoom } = suite;
+    const host = (wrapLease?: (lease: LeaseManager) => LeaseManager) =>
+      suite.start({ domains: [otherKind], ...(wrapLease ? { wrapLease } : {}) });
 
     const versionOf = async (roomId: string) => {
-      const row = await backend.inspect.db
+      const row = await suite
+        .db()
         .selectFrom('room_cells')
         .select(['version', 'lease_epoch'])
         .where('room_id', '=', roomId)
@@ -59,7 +37,8 @@ export function firstOutcomeContract(
     };
     const loggedRequests = async (roomId: string) =>
       (
-        await backend.inspect.db
+        await suite
+          .db()
           .selectFrom('room_command_log')
           .select('request_id')
           .where('room_id', '=', roomId)
@@ -67,7 +46,8 @@ export function firstOutcomeContract(
           .execute()
       ).map((r) => r.request_id);
     const outcomeRows = async (roomId: string) =>
-      backend.inspect.db
+      suite
+        .db()
         .selectFrom('room_request_outcomes')
         .selectAll()
         .where('room_id', '=', roomId)

@@ -5,10 +5,11 @@
  * lease TTL is long, so no renewal or heartbeat rewrites them during a test.
  */
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { routeKey, type CellKey } from './lease.js';
-import { counter, startHost, type TestBackend, type TestHost } from './testing/harness.js';
-import { room, runLocal, stateOf } from './testing/routing.js';
+import { counter, type TestBackend } from './testing/harness.js';
+import { runLocal, stateOf } from './testing/routing.js';
+import { hostsPerTest } from './testing/suite.js';
 import type { CellHost } from './host.js';
 
 const QUIET = { leaseTtlMs: 60_000 };
@@ -18,28 +19,17 @@ export function lostCoordinationContract(
   options: { skip?: string | false } = {},
 ): void {
   describe('a room whose Redis keys vanished', { skip: options.skip ?? false }, () => {
-    let backend: TestBackend;
-    const hosts: TestHost[] = [];
-    const host = async () => {
-      const h = await startHost(backend, { config: QUIET });
-      hosts.push(h);
-      return h.host;
-    };
-    let roomSeq = 0;
-    const freshRoom = () => room(`lost${++roomSeq}-${Date.now().toString(36)}`);
+    const suite = hostsPerTest(openBackend, 'lost');
+    const { freshRoom } = suite;
+    const host = async () => (await suite.start({ config: QUIET })).host;
     // One lease + registry view onto the backend's coordination, as any node sees it.
     let view: ReturnType<TestBackend['coordination']>;
 
-    before(async () => {
-      backend = await openBackend();
-      view = backend.coordination();
-    });
-    afterEach(async () => {
-      for (const h of hosts.splice(0)) await h.kill();
+    before(() => {
+      view = suite.backend().coordination();
     });
     after(async () => {
       await view?.close();
-      await backend?.close();
     });
 
     /** Deletes the room's lease as a FLUSHALL does (whoever holds it). */
@@ -51,7 +41,8 @@ export function lostCoordinationContract(
     const epochOf = async (roomId: string) =>
       Number(
         (
-          await backend.inspect.db
+          await suite
+            .db()
             .selectFrom('room_cells')
             .select('lease_epoch')
             .where('room_id', '=', roomId)
@@ -59,7 +50,8 @@ export function lostCoordinationContract(
         ).lease_epoch,
       );
     const logOf = (roomId: string) =>
-      backend.inspect.db
+      suite
+        .db()
         .selectFrom('room_command_log')
         .select(['version', 'owner_node_id', 'lease_epoch'])
         .where('room_id', '=', roomId)

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql as rawSql } from 'kysely';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { SqlBackend } from '../adapters/sql/database.js';
 import type { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
 import type { SqlCommitRequest, SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
@@ -17,16 +17,9 @@ import type { CommandResult, CommittedBatch } from './cell.js';
 import type { CellStore } from './cell-store.js';
 import type { CellHost } from './host.js';
 import type { CounterEvent } from './testing/counter-domain.js';
-import {
-  counter,
-  eventually,
-  mariadbRedisBackend,
-  sleep,
-  startHost,
-  type TestBackend,
-  type TestHost,
-} from './testing/harness.js';
-import { room, runLocal, stateOf } from './testing/routing.js';
+import { counter, eventually, mariadbRedisBackend, sleep } from './testing/harness.js';
+import { runLocal, stateOf } from './testing/routing.js';
+import { hostsPerTest } from './testing/suite.js';
 
 const skip = await clusterSkipReason();
 
@@ -123,36 +116,22 @@ async function pipelined(host: CellHost, outcome: 'committed' | 'decided_again')
 }
 
 void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
-  let backend: TestBackend;
-  const hosts: TestHost[] = [];
-  const host = async (opts: Parameters<typeof startHost>[1] = {}) => {
-    const h = await startHost(backend, opts);
-    hosts.push(h);
-    return h;
-  };
-  let roomSeq = 0;
-  const freshRoom = () => room(`p${++roomSeq}-${Date.now().toString(36)}`);
+  const suite = hostsPerTest(mariadbRedisBackend, 'p');
+  const { freshRoom } = suite;
+  const host = suite.start;
   const logOf = (roomId: string) =>
-    backend.inspect.db
+    suite
+      .db()
       .selectFrom('room_command_log')
       .select(['version', 'request_id', 'events'])
       .where('room_id', '=', roomId)
       .orderBy('version')
       .execute();
 
-  before(async () => {
-    backend = await mariadbRedisBackend();
-  });
-  afterEach(async () => {
-    for (const h of hosts.splice(0)) await h.kill();
-  });
-  after(async () => {
-    await backend?.close();
-  });
-
   void it('a burst is decided in batches behind batches: gap-free versions, each answer its own, commits announced in order', async () => {
     const announced: CommittedBatch[] = [];
-    const { host: a } = await host({ onCommitted: (batch) => announced.push(batch) });
+    const first = await host({ onCommitted: (batch) => announced.push(batch) });
+    const a = first.host;
     const key = freshRoom();
     await runLocal(a, key, { type: 'Add', amount: 0 }); // loaded: the burst meets a cell at rest
     const results = await Promise.all(
@@ -181,7 +160,7 @@ void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
       .flatMap((r) => JSON.parse(r.events) as CounterEvent[])
       .reduce((state, event) => counter.evolve(state, event), counter.initialState(key));
     assert.deepEqual(await stateOf(a, key), replayed);
-    await hosts.splice(0, 1)[0]!.drain();
+    await first.drain();
     const { host: b } = await host();
     assert.equal((await stateOf(b, key)).count, 600);
   });
@@ -192,11 +171,10 @@ void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
     // The first answer of request x, recorded by an earlier owner.
     const x = await runLocal(first.host, key, { type: 'Add', amount: 1 }, 'x');
     await first.drain();
-    hosts.splice(0, 1);
 
     let scripted!: ReturnType<typeof scriptedStore>;
     const { host: b } = await host({
-      wrapStore: (inner) => (scripted = scriptedStore(inner, backend.inspect)).store,
+      wrapStore: (inner) => (scripted = scriptedStore(inner, suite.backend().inspect)).store,
     });
     await runLocal(b, key, { type: 'Add', amount: 0 }); // loaded
     let releaseBlocker!: () => void;
@@ -255,7 +233,7 @@ void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
     const key = freshRoom();
     let scripted!: ReturnType<typeof scriptedStore>;
     const { host: b } = await host({
-      wrapStore: (inner) => (scripted = scriptedStore(inner, backend.inspect)).store,
+      wrapStore: (inner) => (scripted = scriptedStore(inner, suite.backend().inspect)).store,
     });
     await runLocal(b, key, { type: 'Add', amount: 0 }); // loaded
     const add = (id: string) => runLocal(b, key, { type: 'Add', amount: 1 }, id);
@@ -266,7 +244,7 @@ void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
     const later: Promise<CommandResult>[] = [];
     // A named lock held here keeps the failing batch in the database until it is released.
     const lockName = `pipe-${randomUUID()}`;
-    const holder = await backend.inspect.mysqlPool!.promise().getConnection();
+    const holder = await suite.backend().inspect.mysqlPool!.promise().getConnection();
     await holder.query('SELECT GET_LOCK(?, 10)', [lockName]);
     const { traces } = scripted;
     scripted.arm([

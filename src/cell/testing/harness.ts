@@ -123,7 +123,7 @@ export const counter = counterDomain({ charges: true });
 
 export interface TestHost {
   readonly host: CellHost;
-  /** Crash: no drain, no release (leases expire by TTL). */
+  /** Crash: no drain, no release (leases expire by TTL). Once ended, neither does anything. */
   kill(): Promise<void>;
   drain(): Promise<void>;
 }
@@ -168,16 +168,13 @@ export async function startHost(
   host.register(counter);
   for (const domain of options.domains ?? []) host.register(domain);
   await host.start();
+  // A host ends once: a kill after a drain (a suite's cleanup) does nothing.
+  let ended: Promise<void> | undefined;
+  const end = (how: () => Promise<void>) => (ended ??= how().then(() => coordination.close()));
   return {
     host,
-    async kill() {
-      await host.abort();
-      await coordination.close();
-    },
-    async drain() {
-      await host.drain();
-      await coordination.close();
-    },
+    kill: () => end(() => host.abort()),
+    drain: () => end(() => host.drain()),
   };
 }
 
