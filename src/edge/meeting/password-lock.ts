@@ -3,6 +3,12 @@
  * code) lock that pair for 10 minutes), then "no password given", then bcrypt (off the
  * event loop, bounded by a WorkGate). Counters live in the shared KeyValue store, so every
  * node of a cluster sees the same lock. A right password clears the counter.
+ *
+ * Each guess takes its place in the counter (an atomic increment) before bcrypt sees it, so
+ * guesses sent at once, on any nodes, cannot all be checked against a lock read before any
+ * of them was counted: at most 5 are ever checked per lock window, and a guess arriving
+ * when they are taken is `locked` even when right. A checked wrong guess keeps its place; a
+ * right one clears the counter.
  */
 import type { PasswordHasher } from '../../accounts/password.js';
 import type { PasswordVerdict } from '../../domain/meeting/types.js';
@@ -39,10 +45,13 @@ export async function judgePassword(
   const password = attempt.password;
   if (password === undefined || password === '') return 'missing';
   const hash = meeting.password_hash ?? '';
-  if (await p.gate.run(() => p.hasher.verify(password, hash))) {
-    if (failures > 0) await p.kv.del(key);
-    return 'ok';
-  }
-  await p.kv.incr(key, PASSWORD_LOCK_MS);
-  return 'wrong';
+  // The place is taken once a hashing slot is ours: a guess refused for a full queue (503)
+  // was never checked and uses up nothing.
+  const verdict = await p.gate.run(async (): Promise<PasswordVerdict> => {
+    const place = await p.kv.incr(key, PASSWORD_LOCK_MS);
+    if (place > PASSWORD_MAX_ATTEMPTS) return 'locked';
+    return (await p.hasher.verify(password, hash)) ? 'ok' : 'wrong';
+  });
+  if (verdict === 'ok') await p.kv.del(key);
+  return verdict;
 }
