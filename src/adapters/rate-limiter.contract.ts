@@ -92,5 +92,17 @@ export function rateLimiterContract(
         assert.deepEqual(await a.peek('u'), { count: 0, resetInMs: 0 });
       }),
     );
+
+    void it(
+      'hits and undoes by an amount, never below zero',
+      withEnv(async ({ limiters: [a, b] }) => {
+        assert.equal((await a.hit('n', LONG, 30)).count, 30);
+        assert.equal((await b.hit('n', LONG, 25)).count, 55);
+        await b.undo('n', 25);
+        assert.equal((await a.peek('n')).count, 30);
+        await a.undo('n', 100);
+        assert.equal((await a.peek('n')).count, 0);
+      }),
+    );
   });
 }

@@ -8,12 +8,15 @@
  * with a hit, and at most twice that across the edge of two windows.
  */
 export interface RateLimiter {
-  /** Adds one to `key` (opening a window of `windowMs` if none is open); the state after. */
-  hit(key: string, windowMs: number): Promise<RateCount>;
+  /**
+   * Adds `amount` (default 1) to `key`, opening a window of `windowMs` if none is open; the
+   * state after. An amount counts things one request asks for at once (e.g. invitees).
+   */
+  hit(key: string, windowMs: number, amount?: number): Promise<RateCount>;
   /** The state of `key` without counting; `{count: 0, resetInMs: 0}` when no window is open. */
   peek(key: string): Promise<RateCount>;
-  /** Takes one hit back (it turned out not to count), never below zero; the window stays. */
-  undo(key: string): Promise<void>;
+  /** Takes `amount` (default 1) back (it turned out not to count), never below zero; the window stays. */
+  undo(key: string, amount?: number): Promise<void>;
   /** Forgets `key` and its window. */
   reset(key: string): Promise<void>;
 }

@@ -24,7 +24,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.#windows.size;
   }
 
-  hit(key: string, windowMs: number): Promise<RateCount> {
+  hit(key: string, windowMs: number, amount = 1): Promise<RateCount> {
     const now = this.#clock.nowMs();
     if (++this.#hitsSinceSweep >= SWEEP_EVERY) this.#sweep(now);
     let window = this.#open(key, now);
@@ -32,7 +32,7 @@ export class MemoryRateLimiter implements RateLimiter {
       window = { count: 0, endsAtMs: now + Math.max(1, Math.ceil(windowMs)) };
       this.#windows.set(key, window);
     }
-    window.count += 1;
+    window.count += amount;
     return Promise.resolve({ count: window.count, resetInMs: window.endsAtMs - now });
   }
 
@@ -46,9 +46,9 @@ export class MemoryRateLimiter implements RateLimiter {
     );
   }
 
-  undo(key: string): Promise<void> {
+  undo(key: string, amount = 1): Promise<void> {
     const window = this.#open(key, this.#clock.nowMs());
-    if (window && window.count > 0) window.count -= 1;
+    if (window) window.count = Math.max(0, window.count - amount);
     return Promise.resolve();
   }
 

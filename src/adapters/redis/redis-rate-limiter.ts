@@ -8,10 +8,10 @@ import type { Redis } from 'ioredis';
 import type { RateCount, RateLimiter } from '../../shared/rate-limiter.js';
 import { errors } from '../../shared/error-codes.js';
 
-// KEYS[1] counter; ARGV window ms. INCR, and open the window on the first hit (a key without
+// KEYS[1] counter; ARGV window ms, amount. INCRBY, and open the window on the first hit (a key without
 // a TTL, e.g. one written by hand, gets one too). Returns {count, ms left}.
 const HIT = `
-local n = redis.call('INCR', KEYS[1])
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -29,17 +29,20 @@ if ttl < 0 then ttl = 0 end
 return {tonumber(n), ttl}
 `;
 
-// KEYS[1] counter. DECR only an existing, positive counter (never creates one without a TTL).
+// KEYS[1] counter; ARGV amount. Lowers only an existing counter, never below zero (never
+// creates one without a TTL).
 const UNDO = `
 local n = redis.call('GET', KEYS[1])
-if n and tonumber(n) > 0 then redis.call('DECR', KEYS[1]) end
+if n and tonumber(n) > 0 then
+  redis.call('DECRBY', KEYS[1], math.min(tonumber(n), tonumber(ARGV[1])))
+end
 return 0
 `;
 
 interface RateCommands {
-  roomsRateHit(key: string, windowMs: number): Promise<[number, number]>;
+  roomsRateHit(key: string, windowMs: number, amount: number): Promise<[number, number]>;
   roomsRatePeek(key: string): Promise<[number, number]>;
-  roomsRateUndo(key: string): Promise<number>;
+  roomsRateUndo(key: string, amount: number): Promise<number>;
 }
 
 export class RedisRateLimiter implements RateLimiter {
@@ -55,9 +58,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.#prefix = `${deps.keyPrefix}rl:`;
   }
 
-  async hit(key: string, windowMs: number): Promise<RateCount> {
+  async hit(key: string, windowMs: number, amount = 1): Promise<RateCount> {
     const [count, resetInMs] = await this.#call(() =>
-      this.#redis.roomsRateHit(this.#prefix + key, Math.max(1, Math.ceil(windowMs))),
+      this.#redis.roomsRateHit(this.#prefix + key, Math.max(1, Math.ceil(windowMs)), amount),
     );
     return { count, resetInMs };
   }
@@ -69,8 +72,8 @@ export class RedisRateLimiter implements RateLimiter {
     return { count, resetInMs };
   }
 
-  async undo(key: string): Promise<void> {
-    await this.#call(() => this.#redis.roomsRateUndo(this.#prefix + key));
+  async undo(key: string, amount = 1): Promise<void> {
+    await this.#call(() => this.#redis.roomsRateUndo(this.#prefix + key, amount));
   }
 
   async reset(key: string): Promise<void> {
