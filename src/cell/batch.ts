@@ -39,6 +39,14 @@ export interface BatchCommand<C> {
   readonly requestId: string;
   /** The caller named the request id (a retry may come): its outcome is recorded. */
   readonly explicit: boolean;
+  /** What the request id names (./request-fingerprint.ts): recorded with its outcome. */
+  readonly fingerprint: string;
+}
+
+/** A request id's first outcome, and what that request was (null: recorded before fingerprints). */
+export interface RecordedOutcome {
+  readonly outcome: Outcome;
+  readonly fingerprint: string | null;
 }
 
 export type ReplyingEntry<C extends Command, E extends DomainEvent> = DecidedEntry<C, E> & {
@@ -139,24 +147,37 @@ export function outcomeRows(
   for (const p of commands) {
     const r = outcomes.get(p.requestId);
     if (!r || !p.explicit || !recordable(r)) continue;
+    const fp = p.fingerprint;
     rows.push({
       requestId: p.requestId,
       version: r.ok ? r.result.version : r.version,
       outcome: JSON.stringify(
         r.ok
-          ? { reply: r.result.reply }
-          : { error: { kind: r.error.kind, code: r.error.code, message: r.error.message } },
+          ? { fp, reply: r.result.reply }
+          : { fp, error: { kind: r.error.kind, code: r.error.code, message: r.error.message } },
       ),
     });
   }
   return rows;
 }
 
-export function parseOutcome(version: number, json: string): Outcome {
-  const stored = JSON.parse(json) as { reply?: unknown; error?: DomainError };
-  return stored.error
-    ? { ok: false, error: stored.error, version }
-    : { ok: true, result: { version, reply: stored.reply, duplicate: true } };
+/** A row of `room_request_outcomes` read back: its outcome, and the request it answered. */
+export function parseOutcome(version: number, json: string): RecordedOutcome {
+  const stored = JSON.parse(json) as { fp?: string; reply?: unknown; error?: DomainError };
+  return {
+    outcome: stored.error
+      ? { ok: false, error: stored.error, version }
+      : { ok: true, result: { version, reply: stored.reply, duplicate: true } },
+    fingerprint: stored.fp ?? null,
+  };
+}
+
+/**
+ * Whether `fingerprint` is the request a recorded outcome answered. Outcomes recorded
+ * before fingerprints were kept answer any copy, as they always did.
+ */
+export function sameRequest(recorded: RecordedOutcome, fingerprint: string): boolean {
+  return recorded.fingerprint === null || recorded.fingerprint === fingerprint;
 }
 
 /** The rows of a decided batch, and its envelopes (for the outbox and the realtime bus). */

@@ -16,10 +16,12 @@ import {
   outcomeRows,
   parseOutcome,
   recordable,
+  sameRequest,
   type BatchCommand,
   type CommandResult,
   type DecidedBatch,
   type Outcome,
+  type RecordedOutcome,
 } from './batch.js';
 import type { CellEvents, CloseReason } from './cell-events.js';
 import type { CellStore, StoreTypes } from './cell-store.js';
@@ -28,6 +30,7 @@ import type { CellDomain, Command, DomainEvent } from './domain.js';
 import type { RoomEventEnvelope } from './envelope.js';
 import type { CellKey } from './lease.js';
 import type { CellMetrics } from './metrics.js';
+import { requestFingerprint } from './request-fingerprint.js';
 
 export type { CommandResult } from './batch.js';
 export type { CellEvents, CloseReason, CommittedBatch } from './cell-events.js';
@@ -109,7 +112,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   /** Lane tasks waiting for their turn (the running one not counted). */
   #laneWaiting = 0;
   #lastActivityMs: number;
-  readonly #seen = new Map<string, Outcome>();
+  readonly #seen = new Map<string, RecordedOutcome>();
   #stats: CellStats;
 
   constructor(key: CellKey, domain: CellDomain<S, C, E, T>, init: CellInit<S>, deps: CellDeps<T>) {
@@ -179,7 +182,16 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     return this.#scheduled || this.#queue.length > 0;
   }
 
-  submit(command: C, requestId?: string, deadlineMs?: number): Promise<CommandResult> {
+  /**
+   * Queues `command`. `fingerprint` names what the caller's request was (see
+   * ./request-fingerprint.ts); without one, the command itself is what the request id names.
+   */
+  submit(
+    command: C,
+    requestId?: string,
+    deadlineMs?: number,
+    fingerprint?: string,
+  ): Promise<CommandResult> {
     if (this.#closed) return Promise.reject(closedError());
     if (deadlineMs !== undefined && deadlineMs <= this.#deps.nowMs()) {
       return Promise.reject(deadlineError());
@@ -190,6 +202,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         command,
         requestId: requestId ?? `auto:${randomUUID()}`,
         explicit: requestId !== undefined,
+        fingerprint: fingerprint ?? requestFingerprint('command', command),
         deadlineMs,
         resolve,
         reject,
@@ -320,8 +333,11 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         continue;
       }
       const known = this.#seen.get(p.requestId);
-      if (known) settle([p], known, true);
-      else leaders.set(p.requestId, [...(leaders.get(p.requestId) ?? []), p]);
+      const group = leaders.get(p.requestId);
+      if (known) answerCopy(p, known);
+      else if (group && group[0]!.fingerprint !== p.fingerprint) p.reject(reusedError());
+      else if (group) group.push(p);
+      else leaders.set(p.requestId, [p]);
     }
     // Copies of these wait for their answers rather than be decided behind this batch.
     if (this.#deps.store.pipelines) for (const id of leaders.keys()) flight.requestIds.add(id);
@@ -466,9 +482,9 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     return todo.filter((group) => {
       const r = recorded.get(group[0]!.requestId);
       if (!r) return true;
-      const outcome = parseOutcome(r.version, r.outcome);
-      this.#remember(group[0]!.requestId, outcome);
-      settle(group, outcome, true);
+      const known = parseOutcome(r.version, r.outcome);
+      this.#remember(group[0]!.requestId, known);
+      for (const p of group) answerCopy(p, known);
       return false;
     });
   }
@@ -573,7 +589,9 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     }
     for (const p of leaders) {
       const r = done.outcomes.get(p.requestId);
-      if (r && p.explicit && recordable(r)) this.#remember(p.requestId, r);
+      if (r && p.explicit && recordable(r)) {
+        this.#remember(p.requestId, { outcome: r, fingerprint: p.fingerprint });
+      }
     }
     flight?.markCommitted();
     return { kind: 'done', outcomes: done.outcomes };
@@ -614,10 +632,19 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     };
   }
 
-  #remember(requestId: string, outcome: Outcome): void {
+  #remember(requestId: string, known: RecordedOutcome): void {
     if (this.#seen.size >= SEEN_LIMIT) this.#seen.delete(this.#seen.keys().next().value!);
-    this.#seen.set(requestId, outcome);
+    this.#seen.set(requestId, known);
   }
+}
+
+/**
+ * A request id that already has an outcome: the same request gets that answer again; another
+ * operation or body under the same id is refused, and the first outcome stays as it was.
+ */
+function answerCopy(p: Pending<unknown>, known: RecordedOutcome): void {
+  if (sameRequest(known, p.fingerprint)) settle([p], known.outcome, true);
+  else p.reject(reusedError());
 }
 
 /** Copies of one request id after the first (a retry racing it) are duplicates too. */
@@ -639,6 +666,10 @@ function sleep(ms: number): Promise<void> {
 
 function deadlineError(): AppError {
   return errors.DEADLINE_EXCEEDED('the caller stopped waiting; nothing was done');
+}
+
+function reusedError(): AppError {
+  return errors.REQUEST_ID_REUSED();
 }
 
 function closedError(): AppError {

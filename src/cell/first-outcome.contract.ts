@@ -136,6 +136,56 @@ export function firstOutcomeContract(
       assert.equal((await stateOf(a.host, key)).count, 3);
     });
 
+    it('a request id sent again with another command is refused, and its first outcome stays', async () => {
+      const a = await host();
+      const key = freshRoom();
+      const reused = { kind: 'conflict', code: 'REQUEST_ID_REUSED' };
+      await runLocal(a.host, key, { type: 'Add', amount: 2 }, 'k');
+      await assert.rejects(runLocal(a.host, key, { type: 'Add', amount: 3 }, 'k'), reused);
+      // A refusal is an outcome too: another body under its id is not decided afresh.
+      await assert.rejects(runLocal(a.host, key, { type: 'Add', amount: -9 }, 'no'), {
+        code: 'BELOW_ZERO',
+      });
+      await assert.rejects(runLocal(a.host, key, { type: 'Add', amount: 1 }, 'no'), reused);
+      await a.kill(); // the next owner knows the first requests from SQL only
+      const b = await host();
+      await runOnceOwner(b.host, key, { type: 'Add', amount: 0 }, 'owner-now');
+      await assert.rejects(runLocal(b.host, key, { type: 'Add', amount: 3 }, 'k'), reused);
+      await assert.rejects(runLocal(b.host, key, { type: 'Add', amount: 1 }, 'no'), reused);
+      // The plain retries still get their first answers.
+      assert.deepEqual(await runLocal(b.host, key, { type: 'Add', amount: 2 }, 'k'), {
+        version: 1,
+        reply: { count: 2 },
+        duplicate: true,
+      });
+      await assert.rejects(runLocal(b.host, key, { type: 'Add', amount: -9 }, 'no'), {
+        code: 'BELOW_ZERO',
+      });
+      assert.deepEqual(await loggedRequests(key.roomId), ['k']);
+      assert.equal((await stateOf(b.host, key)).count, 2);
+    });
+
+    it('copies of one request id with different bodies sent at once: one takes effect, the rest are refused', async () => {
+      const a = await host();
+      const key = freshRoom();
+      await runLocal(a.host, key, { type: 'Add', amount: 1 }, 'seed');
+      const settled = await Promise.allSettled(
+        [2, 3, 2, 4].map((amount) => runLocal(a.host, key, { type: 'Add', amount }, 'twin')),
+      );
+      const done = settled.filter((s) => s.status === 'fulfilled');
+      const refused = settled.flatMap((s) =>
+        s.status === 'rejected' ? [s.reason as AppError] : [],
+      );
+      // The first copy decides (amount 2); its twin is a duplicate; 3 and 4 are another request.
+      assert.equal(done.length, 2);
+      assert.deepEqual(
+        refused.map((e) => e.code),
+        ['REQUEST_ID_REUSED', 'REQUEST_ID_REUSED'],
+      );
+      assert.equal((await stateOf(a.host, key)).count, 3);
+      assert.deepEqual(await loggedRequests(key.roomId), ['seed', 'twin']);
+    });
+
     it('a refused creation writes no row, no outcome and keeps no lease', async () => {
       const a = await host();
       const key = freshRoom();

@@ -56,6 +56,11 @@ export interface ExecuteOptions {
    * never decided: its caller was already told it failed, so it must not take effect.
    */
   readonly deadlineMs?: number;
+  /**
+   * What the request id names: the caller's operation and body (./request-fingerprint.ts).
+   * The same id with another fingerprint is refused `REQUEST_ID_REUSED`.
+   */
+  readonly fingerprint?: string;
 }
 
 /** Either the answer, or where the room lives so the edge can forward. */
@@ -170,7 +175,12 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     try {
       return {
         kind: 'local',
-        value: await owner.submit(command, options.requestId, options.deadlineMs),
+        value: await owner.submit(
+          command,
+          options.requestId,
+          options.deadlineMs,
+          options.fingerprint,
+        ),
       };
     } finally {
       if (!owner.isPersisted) this.dropUnpersisted(owner);

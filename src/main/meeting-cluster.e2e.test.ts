@@ -2,7 +2,8 @@
  * Meetings on 3 node processes (MariaDB + Redis, one media server shared by the cluster),
  * through the public API only: REST on one node, the WebSocket on another, the meeting's
  * owner on a third. Then kill -9 of the owner during the empty-TTL countdown: the meeting
- * still ends (`empty_ttl`) on another node, within the TTL plus the lease TTL.
+ * still ends (`empty_ttl`) on another node, within the TTL plus the lease TTL. A request id
+ * sent again with another request is refused on every node, before and after a kill -9.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -180,6 +181,55 @@ describe('meetings on 3 node processes', { skip, timeout: TEST_TIMEOUT_MS * 2 },
         assert.ok(ended, `the meeting ended (empty_ttl) on a surviving node (after ${took} ms)`);
         const late = await call(ws, 'POST', `/meeting/rooms/${code}/join`, 'guest', {});
         assert.deepEqual([late.status, late.body.message], [400, '会议已结束']);
+      },
+    ));
+
+  it('a request id names one request on every node, also after its owner’s kill -9', () =>
+    reportingOutput(
+      nodes.map((n) => n.process),
+      async () => {
+        const body = { title: '重用', request_id: 'e2e-create-1' };
+        const created = await call(
+          nodes.find((n) => n.process.alive)!,
+          'POST',
+          '/meeting/rooms',
+          'host',
+          body,
+        );
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const code = created.body.data.room.room_code as string;
+        const owner = (await ownerOf(code))!;
+        const other = nodes.find((n) => n !== owner && n.process.alive)!;
+        const chatUnderCreateId = () =>
+          call(other, 'POST', `/meeting/rooms/${code}/chats`, 'host', {
+            content: 'x',
+            request_id: 'e2e-create-1',
+          });
+        const reused = (r: Answer) =>
+          assert.deepEqual(
+            [r.status, (r.body as { reason?: string }).reason],
+            [409, 'REQUEST_ID_REUSED'],
+          );
+        reused(await chatUnderCreateId());
+
+        owner.process.child.kill('SIGKILL');
+        await owner.process.exited;
+        // A client retries while the meeting is between owners (503), as it would.
+        let answer = await chatUnderCreateId();
+        for (const until = Date.now() + 15_000; answer.status === 503 && Date.now() < until;) {
+          await sleep(200);
+          answer = await chatUnderCreateId();
+        }
+        reused(answer);
+        reused(await call(other, 'POST', '/meeting/rooms', 'host', { ...body, title: '另一个' }));
+        const retried = await call(other, 'POST', '/meeting/rooms', 'host', body);
+        assert.equal(retried.status, 201, JSON.stringify(retried.body));
+        assert.equal(retried.body.data.room.room_code, code);
+        const detail = await call(other, 'GET', `/meeting/rooms/${code}`, 'host');
+        assert.equal(detail.body.data.online_count, 1, 'the host is still in its meeting');
+        const chats = await call(other, 'GET', `/meeting/rooms/${code}/chats`, 'host');
+        assert.deepEqual(chats.body.data.list, []);
+        await call(other, 'POST', `/meeting/rooms/${code}/end`, 'host', {});
       },
     ));
 });

@@ -349,8 +349,13 @@ describe(
           balance: number;
         };
         assert.equal(first.balance, 29);
-
+        // A request id names one request, on the owner and on a node that forwards to it.
+        const reused = { kind: 'conflict', code: 'REQUEST_ID_REUSED' };
         const owner = (await ownerOf(roomId))!;
+        const notOwner = alive().find((n) => n !== owner)!;
+        const leaveUnderJoinId = { room_id: roomId, user_id: 'fan', request_id: 'kill-join-fan' };
+        await assert.rejects(call(notOwner, 'LeaveRoom', leaveUnderJoinId), reused);
+
         owner.process.child.kill('SIGKILL');
         await owner.process.exited;
         const survivor = alive()[0]!;
@@ -362,6 +367,12 @@ describe(
         assert.deepEqual(
           [retried.duplicate, retried.room_version, retried.balance],
           [true, first.room_version, 29],
+        );
+        // After the kill the new owner knows the first requests from SQL only.
+        await assert.rejects(call(survivor, 'SendGift', { ...gift, count: 4 }), reused);
+        await assert.rejects(
+          call(survivor, 'MicUp', { ...leaveUnderJoinId, seat_index: 0 }),
+          reused,
         );
         const room = (await call(survivor, 'GetRoom', { room_id: roomId })) as {
           online_count: number;

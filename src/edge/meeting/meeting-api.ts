@@ -10,6 +10,7 @@ import type { StoreTypes } from '../../cell/cell-store.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { CellsTier } from '../../cell/cells-tier.js';
+import { requestFingerprint } from '../../cell/request-fingerprint.js';
 import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/meeting/types.js';
 import { singleMediaServer, type MediaServers } from '../../meeting/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
@@ -135,7 +136,9 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
         const requestId = cellRequestId(req);
         const routed = await host.execute(domain, keyOf(req), command, {
           ...hostOptions(options),
-          ...(requestId ? { requestId } : {}),
+          // The request as the caller sent it, named by the command it runs: a retry that
+          // the edge turns into another command (a new password hash) is still the same.
+          ...(requestId ? { requestId, fingerprint: requestFingerprint(command.type, req) } : {}),
         });
         if (routed.kind === 'remote') return this.#forward(routed, method, raw, options);
         return shape(routed.value);

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { CellKey } from '../../cell/lease.js';
 import type { CellsTier } from '../../cell/cells-tier.js';
+import { requestFingerprint } from '../../cell/request-fingerprint.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { StoreTypes } from '../../cell/cell-store.js';
 import type {
@@ -75,7 +76,9 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
       execute: async (req, command, shape) => {
         const routed = await this.host.execute(this.domain, keyOf(req), command, {
           ...optionsOf(options),
-          ...(req.request_id ? { requestId: req.request_id } : {}),
+          ...(req.request_id
+            ? { requestId: req.request_id, fingerprint: requestFingerprint(command.type, req) }
+            : {}),
         });
         if (routed.kind === 'remote') return this.forward(routed, method, req, options);
         return shape(routed.value);
