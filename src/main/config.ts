@@ -336,12 +336,15 @@ export interface Config {
     readonly presenceTimeoutMs: number;
     readonly publishTimeoutMs: number;
     readonly maxSeats: number;
-    /** Unset: the admin API refuses every call. */
-    readonly adminToken: string | null;
     /** `sdkAppId:app_code:callback_key[,…]`; empty: TRTC callbacks are refused. */
     readonly trtcApps: string;
     /** How often every node checks every voice room's producers against its seats. */
     readonly mediaCheckMs: number;
+  };
+  /** The node's operator API (`X-Admin-Token`): every admin route set reads its token here. */
+  readonly admin: {
+    /** `ROOMS_ADMIN_TOKEN`; unset: every admin call is refused. */
+    readonly token: string | null;
   };
   readonly media: {
     /** Run a media server inside this node (`npm start`, the media role); false: call `url`. */
@@ -478,10 +481,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,
       publishTimeoutMs: e.ROOMS_PUBLISH_TIMEOUT_MS,
       maxSeats: e.ROOMS_MAX_SEATS,
-      adminToken: e.ROOMS_ADMIN_TOKEN ?? null,
       trtcApps: e.ROOMS_TRTC_APPS ?? '',
       mediaCheckMs: e.ROOMS_VOICE_MEDIA_CHECK_MS,
     },
+    admin: { token: e.ROOMS_ADMIN_TOKEN ?? null },
     media: {
       embedded: embeddedMedia,
       none: !roles.media && !e.ROOMS_MEDIA_URL,

@@ -195,10 +195,10 @@ void describe('loadConfig', () => {
         presenceTimeoutMs: 60_000,
         publishTimeoutMs: 15_000,
         maxSeats: 20,
-        adminToken: null,
         trtcApps: '',
         mediaCheckMs: 10_000,
       },
+      admin: { token: null },
       outbox: {
         enabled: true,
         batchSize: 200,
@@ -326,10 +326,10 @@ void describe('loadConfig', () => {
         presenceTimeoutMs: 30_000,
         publishTimeoutMs: 9_000,
         maxSeats: 12,
-        adminToken: 'an-admin-token-0123',
         trtcApps: '1400000001:default:key-one, 1400000002:shop:key:two',
         mediaCheckMs: 2_500,
       },
+      admin: { token: 'an-admin-token-0123' },
       outbox: {
         enabled: false,
         batchSize: 50,

@@ -228,7 +228,7 @@ export async function startNode(
       accounts,
       voice,
       meetings,
-      adminToken: config.voice.adminToken,
+      adminToken: config.admin.token,
       outbox,
       inspection: wireAdminInspection(host, sql),
       clock: systemClock,

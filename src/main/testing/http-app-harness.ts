@@ -112,7 +112,7 @@ export async function startTestHttpApp(
     accounts,
     voice,
     meetings,
-    adminToken: config.voice.adminToken,
+    adminToken: config.admin.token,
     outbox: {
       store: new SqlOutboxStore(sql),
       webhooks: new SqlWebhookDirectory(sql),
