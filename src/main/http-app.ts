@@ -23,6 +23,7 @@ import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../edge/http/trtc-callback.js';
 import { registerMeetingRoutes } from '../edge/http/meeting-routes.js';
 import { registerNodeAdminRoutes, type NodeControl } from '../edge/http/node-admin-routes.js';
+import { registerSecurityHeaders } from '../edge/http/security-headers.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
 import { registerWebClient, type WebClientOptions } from '../edge/http/web-client.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
@@ -49,7 +50,7 @@ export interface HttpAppDeps {
   };
   /** Meetings REST (/api/v1/meeting); absent: not served. */
   readonly meetings?: { readonly api: MeetingApi };
-  /** `ROOMS_ADMIN_TOKEN`; null refuses every admin call. */
+  /** `config.admin.token` (`ROOMS_ADMIN_TOKEN`), of every admin route set; null refuses every call. */
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
   /** The loaded cells and the command log (`/api/v1/admin/cells`, `…/rooms/:id/log`). */
@@ -81,6 +82,8 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
   });
   installEnvelopeErrors(http);
   acceptEmptyJsonBodies(http);
+  // First, so that every answer (the API's, the page's, a 404 or an error) carries them.
+  registerSecurityHeaders(http);
   const edge = deps.edge ?? true;
   if (edge && deps.docs) registerApiDocs(http);
   // In a plugin, so that the routes are added after the docs' onRoute hook exists.
@@ -110,5 +113,8 @@ function registerPublicRoutes(api: FastifyInstance, deps: HttpAppDeps): void {
   });
   registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
   registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
-  if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
+  if (deps.meetings) {
+    const { api: meetingApi, limits, store } = deps.meetings;
+    registerMeetingRoutes(api, { api: meetingApi, auth: deps.accounts, limits, store });
+  }
 }

@@ -64,6 +64,9 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     await rooms?.close();
   });
 
+  /** What the node's Content-Security-Policy blocked: the client must need nothing it forbids. */
+  const cspViolations = () => consoleLines.filter((l) => /Content Security Policy/i.test(l));
+
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: path.join(RESULTS, `web-${name}.png`), fullPage: true });
 
@@ -242,6 +245,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageA.locator('[data-test=ended]', { hasText: '主持人已结束会议' }).waitFor();
       await shot(pageA, 'meeting-ended');
       assert.deepEqual(pageErrors, []);
+      assert.deepEqual(cspViolations(), []);
     }),
   );
 
@@ -319,6 +323,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageA.locator('[data-test=room-closed]').waitFor();
       await shot(pageB, 'voice-closed');
       assert.deepEqual(pageErrors, []);
+      assert.deepEqual(cspViolations(), []);
     }),
   );
 });

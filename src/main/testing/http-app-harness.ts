@@ -26,6 +26,7 @@ import { systemClock, type Clock } from '../../shared/clock.js';
 import { wireAccounts } from '../accounts.js';
 import { loadConfig } from '../config.js';
 import { buildHttpApp } from '../http-app.js';
+import type { WebClientOptions } from '../../edge/http/web-client.js';
 import { wireAdminInspection } from '../admin-inspection.js';
 import { wireVoiceRooms } from '../voice-rooms.js';
 import { MemoryKeyValue } from '../../adapters/memory/memory-key-value.js';
@@ -57,6 +58,8 @@ export async function startTestHttpApp(
     kv?: KeyValue;
     /** Receives the notification centre's live frames (default: none are sent). */
     push?: NotificationPush;
+    /** The web client's dist folder to serve at `/` (default: none). */
+    web?: WebClientOptions;
   } = {},
 ): Promise<TestHttpApp> {
   const dir = await mkdtemp(join(tmpdir(), 'rooms-http-'));
@@ -122,6 +125,7 @@ export async function startTestHttpApp(
     clock: systemClock,
     docs: config.http.docsEnabled,
     notifications,
+    ...(options.web ? { web: options.web } : {}),
   });
   await host.start();
   return {
