@@ -113,8 +113,5 @@ function registerPublicRoutes(api: FastifyInstance, deps: HttpAppDeps): void {
   });
   registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
   registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
-  if (deps.meetings) {
-    const { api: meetingApi, limits, store } = deps.meetings;
-    registerMeetingRoutes(api, { api: meetingApi, auth: deps.accounts, limits, store });
-  }
+  if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
 }
