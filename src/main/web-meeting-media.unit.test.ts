@@ -130,7 +130,7 @@ describe('web client meeting media', () => {
 
   it('shows a refusal that will not pass once, and gives up after five passing failures', async () => {
     const { media, errors, attempts, announce } = await started((producerId) =>
-      producerId === 'p8' ? refused('MEETING_MEDIA_NOT_OWNED') : refused('MEDIA_SERVER_ERROR'),
+      producerId === 'p8' ? refused('MEDIA_RESOURCE_NOT_FOUND') : refused('MEDIA_SERVER_ERROR'),
     );
     announce(8, 'p8');
     announce(9, 'p9');
@@ -140,7 +140,7 @@ describe('web client meeting media', () => {
     }
     assert.deepEqual(Object.fromEntries(attempts), { p8: 1, p9: 5 });
     assert.deepEqual(errors, [
-      '无法接收成员 8 的媒体: refused: MEETING_MEDIA_NOT_OWNED',
+      '无法接收成员 8 的媒体: refused: MEDIA_RESOURCE_NOT_FOUND',
       '无法接收成员 9 的媒体: refused: MEDIA_SERVER_ERROR',
     ]);
     media.close();

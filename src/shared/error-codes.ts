@@ -124,7 +124,6 @@ export const errors = defineErrors({
   // The meeting's WebSocket signalling (src/edge/meeting-ws).
   /** The media server refused a call for another reason than the two above (the seed's text). */
   MEDIA_ORCHESTRATOR_ERROR: ['validation', 'mediaOrchestrator error: %s'],
-  MEETING_MEDIA_NOT_OWNED: ['forbidden', '只能使用自己的 %s'],
   MEDIA_WRONG_DIRECTION: ['illegal_state', '%s 需要 %s 方向的 transport'],
   MEETING_NOT_JOINED: ['illegal_state', '请先发送 meeting.room.join'],
   // The voice room's media signalling (src/edge/voice-ws).

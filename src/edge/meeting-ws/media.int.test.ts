@@ -142,7 +142,7 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
     assert.equal(host.frames.filter((f) => f.event.startsWith('meeting.consume')).length, 0);
   });
 
-  void it('refuses using another member’s transport, producer or consumer, and the wrong direction', async () => {
+  void it('answers another member’s transport, producer or consumer as unknown (会议资源不存在 / already closed), and refuses the wrong direction', async () => {
     const host = await joined('16');
     const member = await joined('17');
     const hostSend = await transport(host, 'send');
@@ -167,8 +167,8 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
         kind: 'audio',
         rtp_parameters: opusRtpParameters(33333333),
       }),
-      '只能使用自己的 transport',
-      'MEETING_MEDIA_NOT_OWNED',
+      '会议资源不存在',
+      'MEDIA_RESOURCE_NOT_FOUND',
     );
     refused(
       await member.request('meeting.transport.connect', {
@@ -176,7 +176,8 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
         transport_id: hostSend,
         dtls_parameters: CLIENT_DTLS,
       }),
-      '只能使用自己的 transport',
+      '会议资源不存在',
+      'MEDIA_RESOURCE_NOT_FOUND',
     );
     refused(
       await member.request('meeting.consume.start', {
@@ -185,7 +186,8 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
         producer_id: producerId,
         rtp_capabilities: rtpCapabilities,
       }),
-      '只能使用自己的 transport',
+      '会议资源不存在',
+      'MEDIA_RESOURCE_NOT_FOUND',
     );
     refused(
       await member.request('meeting.consume.start', {
@@ -206,13 +208,26 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
       }),
       'meeting.produce.start 需要 send 方向的 transport',
     );
+    // Someone else's consumer answers as an unknown one: the answer tells nothing about it.
     refused(
       await host.request('meeting.consume.resume', { consumer_id: consumerId }),
-      '只能使用自己的 consumer',
+      '会议资源不存在',
+      'MEDIA_RESOURCE_NOT_FOUND',
     );
     refused(
-      await member.request('meeting.producer.close', { room_code: code, producer_id: producerId }),
-      '只能使用自己的 producer',
+      await host.request('meeting.consume.resume', { consumer_id: 'no-such-consumer' }),
+      '会议资源不存在',
+      'MEDIA_RESOURCE_NOT_FOUND',
+    );
+    // Someone else's producer is, for the caller, already closed (as an unknown id): `{}`.
+    assert.deepEqual(
+      ok(
+        await member.request('meeting.producer.close', {
+          room_code: code,
+          producer_id: producerId,
+        }),
+      ),
+      {},
     );
     // Nothing was created, paused, resumed or closed by the refusals.
     assert.deepEqual(server.registry.stats, before);

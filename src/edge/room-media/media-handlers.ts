@@ -137,7 +137,8 @@ export class MediaHandlers {
 
   /**
    * `….producer.close`: the caller's own producer (closed twice = success, as on the
-   * media server); someone else's is refused; an id nobody here holds is already closed.
+   * media server). An id the caller does not hold is, for the caller, already closed: `{}`
+   * and nothing closes, whether or not someone else holds it (the answer never tells).
    */
   async closeProducer(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.ProducerClose, data);
@@ -146,25 +147,22 @@ export class MediaHandlers {
     const userId = context.user.userId;
     const held = await this.deps.state.resources(key, userId);
     const mine = held.producers.find((p) => p.id === producer_id);
-    if (!mine) {
-      const live = await this.deps.state.liveProducers(key);
-      if (live.some((p) => p.producerId === producer_id)) {
-        throw errors.MEETING_MEDIA_NOT_OWNED('producer');
-      }
-      return {};
-    }
+    if (!mine) return {};
     await mediaCall(() => media.closeProducer(producer_id));
     await this.deps.state.forget(key, userId, { producers: [producer_id] });
     this.announce(key, userId, producer_id, mine.kind, true);
     return {};
   }
 
-  /** `….consume.resume {consumer_id}`: the caller's own consumer; no broadcast. */
+  /**
+   * `….consume.resume {consumer_id}`: the caller's own consumer; no broadcast. Any other id
+   * (unknown, or someone else's) is 会议资源不存在: the answer never says which.
+   */
   async resume(context: WsContext, data: Data) {
     const { consumer_id } = parsePayload(this.payloads.ConsumeResume, data);
     const { appCode, userId } = context.user;
     const roomId = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
-    if (roomId === null) throw errors.MEETING_MEDIA_NOT_OWNED('consumer');
+    if (roomId === null) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     const room = await this.room(context, roomId);
     await this.call(room, () => room.media.resumeConsumer(consumer_id));
     return {};
@@ -312,7 +310,11 @@ export class MediaHandlers {
     };
   }
 
-  /** The caller's transport of this meeting, of the direction `event` needs. */
+  /**
+   * The caller's transport of this room, of the direction `event` needs. Any other id
+   * (unknown, another room's, or someone else's) is 会议资源不存在, as the seed answers an
+   * unknown resource: whether someone else holds it is never told.
+   */
   private async ownTransport(
     key: CellKey,
     userId: string,
@@ -322,7 +324,7 @@ export class MediaHandlers {
   ): Promise<void> {
     const held = await this.deps.state.resources(key, userId);
     const transport = held.transports.find((t) => t.id === transportId);
-    if (!transport) throw errors.MEETING_MEDIA_NOT_OWNED('transport');
+    if (!transport) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     if (direction && transport.direction !== direction) {
       throw errors.MEDIA_WRONG_DIRECTION(event ?? 'this event', direction);
     }
