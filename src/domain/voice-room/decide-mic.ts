@@ -178,7 +178,8 @@ function rtcSeat(state: VoiceRoomState, cmd: RtcCmd): MicSeat | null {
  * audio_started: pending_publish → publishing. It must be newer than the RTC time it is
  * compared with: the session's anchor for an event naming the session; for one without a
  * session id (TRTC), also every RTC event applied for the user, so a late start of an
- * earlier session is dropped. A seat the client confirmed first gets its RTC anchor here.
+ * earlier session is dropped. A seat the client confirmed first is already live: it only
+ * gets its RTC anchor (MicRtcAnchored), so the seat goes live once for consumers.
  */
 export function rtcAudioStarted(state: VoiceRoomState, cmd: Cmd<'RtcAudioStarted'>): Events {
   const seat = rtcSeat(state, cmd);
@@ -187,18 +188,23 @@ export function rtcAudioStarted(state: VoiceRoomState, cmd: Cmd<'RtcAudioStarted
   const userTime = cmd.mic_session_id === undefined ? lastRtcTimeOf(state, cmd.user_id) : null;
   const floor = Math.max(anchor ?? -Infinity, userTime ?? -Infinity);
   if (cmd.event_time_ms <= floor) return [];
-  const confirms = seat.state === 'pending_publish' || anchor === null;
-  if (!confirms) return [];
-  return [
-    {
-      type: 'MicPublishingConfirmed',
-      user_id: cmd.user_id,
-      seat_index: seat.seat_index,
-      mic_session_id: seat.mic_session_id!,
-      source: 'rtc',
-      event_time_ms: cmd.event_time_ms,
-    },
-  ];
+  const session = {
+    user_id: cmd.user_id,
+    seat_index: seat.seat_index,
+    mic_session_id: seat.mic_session_id!,
+  };
+  if (seat.state === 'pending_publish') {
+    return [
+      {
+        type: 'MicPublishingConfirmed',
+        ...session,
+        source: 'rtc',
+        event_time_ms: cmd.event_time_ms,
+      },
+    ];
+  }
+  if (anchor !== null) return [];
+  return [{ type: 'MicRtcAnchored', ...session, event_time_ms: cmd.event_time_ms }];
 }
 
 /**

@@ -14,6 +14,15 @@ import type {
 } from './types.js';
 import { replyOf } from './view.js';
 
+/**
+ * Kept in the command log, not sent out (no webhook, no frame): heartbeats refresh presence
+ * many times a minute, and an RTC anchor changes no state a consumer follows.
+ */
+const LOG_ONLY: ReadonlySet<VoiceRoomEvent['type']> = new Set([
+  'PresenceRefreshed',
+  'MicRtcAnchored',
+]);
+
 export type VoiceRoomDomain = RoomKind<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent>;
 
 export const defaultVoiceRoomSettings: VoiceRoomSettings = {
@@ -38,8 +47,6 @@ export function voiceRoomDomain(
     // Only CreateRoom may bring a room row into existence.
     creates: (command) => command.type === 'CreateRoom',
     reply: replyOf,
-    // Heartbeats refresh presence many times a minute: kept in the log, not sent out.
-    toOutbox: (event) =>
-      event.type === 'PresenceRefreshed' ? null : { type: event.type, data: event },
+    toOutbox: (event) => (LOG_ONLY.has(event.type) ? null : { type: event.type, data: event }),
   };
 }

@@ -111,7 +111,8 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
       }));
     }
     case 'MicPublishingConfirmed': {
-      // Only RTC times go into the RTC fields: a client confirmation carries server time.
+      // Only RTC times go into the RTC fields: a client confirmation carries server time. An
+      // old log's second (RTC) confirmation of a live seat lands here as its anchor.
       const rtcTime = event.source === 'rtc' ? event.event_time_ms : null;
       const confirmed = withSeat(state, event.seat_index, (s) => ({
         ...s,
@@ -123,6 +124,13 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
             : maxOf(s.last_publish_event_time_ms, rtcTime),
       }));
       return rtcTime === null ? confirmed : withRtcTime(confirmed, event.user_id, rtcTime);
+    }
+    case 'MicRtcAnchored': {
+      const anchored = withSeat(state, event.seat_index, (s) => ({
+        ...s,
+        last_publish_event_time_ms: maxOf(s.last_publish_event_time_ms, event.event_time_ms),
+      }));
+      return withRtcTime(anchored, event.user_id, event.event_time_ms);
     }
     case 'MicReleased': {
       const released = withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index));

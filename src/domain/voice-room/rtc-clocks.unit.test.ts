@@ -8,8 +8,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { evolveVoiceRoom } from './evolve.js';
+import { voiceRoomDomain } from './domain.js';
 import {
   activeRoom,
+  anchored,
   fold,
   given,
   givenState,
@@ -165,7 +167,7 @@ describe('client confirmation writes no server time into RTC fields', () => {
     const confirmed = [...history, publishing('u-1', 3, { source: 'client', atMs: T0 + 2_000 })];
     const state = given(confirmed)
       .when(rtc('RtcAudioStarted', T0 + 500), { nowMs: T0 + 2_100 })
-      .then([publishing('u-1', 3, { eventTimeMs: T0 + 500 })]);
+      .then([anchored('u-1', 3, T0 + 500)]);
     assert.equal(seat3(state).state, 'publishing');
     assert.equal(seat3(state).last_publish_event_time_ms, T0 + 500);
     // Now a stop without session id, not older than the anchor, ends the session.
@@ -176,6 +178,38 @@ describe('client confirmation writes no server time into RTC fields', () => {
     givenState(state)
       .when(rtc('RtcAudioStarted', T0 + 500), { nowMs: T0 + 2_200 })
       .then([]);
+  });
+
+  it('the seat goes live once: the RTC start after a confirm is an anchor, not a second confirm', () => {
+    const confirmed = [...history, publishing('u-1', 3, { source: 'client', atMs: T0 + 2_000 })];
+    for (const session of [undefined, 'ms-u-1']) {
+      const before = fold(confirmed);
+      const state = given(confirmed)
+        .when(rtc('RtcAudioStarted', T0 + 500, session), { nowMs: T0 + 2_100 })
+        .then([anchored('u-1', 3, T0 + 500)]);
+      // Nothing but the RTC clock moved: the seat was live already.
+      assert.deepEqual(
+        { ...state, seats: state.seats.map((s) => ({ ...s, last_publish_event_time_ms: null })) },
+        { ...before, last_rtc_event_time_ms: { 'u-1': T0 + 500 } },
+      );
+      // Neither webhooks nor frames hear of it.
+      assert.equal(voiceRoomDomain().toOutbox?.(anchored('u-1', 3, T0 + 500)), null);
+      // A later start of the same session, even newer, changes nothing more.
+      givenState(state)
+        .when(rtc('RtcAudioStarted', T0 + 800, session), { nowMs: T0 + 2_300 })
+        .then([]);
+    }
+  });
+
+  it('an old log with a second (RTC) MicPublishingConfirmed replays to the anchored state', () => {
+    const confirmed = [...history, publishing('u-1', 3, { source: 'client', atMs: T0 + 2_000 })];
+    const oldLog = fold([...confirmed, publishing('u-1', 3, { eventTimeMs: T0 + 500 })]);
+    const newLog = fold([...confirmed, anchored('u-1', 3, T0 + 500)]);
+    assert.deepEqual(oldLog, newLog);
+    // And a snapshot taken from the old log decides the same afterwards.
+    givenState(JSON.parse(JSON.stringify(oldLog)) as VoiceRoomState)
+      .when(rtc('RtcAudioStopped', T0 + 900), { nowMs: T0 + 2_200 })
+      .then([released('u-1', 3, 'audio_stopped', 'ms-u-1', T0 + 900)]);
   });
 
   it('a client-confirmed seat is ended by a stop that names its session', () => {
@@ -234,7 +268,7 @@ describe('old snapshots and logs still load', () => {
     assert.equal(seat3(state).last_publish_event_time_ms, null, 'server time is not RTC time');
     const after = givenState(state)
       .when(rtc('RtcAudioStarted', T0 + 100), { nowMs: T0 + 2_500 })
-      .then([publishing('u-1', 3, { eventTimeMs: T0 + 100 })]);
+      .then([anchored('u-1', 3, T0 + 100)]);
     assert.deepEqual(after.last_rtc_event_time_ms, { 'u-1': T0 + 100 });
     givenState(loaded)
       .when(rtc('RtcRoomExited', T0 + 100, 'ms-u-1'))

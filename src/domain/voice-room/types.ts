@@ -197,7 +197,10 @@ export type VoiceRoomEvent =
       readonly mic_session_id: string;
     } & (
       | {
-          /** RTC audio_started; also sent once for a seat the client confirmed first. */
+          /**
+           * RTC audio_started. Logs written before MicRtcAnchored existed also have one for a
+           * seat the client had confirmed first (replay reads it as that anchor).
+           */
           readonly source: 'rtc';
           /** RTC clock: the RTC event's time. */
           readonly event_time_ms: number;
@@ -210,6 +213,19 @@ export type VoiceRoomEvent =
           readonly event_time_ms?: number;
         }
     ))
+  /**
+   * RTC audio_started of a session the client already confirmed: it gives the session its
+   * RTC anchor (`last_publish_event_time_ms`) and is no publishing transition. Command log
+   * only: neither sent to webhooks nor framed (the seat went live once, at the confirm).
+   */
+  | {
+      readonly type: 'MicRtcAnchored';
+      readonly user_id: string;
+      readonly seat_index: number;
+      readonly mic_session_id: string;
+      /** RTC clock: the RTC event's time. */
+      readonly event_time_ms: number;
+    }
   | {
       readonly type: 'MicReleased';
       readonly user_id: string;

@@ -25,6 +25,8 @@ const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>> = {
   MicTakenUp: 'voice.mic.up',
   MicSeatChanged: 'voice.mic.changed',
   MicPublishingConfirmed: 'voice.mic.publishing',
+  // The seat went live at the client's confirm; the RTC anchor is not sent out (domain.ts).
+  MicRtcAnchored: null,
   MicReleased: 'voice.mic.released',
   GiftSent: 'voice.gift.sent',
 };

@@ -157,6 +157,22 @@ export function publishingOnSeat(
   ];
 }
 
+/** MicRtcAnchored: RTC's audio_started (RTC clock) of a seat the client confirmed first. */
+export function anchored(
+  user_id: string,
+  seat_index: number,
+  eventTimeMs: number,
+  mic_session_id = `ms-${user_id}`,
+): VoiceRoomEvent {
+  return {
+    type: 'MicRtcAnchored',
+    user_id,
+    seat_index,
+    mic_session_id,
+    event_time_ms: eventTimeMs,
+  };
+}
+
 /** MicReleased; `rtcEventTimeMs` (RTC clock) for a release by audio_stopped or room_exited. */
 export function released(
   user_id: string,

@@ -303,7 +303,8 @@ export function run(world: World, command: VoiceRoomCommand) {
         world.sessions.push(event.mic_session_id);
       }
       const rtcTime =
-        event.type === 'MicPublishingConfirmed' && event.source === 'rtc'
+        (event.type === 'MicPublishingConfirmed' && event.source === 'rtc') ||
+        event.type === 'MicRtcAnchored'
           ? event.event_time_ms
           : event.type === 'MicReleased'
             ? event.event_time_ms
