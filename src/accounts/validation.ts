@@ -3,7 +3,11 @@
  * `AppError('validation', …)`; nothing here touches the database.
  */
 import { z } from 'zod';
-import { hasControlCharacters } from '../domain/text.js';
+import {
+  DISGUISING_CHARACTERS,
+  hasControlCharacters,
+  hasDisguisingCharacters,
+} from '../domain/text.js';
 import { errors } from '../shared/error-codes.js';
 
 /** The app a user belongs to when a request names none. */
@@ -47,6 +51,7 @@ export const registerSchema = z.object({
     .max(64, 'at most 64 characters')
     // Control characters (newlines, NUL, …) have no place in a display name.
     .refine((v) => !hasControlCharacters(v), 'must not contain control characters')
+    .refine((v) => !hasDisguisingCharacters(v), DISGUISING_CHARACTERS)
     .nullish(),
   avatar: z
     .string()

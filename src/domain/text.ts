@@ -14,6 +14,22 @@ export function hasControlCharacters(value: string): boolean {
 }
 
 /**
+ * Invisible characters that disguise a display text: bidirectional overrides, embeddings and
+ * isolates (U+202A–U+202E, U+2066–U+2069) make it read differently from what it is, and
+ * zero-width characters (U+200B, U+2060–U+2064, U+180E, U+FEFF) make two different texts look
+ * the same. The joiners (U+200C, U+200D: emoji sequences, Persian and Indic scripts) and the
+ * direction marks (U+200E, U+200F, U+061C) are kept: real text needs them and they reorder
+ * nothing beyond themselves.
+ */
+export function hasDisguisingCharacters(value: string): boolean {
+  return /[\u202A-\u202E\u2066-\u2069\u200B\u2060-\u2064\u180E\uFEFF]/u.test(value);
+}
+
+/** The refusal text of {@link hasDisguisingCharacters}, the same for every display text. */
+export const DISGUISING_CHARACTERS =
+  'must not contain direction overrides or zero-width characters';
+
+/**
  * A lone (unpaired) UTF-16 surrogate: the string is not valid Unicode, has no UTF-8 form,
  * and a database or a client would reject or mangle it.
  */

@@ -14,7 +14,13 @@
  * only when it is the one the decider would give first.
  */
 import type { DecideContext, Decision } from '../decider.js';
-import { hasControlCharacters, hasLoneSurrogate, isMediaServerId } from '../text.js';
+import {
+  DISGUISING_CHARACTERS,
+  hasControlCharacters,
+  hasDisguisingCharacters,
+  hasLoneSurrogate,
+  isMediaServerId,
+} from '../text.js';
 import { invalidArgument, refuse } from './errors.js';
 import { activeParticipants, isActive, participantOf, successorOf } from './evolve.js';
 import { checkId, mustBeHost, mustBeInProgress } from './guards.js';
@@ -107,6 +113,7 @@ function checkTitle(title: unknown) {
   if (hasControlCharacters(title)) {
     return invalidArgument('title must not contain control characters');
   }
+  if (hasDisguisingCharacters(title)) return invalidArgument(`title ${DISGUISING_CHARACTERS}`);
   if (hasLoneSurrogate(title)) return invalidArgument('title must be valid UTF-16');
   return null;
 }

@@ -1,7 +1,13 @@
 /** Deciders of the Room and Presence machines. Each: guard first, then the events. */
 import type { DecideContext } from '../decider.js';
 import type { Decision } from '../decider.js';
-import { hasControlCharacters, hasLoneSurrogate, isMediaServerId } from '../text.js';
+import {
+  DISGUISING_CHARACTERS,
+  hasControlCharacters,
+  hasDisguisingCharacters,
+  hasLoneSurrogate,
+  isMediaServerId,
+} from '../text.js';
 import { refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import {
@@ -37,6 +43,8 @@ export function createRoom(
   // no UTF-8 form for the rooms table or the clients.
   if (hasControlCharacters(title))
     return refuse('INVALID_ARGUMENT', 'title must not contain control characters');
+  if (hasDisguisingCharacters(title))
+    return refuse('INVALID_ARGUMENT', `title ${DISGUISING_CHARACTERS}`);
   if (hasLoneSurrogate(title)) return refuse('INVALID_ARGUMENT', 'title must be valid UTF-16');
   if (
     !Number.isInteger(cmd.seat_count) ||
