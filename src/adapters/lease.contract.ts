@@ -94,6 +94,61 @@ export function leaseContract(
     );
 
     void it(
+      'renew swaps the held token for a new one and extends the TTL',
+      withEnv(async ({ lease, clock }) => {
+        const ttl = clock.shortTtlMs;
+        const first = await lease.ensureOwner(ROUTE, 'node-a', ttl);
+        assert.ok(first.granted);
+        await clock.advance((ttl * 2) / 3);
+        const renewed = await lease.renew(ROUTE, first.token, ttl);
+        assert.ok(renewed.renewed);
+        assert.notEqual(renewed.token, first.token);
+        assert.equal(await lease.verifyOwner(ROUTE, first.token), false);
+        await clock.advance((ttl * 2) / 3);
+        assert.equal(await lease.verifyOwner(ROUTE, renewed.token), true);
+        assert.equal(await lease.ownerOf(ROUTE), 'node-a');
+        // The retired token renews nothing, even for the same node.
+        assert.deepEqual(await lease.renew(ROUTE, first.token, LONG_TTL), {
+          renewed: false,
+          ownerNodeId: 'node-a',
+        });
+        assert.equal(await lease.verifyOwner(ROUTE, renewed.token), true);
+      }),
+    );
+
+    void it(
+      'renew never grants a route whose key is gone: not after expiry, release or loss',
+      withEnv(async ({ lease, clock }) => {
+        const ttl = clock.shortTtlMs;
+        const expired = await lease.ensureOwner(ROUTE, 'node-a', ttl);
+        assert.ok(expired.granted);
+        await clock.advance(ttl);
+        assert.deepEqual(await lease.renew(ROUTE, expired.token, LONG_TTL), {
+          renewed: false,
+          ownerNodeId: null,
+        });
+        assert.equal(await lease.ownerOf(ROUTE), null, 'nothing was written');
+
+        // Taken by another node, then released by it: the old holder's token is still dead.
+        const b = await lease.ensureOwner(ROUTE, 'node-b', LONG_TTL);
+        assert.ok(b.granted);
+        assert.deepEqual(await lease.renew(ROUTE, expired.token, LONG_TTL), {
+          renewed: false,
+          ownerNodeId: 'node-b',
+        });
+        assert.ok(await lease.release(ROUTE, b.token));
+        for (const token of [expired.token, b.token, 'never-issued']) {
+          assert.deepEqual(await lease.renew(ROUTE, token, LONG_TTL), {
+            renewed: false,
+            ownerNodeId: null,
+          });
+        }
+        assert.equal(await lease.ownerOf(ROUTE), null);
+        await assert.rejects(lease.renew(ROUTE, b.token, 0), RangeError);
+      }),
+    );
+
+    void it(
       'another node is told the holder and does not disturb it',
       withEnv(async ({ lease }) => {
         const a = await lease.ensureOwner(ROUTE, 'node-a', LONG_TTL);

@@ -30,33 +30,9 @@ function heartbeat(host: CellHost): Promise<void> {
   return host.registerSelf();
 }
 
-/** Same-node renewal gets a new token (seed); a lost or failed renewal fences at once. */
+/** Renews every loaded cell's lease (see ./lease-renewal.ts); a lost lease closes the cell. */
 async function renewLeases(host: CellHost): Promise<void> {
-  const { lease } = host.deps;
-  await Promise.all(
-    host.loadedCells.map((cell) =>
-      cell.onLane(async () => {
-        if (cell.closed) return;
-        try {
-          const r = await lease.ensureOwner(
-            routeKey(cell.key),
-            host.nodeId,
-            host.config.leaseTtlMs,
-          );
-          if (r.granted) {
-            cell.setLeaseToken(r.token);
-            host.metrics.leaseRenewals.inc({ outcome: 'renewed' });
-          } else {
-            host.metrics.leaseRenewals.inc({ outcome: 'lost' });
-            cell.close('fenced', `lease now held by ${r.ownerNodeId}`);
-          }
-        } catch (err) {
-          host.metrics.leaseRenewals.inc({ outcome: 'error' });
-          cell.close('fenced', `lease renewal failed: ${String(err)}`);
-        }
-      }),
-    ),
-  );
+  await Promise.all(host.loadedCells.map((cell) => host.leases.renew(cell)));
 }
 
 const firing = new WeakSet<object>();
@@ -112,7 +88,7 @@ async function sweepOrphanAlarms(host: CellHost): Promise<void> {
     sweepCursors.set(host, { alarmMs: last.alarmMs, key: last.key });
   } else sweepCursors.delete(host);
   for (const { key, kind } of due) {
-    if (host.loaded(key) || host.isDraining) continue;
+    if (host.loaded(key) || !host.isServing) continue;
     // ensureOwner inside activate only grants a free lease; a live owner keeps its room.
     await host.activate(kind, key).catch((err: unknown) => {
       host.logger.warn({ err, room: key }, 'sweeper could not activate room');

@@ -349,6 +349,7 @@ export function cellRuntimeContract(
         config: { leaseTtlMs: 10_000 },
         wrapLease: (lease) => ({
           ensureOwner: (...args) => (asked++, lease.ensureOwner(...args)),
+          renew: (...args) => lease.renew(...args),
           verifyOwner: (...args) => lease.verifyOwner(...args),
           release: (...args) => lease.release(...args),
           ownerOf: (...args) => lease.ownerOf(...args),

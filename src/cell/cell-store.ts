@@ -188,6 +188,11 @@ export interface CellStore<T extends StoreTypes = StoreTypes> {
     json: string,
     nowMs: number,
   ): Promise<boolean>;
+  /**
+   * The room's current `lease_epoch`, null while it has no row: a cell whose epoch it still
+   * is knows that no other node activated the room since it did.
+   */
+  leaseEpochOf(key: CellKey): Promise<number | null>;
   /** Rooms whose alarm is due (for the sweeper), oldest first; after `after` when given. */
   dueAlarms(nowMs: number, limit: number, after?: DueCursor | null): Promise<DueCell[]>;
 }

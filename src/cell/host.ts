@@ -13,6 +13,7 @@ import type { CellDomain, Command, DomainEvent } from './domain.js';
 import { routeKey, type CellKey, type LeaseManager, type NodeRegistry } from './lease.js';
 import { createCellMetrics, type CellMetrics } from './metrics.js';
 import { startBackgroundWork, type BackgroundWork } from './background.js';
+import { LeaseRenewals } from './lease-renewal.js';
 
 export interface CellHostConfig {
   readonly nodeId: string;
@@ -93,6 +94,8 @@ type Phase = 'new' | 'running' | 'draining' | 'drained' | 'stopping' | 'stopped'
 export class CellHost<T extends StoreTypes = StoreTypes> {
   readonly metrics: CellMetrics;
   readonly logger: Logger;
+  /** Until when each loaded cell may answer from memory, and its lease renewals. */
+  readonly leases: LeaseRenewals;
   private readonly domains = new Map<string, AnyDomain<T>>();
   private readonly cells = new Map<string, AnyCell<T>>();
   private readonly activating = new Map<string, Promise<AnyCell<T> | { ownerNodeId: string }>>();
@@ -114,6 +117,12 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     this.metrics = deps.metrics ?? createCellMetrics();
     this.logger = deps.logger.child({ module: 'cell-host' });
     this.routes = new RouteCache(Math.min(1_000, Math.floor(config.leaseTtlMs / 8)));
+    this.leases = new LeaseRenewals({
+      lease: deps.lease,
+      clock: deps.clock,
+      metrics: this.metrics,
+      leaseTtlMs: config.leaseTtlMs,
+    });
   }
 
   /**
@@ -134,8 +143,12 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   get nodeId(): string {
     return this.config.nodeId;
   }
-  get isDraining(): boolean {
-    return this.state !== 'running';
+  /**
+   * True only while the host takes cells and commands (started, not draining, not stopped):
+   * what health checks and the sweeper ask. {@link CellHost.serviceState} says why not.
+   */
+  get isServing(): boolean {
+    return this.state === 'running';
   }
   get serviceState(): ServiceState {
     return this.state === 'new' ? 'starting' : this.state === 'running' ? 'serving' : this.state;
@@ -201,7 +214,12 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     });
   }
 
-  /** Reads the owner's in-memory state (a query never writes). */
+  /**
+   * Reads the owner's in-memory state. Not free of writes: a room not loaded anywhere is
+   * activated here (EnsureOwner, then a `lease_epoch` bump in SQL that fences every earlier
+   * owner), and a loaded cell whose lease may have run out renews it first (lost: the cell
+   * closes and the room is loaded again), so a read never answers from a stale owner.
+   */
   async query<S, R>(
     domain: CellDomain<S, Command, DomainEvent, T>,
     key: CellKey,
@@ -230,7 +248,12 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     if (live && live.domain.kind !== kind) {
       throw errors.ROOM_KIND_MISMATCH(live.domain.kind, kind);
     }
-    if (live && !live.closed && this.state === 'running') return live;
+    if (live && !live.closed && this.state === 'running') {
+      if (this.leases.fresh(live)) return live;
+      // Paused or starved past its lease: another node may have served the room meanwhile.
+      await this.leases.renew(live);
+      if (!live.closed) return live;
+    }
     // A forwarded call is decided here by the lease itself, never by a remembered route.
     const cached = options.forwarded ? null : this.routes.get(route);
     if (cached && this.state === 'running') return { kind: 'remote', ...cached, cached: true };
@@ -292,6 +315,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     create: boolean,
   ): Promise<AnyCell<T> | { ownerNodeId: string }> {
     const { lease, store, clock } = this.deps;
+    const askedAtMs = clock.nowMs();
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
     this.routes.forget(route);
@@ -344,6 +368,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
       const { onCommitted } = this.deps;
       if (onCommitted) cell.observer.on('commit', onCommitted);
       cell.observer.once('close', () => this.forget(route, cell));
+      this.leases.held(cell, askedAtMs);
       this.cells.set(route, cell);
       this.metrics.cellsLoaded.inc({ kind: domain.kind });
       logger.debug({ version, epoch: loaded.leaseEpoch }, 'cell activated');
@@ -372,11 +397,28 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     });
   }
 
-  /** A loaded cell's lease was gone at its commit: take it again unless someone holds it. */
+  /**
+   * A loaded cell's lease was gone at its commit (Redis lost it, or it expired): take it
+   * again unless someone holds it, and keep the cell only if the SQL epoch is still its own.
+   * Otherwise another node loaded the room meanwhile (it may have committed, then lost or
+   * released the lease in turn): the cell's memory is stale, so the lease goes back and the
+   * cell closes; the next call loads the room again.
+   */
   private async reclaimLease(route: string): Promise<string | null> {
-    if (this.state !== 'running') return null;
-    const r = await this.deps.lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
+    const cell = this.cells.get(route);
+    if (this.state !== 'running' || !cell) return null;
+    const { lease, store, clock } = this.deps;
+    const askedAtMs = clock.nowMs();
+    const r = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!r.granted) return null;
+    const epoch = await store.leaseEpochOf(cell.key).catch(() => undefined);
+    const current = epoch === null ? !cell.isPersisted : epoch === cell.leaseEpoch;
+    if (!current) {
+      this.metrics.leaseRenewals.inc({ outcome: 'lost' });
+      await lease.release(route, r.token).catch(() => false);
+      return null;
+    }
+    this.leases.held(cell, askedAtMs);
     this.metrics.leaseRenewals.inc({ outcome: 'reclaimed' });
     await this.registeredForForwarding();
     return r.token;

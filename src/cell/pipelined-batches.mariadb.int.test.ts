@@ -56,6 +56,7 @@ function scriptedStore(inner: SqlCellStore, sql: SqlBackend) {
     findResults: (...args) => inner.findResults(...args),
     saveSnapshot: (...args) => inner.saveSnapshot(...args),
     dueAlarms: (...args) => inner.dueAlarms(...args),
+    leaseEpochOf: (...args) => inner.leaseEpochOf(...args),
     async commit(request, nowMs) {
       const trace: CommitTrace = { fromVersion: request.fromVersion, began: ++seq };
       const step = steps ? (steps[traces.length] ?? {}) : {};

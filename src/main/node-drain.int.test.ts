@@ -183,7 +183,7 @@ describe('draining a node and returning it to service', { skip }, () => {
       }
     }
     assert.equal((await readyz(a)).body.checks.service, 'serving', 'nothing was drained');
-    assert.equal(a.host.isDraining, false);
+    assert.equal(a.host.isServing, true);
   });
 
   it('/readyz stays ready through a Redis outage, says degraded, and is ready once Redis is back', async () => {

@@ -218,7 +218,7 @@ export async function startNode(
       trustProxy: config.http.trustProxy,
       ops: {
         nodeId: config.nodeId,
-        draining: () => host.isDraining,
+        draining: () => !host.isServing,
         cellsLoaded: () => host.loadedCells.length,
         media: media.health,
         readiness: nodeReadiness(host, sql, redis),

@@ -1,7 +1,12 @@
 /* eslint-disable @typescript-eslint/require-await -- async so that a thrown check becomes a
    rejection, exactly as with the Redis adapter; the work itself is deliberately synchronous. */
 import { randomUUID } from 'node:crypto';
-import type { EnsureOwnerResult, LeaseManager } from '../../cell/lease.js';
+import {
+  checkTtl,
+  type EnsureOwnerResult,
+  type LeaseManager,
+  type RenewResult,
+} from '../../cell/lease.js';
 import type { Clock } from '../../shared/clock.js';
 
 interface Lease {
@@ -41,6 +46,19 @@ export class MemoryLeaseManager implements LeaseManager {
     return { granted: true, token };
   }
 
+  async renew(route: string, token: string, ttlMs: number): Promise<RenewResult> {
+    const ttl = checkTtl(ttlMs);
+    const current = this.#live(route);
+    if (current?.token !== token) return { renewed: false, ownerNodeId: current?.nodeId ?? null };
+    const next = randomUUID();
+    this.#leases.set(route, {
+      nodeId: current.nodeId,
+      token: next,
+      expiresAtMs: this.#clock.nowMs() + ttl,
+    });
+    return { renewed: true, token: next };
+  }
+
   async verifyOwner(route: string, token: string): Promise<boolean> {
     return this.#live(route)?.token === token;
   }
@@ -76,12 +94,4 @@ export class MemoryLeaseManager implements LeaseManager {
       if (now >= lease.expiresAtMs) this.#leases.delete(route);
     }
   }
-}
-
-/** Rejects what Redis `PX` would reject, rounding up so a fractional TTL never shortens a lease. */
-export function checkTtl(ttlMs: number): number {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`ttlMs must be a positive finite number, got ${ttlMs}`);
-  }
-  return Math.ceil(ttlMs);
 }

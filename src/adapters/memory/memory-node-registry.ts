@@ -2,7 +2,7 @@
    rejection, exactly as with the Redis adapter; the work itself is deliberately synchronous. */
 import type { LiveNode, NodeRegistry } from '../../cell/lease.js';
 import type { Clock } from '../../shared/clock.js';
-import { checkTtl } from './memory-lease.js';
+import { checkTtl } from '../../cell/lease.js';
 
 interface Entry {
   readonly advertiseAddr: string;

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { EnsureOwnerResult, LeaseManager } from '../../cell/lease.js';
+import {
+  checkTtl,
+  type EnsureOwnerResult,
+  type LeaseManager,
+  type RenewResult,
+} from '../../cell/lease.js';
 
 // The value of `{prefix}lease:{route}` is `nodeId + "\n" + token`: one plain string keeps every
 // operation a single GET/SET (no hash + PEXPIRE pair) and readable with redis-cli. Node ids
@@ -22,6 +27,18 @@ if v then
   if holder ~= ARGV[1] then return {0, holder} end
 end
 redis.call('SET', KEYS[1], ARGV[1] .. '\\n' .. ARGV[2], 'PX', ARGV[3])
+return {1, ARGV[2]}
+`;
+
+// KEYS[1] lease key; ARGV held token, fresh token, ttl ms. Compare-and-extend: returns
+// {1, token} when the held token was current, else {0, holder} or {0} when the key is gone
+// (never granted again here: see LeaseManager.renew).
+const RENEW = `${SPLIT}
+local v = redis.call('GET', KEYS[1])
+if not v then return {0} end
+local holder, token = split(v)
+if token ~= ARGV[1] then return {0, holder} end
+redis.call('SET', KEYS[1], holder .. '\\n' .. ARGV[2], 'PX', ARGV[3])
 return {1, ARGV[2]}
 `;
 
@@ -58,6 +75,12 @@ interface LeaseCommands {
     token: string,
     ttlMs: number,
   ): Promise<[number, string]>;
+  roomsLeaseRenew(
+    key: string,
+    token: string,
+    fresh: string,
+    ttlMs: number,
+  ): Promise<[number, string?]>;
   roomsLeaseVerifyOwner(key: string, token: string): Promise<number>;
   roomsLeaseRelease(key: string, token: string): Promise<number>;
   roomsLeaseOwnerOf(key: string): Promise<string | null>;
@@ -84,6 +107,7 @@ export class RedisLeaseManager implements LeaseManager {
 
   constructor({ redis, keyPrefix, ownsConnection = false }: RedisAdapterOptions) {
     redis.defineCommand('roomsLeaseEnsureOwner', { numberOfKeys: 1, lua: ENSURE_OWNER });
+    redis.defineCommand('roomsLeaseRenew', { numberOfKeys: 1, lua: RENEW });
     redis.defineCommand('roomsLeaseVerifyOwner', {
       numberOfKeys: 1,
       lua: VERIFY_OWNER,
@@ -108,6 +132,19 @@ export class RedisLeaseManager implements LeaseManager {
     return granted === 1 ? { granted: true, token: value } : { granted: false, ownerNodeId: value };
   }
 
+  async renew(route: string, token: string, ttlMs: number): Promise<RenewResult> {
+    const ttl = checkTtl(ttlMs);
+    const [renewed, value] = await this.#redis.roomsLeaseRenew(
+      this.#key(route),
+      token,
+      randomUUID(),
+      ttl,
+    );
+    return renewed === 1 && value !== undefined
+      ? { renewed: true, token: value }
+      : { renewed: false, ownerNodeId: value ?? null };
+  }
+
   async verifyOwner(route: string, token: string): Promise<boolean> {
     return (await this.#redis.roomsLeaseVerifyOwner(this.#key(route), token)) === 1;
   }
@@ -129,14 +166,6 @@ export class RedisLeaseManager implements LeaseManager {
   #key(route: string): string {
     return `${this.#keyPrefix}lease:${route}`;
   }
-}
-
-/** Rejects what Redis `PX` would reject, rounding up so a fractional TTL never shortens a lease. */
-export function checkTtl(ttlMs: number): number {
-  if (!Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new RangeError(`ttlMs must be a positive finite number, got ${ttlMs}`);
-  }
-  return Math.ceil(ttlMs);
 }
 
 /** Quits a connection that may already have ended (quit would then reject). */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { LiveNode, NodeRegistry } from '../../cell/lease.js';
-import { checkTtl, quitQuietly, type RedisAdapterOptions } from './redis-lease.js';
+import { checkTtl } from '../../cell/lease.js';
+import { quitQuietly, type RedisAdapterOptions } from './redis-lease.js';
 
 /**
  * {@link NodeRegistry} on Redis: `{prefix}room:node:{nodeId}` holds the advertise address with

@@ -230,6 +230,16 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     return Number(updated.numUpdatedRows) === 1;
   }
 
+  async leaseEpochOf(key: CellKey): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('room_cells')
+      .select('lease_epoch')
+      .where('app_code', '=', key.appCode)
+      .where('room_id', '=', key.roomId)
+      .executeTakeFirst();
+    return row ? Number(row.lease_epoch) : null;
+  }
+
   async dueAlarms(nowMs: number, limit: number, after?: DueCursor | null): Promise<DueCell[]> {
     const rows = await dueAlarmsQuery(this.db, nowMs, limit, after).execute();
     return rows.map((r) => ({

@@ -11,6 +11,7 @@ export function pauseAfterVerify(inner: LeaseManager): PauseAfterVerify {
   let armed: { reached: () => void; released: Promise<void> } | null = null;
   const lease: LeaseManager = {
     ensureOwner: (route, nodeId, ttlMs) => inner.ensureOwner(route, nodeId, ttlMs),
+    renew: (route, token, ttlMs) => inner.renew(route, token, ttlMs),
     release: (route, token) => inner.release(route, token),
     ownerOf: (route) => inner.ownerOf(route),
     close: () => inner.close(),

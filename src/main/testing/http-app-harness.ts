@@ -106,7 +106,7 @@ export async function startTestHttpApp(
     logger: silentLogger,
     ops: {
       nodeId: 'http-test',
-      draining: () => host.isDraining,
+      draining: () => !host.isServing,
       cellsLoaded: () => 0,
       readiness: nodeReadiness(host, sql, null),
     },
