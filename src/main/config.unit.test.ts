@@ -18,6 +18,8 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_KEY_PREFIX: 'prod:',
   ROOMS_LEASE_TTL_MS: '5000',
   ROOMS_SNAPSHOT_EVERY: '50',
+  ROOMS_COMMAND_LOG_RETENTION_MS: '86400000',
+  ROOMS_REQUEST_ID_RETENTION_MS: '0',
   ROOMS_MAX_BATCH: '64',
   ROOMS_IDLE_AFTER_MS: '60000',
   ROOMS_TIMER_TICK_MS: '100',
@@ -144,6 +146,8 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {
     loadConfig(env);
   } catch (error) {
+  commandLogRetentionMs: 604_800_000,
+  requestIdRetentionMs: 604_800_000,
     assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
     assert.equal(error.name, 'ConfigError');
     return error;
@@ -304,6 +308,8 @@ void describe('loadConfig', () => {
           workerLogLevel: 'warn',
         },
       },
+        commandLogRetentionMs: 86_400_000,
+        requestIdRetentionMs: 0,
       grpc: {
         host: '127.0.0.2',
         forwardTimeoutMs: 2_500,

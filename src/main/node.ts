@@ -21,6 +21,8 @@ import { SqlNotificationStore } from '../adapters/sql/notifications/sql-notifica
 import { NotificationCentre } from '../notifications/notification-centre.js';
 import { sqlNotificationRetentionStore } from '../adapters/sql/notifications/notification-retention.js';
 import { NotificationRetention } from '../notifications/notification-retention.js';
+import { sqlLogRetentionStore } from '../adapters/sql/log-retention-store.js';
+import { LogRetention } from '../cell/log-retention.js';
 import { CellHost } from '../cell/host.js';
 import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
@@ -203,8 +205,15 @@ export async function startNode(
       { media: mediaServers, rooms: sqlEndedRooms(sql.db), logger },
     );
     startRelaySweeps(
+    const logRetention = new LogRetention(
+      {
+        logMs: config.cell.commandLogRetentionMs,
+        requestIdMs: config.cell.requestIdRetentionMs,
+      },
+      { store: sqlLogRetentionStore(sql.db), clock: systemClock, logger },
+    );
       config,
-      [notificationRetention, meetings.chatRetention, routerJanitor],
+      [notificationRetention, meetings.chatRetention, routerJanitor, logRetention],
       closers,
     );
     const outbox = {

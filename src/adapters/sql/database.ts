@@ -17,6 +17,7 @@ import { webhookTables } from './migrations/0002_webhooks.js';
 import { accountTables } from './migrations/0003_accounts.js';
 import { voiceRoomTables } from './migrations/0004_voice_rooms.js';
 import { requestOutcomeTables } from './migrations/0005_request_outcomes.js';
+import { requestOutcomeCreatedIndex } from './migrations/0013_request_outcome_created_index.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
@@ -170,6 +171,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0010_notification_created_index': notificationCreatedIndex(),
     '0011_notification_request_keys': notificationRequestKeys(flavor),
     '0012_room_cell_connection': roomCellConnection(flavor),
+    '0013_request_outcome_created_index': requestOutcomeCreatedIndex(),
   };
   const migrator = new Migrator({
     db,
