@@ -35,6 +35,9 @@ export async function openBenchNode(
     // The bench creates and joins far faster than a person: no quotas in the way.
     ROOMS_ROOM_CREATE_LIMIT: '0',
     ROOMS_MAX_OPEN_ROOMS_PER_OWNER: '0',
+    ROOMS_MEETING_CREATE_LIMIT: '0',
+    ROOMS_MAX_OPEN_MEETINGS_PER_HOST: '0',
+    ROOMS_MEETING_CHATS_PER_USER: '0',
     ROOMS_WS_MAX_FRAMES_PER_S: '100000',
     ROOMS_WS_FRAME_BURST: '100000',
   };

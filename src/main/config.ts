@@ -13,6 +13,7 @@ import {
   mediaServerVariables,
   type MediaServerSettings,
 } from '../media-server/config.js';
+import type { RateRule } from '../shared/rate-limiter.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import {
   deepFreeze,
@@ -169,6 +170,19 @@ const schema = z.object({
   ROOMS_ROOM_CREATE_LIMIT: int(0, 1_000_000).default(30),
   ROOMS_ROOM_CREATE_WINDOW_S: int(1, 86_400).default(60),
   ROOMS_MAX_OPEN_ROOMS_PER_OWNER: int(0, 1_000_000).default(100),
+  ROOMS_MEETING_CREATE_LIMIT: int(0, 1_000_000).default(30),
+  ROOMS_MEETING_CREATE_WINDOW_S: int(1, 86_400).default(60),
+  ROOMS_MAX_OPEN_MEETINGS_PER_HOST: int(0, 1_000_000).default(20),
+  ROOMS_MEETING_INVITES_PER_USER: int(0, 1_000_000).default(100),
+  ROOMS_MEETING_INVITE_WINDOW_S: int(1, 86_400).default(600),
+  ROOMS_MEETING_INVITE_TOKENS_PER_MEETING: int(0, 1_000_000).default(100),
+  ROOMS_MEETING_CHATS_PER_USER: int(0, 1_000_000).default(20),
+  ROOMS_MEETING_CHAT_WINDOW_S: int(1, 86_400).default(10),
+  ROOMS_MEETING_LOOKUP_FAILS_PER_USER: int(0, 1_000_000).default(20),
+  ROOMS_MEETING_LOOKUP_FAILS_PER_ADDRESS: int(0, 1_000_000).default(100),
+  ROOMS_MEETING_LOOKUP_FAILURE_WINDOW_S: int(1, 86_400).default(600),
+  ROOMS_USER_LOOKUPS_PER_USER: int(0, 1_000_000).default(1_000),
+  ROOMS_USER_LOOKUP_WINDOW_S: int(1, 86_400).default(600),
   ROOMS_LOG_LEVEL: logLevelVariable,
 });
 
@@ -417,6 +431,22 @@ export interface Config {
     readonly roomCreateLimit: number;
     readonly roomCreateWindowMs: number;
     readonly maxOpenRoomsPerOwner: number;
+    /** Meetings (ROOMS_MEETING_CREATE_*, ROOMS_MAX_OPEN_MEETINGS_PER_HOST); 0: off. */
+    readonly meetingCreateLimit: number;
+    readonly meetingCreateWindowMs: number;
+    readonly maxOpenMeetingsPerHost: number;
+    /** Ids one user may look up by `GET /api/v1/users?ids=` per window; 0: no limit. */
+    readonly userLookupLimit: number;
+    readonly userLookupWindowMs: number;
+  };
+  /** Limits on one meeting user's invites, chats and failed code lookups; limit 0: off. */
+  readonly meetingLimits: {
+    readonly invitesPerUser: RateRule;
+    /** Invite tokens one meeting may issue per token lifetime (600 s). */
+    readonly inviteTokensPerMeeting: number;
+    readonly chatsPerUser: RateRule;
+    readonly lookupFailsPerUser: RateRule;
+    readonly lookupFailsPerAddress: RateRule;
   };
   readonly logLevel: string;
 }
@@ -538,6 +568,30 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       roomCreateLimit: e.ROOMS_ROOM_CREATE_LIMIT,
       roomCreateWindowMs: e.ROOMS_ROOM_CREATE_WINDOW_S * 1000,
       maxOpenRoomsPerOwner: e.ROOMS_MAX_OPEN_ROOMS_PER_OWNER,
+      meetingCreateLimit: e.ROOMS_MEETING_CREATE_LIMIT,
+      meetingCreateWindowMs: e.ROOMS_MEETING_CREATE_WINDOW_S * 1000,
+      maxOpenMeetingsPerHost: e.ROOMS_MAX_OPEN_MEETINGS_PER_HOST,
+      userLookupLimit: e.ROOMS_USER_LOOKUPS_PER_USER,
+      userLookupWindowMs: e.ROOMS_USER_LOOKUP_WINDOW_S * 1000,
+    },
+    meetingLimits: {
+      invitesPerUser: {
+        limit: e.ROOMS_MEETING_INVITES_PER_USER,
+        windowMs: e.ROOMS_MEETING_INVITE_WINDOW_S * 1000,
+      },
+      inviteTokensPerMeeting: e.ROOMS_MEETING_INVITE_TOKENS_PER_MEETING,
+      chatsPerUser: {
+        limit: e.ROOMS_MEETING_CHATS_PER_USER,
+        windowMs: e.ROOMS_MEETING_CHAT_WINDOW_S * 1000,
+      },
+      lookupFailsPerUser: {
+        limit: e.ROOMS_MEETING_LOOKUP_FAILS_PER_USER,
+        windowMs: e.ROOMS_MEETING_LOOKUP_FAILURE_WINDOW_S * 1000,
+      },
+      lookupFailsPerAddress: {
+        limit: e.ROOMS_MEETING_LOOKUP_FAILS_PER_ADDRESS,
+        windowMs: e.ROOMS_MEETING_LOOKUP_FAILURE_WINDOW_S * 1000,
+      },
     },
     logLevel: e.ROOMS_LOG_LEVEL,
   });

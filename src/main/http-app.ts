@@ -26,7 +26,9 @@ import { registerNodeAdminRoutes, type NodeControl } from '../edge/http/node-adm
 import { registerSecurityHeaders } from '../edge/http/security-headers.js';
 import { registerVoiceRoutes } from '../edge/http/voice-routes.js';
 import { registerWebClient, type WebClientOptions } from '../edge/http/web-client.js';
+import type { MeetingLimits } from '../edge/meeting/limits.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
+import type { MeetingStore } from '../edge/meeting/meeting-store.js';
 import type { CreationQuota } from '../edge/quotas.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
 import type { VoiceRoomStore } from '../edge/voice/voice-store.js';
@@ -49,7 +51,11 @@ export interface HttpAppDeps {
     readonly trtcApps: readonly TrtcApp[];
   };
   /** Meetings REST (/api/v1/meeting); absent: not served. */
-  readonly meetings?: { readonly api: MeetingApi };
+  readonly meetings?: {
+    readonly api: MeetingApi;
+    readonly limits: MeetingLimits;
+    readonly store: MeetingStore;
+  };
   /** `config.admin.token` (`ROOMS_ADMIN_TOKEN`), of every admin route set; null refuses every call. */
   readonly adminToken: string | null;
   readonly outbox: Omit<OutboxAdminDeps, 'adminToken' | 'clock'>;
@@ -113,5 +119,8 @@ function registerPublicRoutes(api: FastifyInstance, deps: HttpAppDeps): void {
   });
   registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
   registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
-  if (deps.meetings) registerMeetingRoutes(api, { api: deps.meetings.api, auth: deps.accounts });
+  if (deps.meetings) {
+    const { api: meetingApi, limits, store } = deps.meetings;
+    registerMeetingRoutes(api, { api: meetingApi, auth: deps.accounts, limits, store });
+  }
 }

@@ -16,18 +16,22 @@ import type { CellsTier } from '../cell/cells-tier.js';
 import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
 import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
+import { MeetingLimits } from '../edge/meeting/limits.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
 import type { MediaServers } from '../meeting/media-servers.js';
 import { systemClock } from '../shared/clock.js';
 import type { Logger } from 'pino';
 import { MeetingChatRetention } from '../meeting/chat-retention.js';
 import type { KeyValue } from '../shared/key-value.js';
+import type { RateLimiter } from '../shared/rate-limiter.js';
 import { WorkGate } from '../shared/work-gate.js';
 import type { Config } from './config.js';
 
 export interface Meetings {
   readonly api: MeetingApi;
   readonly store: MeetingStore;
+  /** Invites, chat lines and failed code lookups per user (the REST routes apply the last two). */
+  readonly limits: MeetingLimits;
   /** Deletes the chats of long-ended meetings (`ROOMS_MEETING_CHAT_RETENTION_MS`): start it. */
   readonly chatRetention: MeetingChatRetention;
 }
@@ -38,6 +42,8 @@ export function wireMeetings(deps: {
   sql: SqlBackend;
   /** The password lockout's counters and the invite tokens (Redis in a cluster). */
   kv: KeyValue;
+  /** The counters of the meetings' limits (Redis in a cluster). */
+  limiter: RateLimiter;
   /** The notification centre: the invites' `meeting_invite` notifications. */
   notifier: InviteNotifier;
   forwarder: MeetingForwarder;
@@ -55,6 +61,7 @@ export function wireMeetings(deps: {
   host.register(domain);
   const store = deps.store ?? sqlMeetingStore(sql.db);
   const { accounts } = config;
+  const limits = new MeetingLimits(deps.limiter, config.meetingLimits);
   const api = new MeetingApi({
     host,
     domain,
@@ -67,14 +74,14 @@ export function wireMeetings(deps: {
     },
     clock: systemClock,
     ...(deps.media ? { media: deps.media } : {}),
-    invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql) },
+    invites: { kv: deps.kv, notifier: deps.notifier, users: inviteUsers(sql), limits },
     ...(deps.cellsTier ? { cellsTier: deps.cellsTier } : {}),
   });
   const chatRetention = new MeetingChatRetention(
     { retentionMs: chatRetentionMs },
     { store: sqlChatRetentionStore(sql.db), clock: systemClock, logger: deps.logger },
   );
-  return { api, store, chatRetention };
+  return { api, store, limits, chatRetention };
 }
 
 /** The invite card's inviter: nickname and avatar from the accounts' users table. */
@@ -86,6 +93,11 @@ function inviteUsers(sql: SqlBackend): InviteUsers {
       if (!Number.isSafeInteger(id)) return null;
       const user = await users.findById(appCode, id);
       return user && { nickname: user.nickname, avatar: user.avatar };
+    },
+    async missing(appCode, userIds) {
+      const ids = userIds.map(Number).filter((id) => Number.isSafeInteger(id));
+      const found = new Set((await users.findByIds(appCode, ids)).map((u) => String(u.id)));
+      return userIds.filter((id) => !found.has(id));
     },
   };
 }

@@ -194,6 +194,7 @@ export async function startNode(
       host,
       sql,
       kv,
+      limiter,
       forwarder: voice.forwarder,
       notifier: notifications,
       logger,

@@ -85,6 +85,14 @@ export const errors = defineErrors({
   LOGIN_RATE_LIMITED: ['rate_limited', '登录失败次数过多，请 %s 秒后重试'],
   CREATE_RATE_LIMITED: ['rate_limited', '创建%s过于频繁，请 %s 秒后重试'],
   TOO_MANY_OPEN_ROOMS: ['conflict', '未关闭的%s已达上限（%s 个），请先关闭不再使用的%s'],
+  /** A meeting user's invitees, or a meeting's invite tokens, passed their limit. */
+  INVITE_RATE_LIMITED: ['rate_limited', '邀请过于频繁，请 %s 秒后重试'],
+  CHAT_RATE_LIMITED: ['rate_limited', '发言过于频繁，请 %s 秒后重试'],
+  /** Too many unknown meeting codes from one user or address: every code answers this. */
+  MEETING_LOOKUP_RATE_LIMITED: ['rate_limited', '查询会议号失败次数过多，请 %s 秒后重试'],
+  USER_LOOKUP_RATE_LIMITED: ['rate_limited', '查询用户过于频繁，请 %s 秒后重试'],
+  /** Invitees must be users of the caller's app; nobody is invited otherwise. */
+  INVITEE_NOT_FOUND: ['validation', '参数错误: invitee_ids: 用户不存在: %s'],
   BUSY: ['unavailable', '服务繁忙，请稍后重试'],
   RATE_LIMIT_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
   /** The shared key-value store (Redis) failed: the meeting's password lockout cannot be checked. */

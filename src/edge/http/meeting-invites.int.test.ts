@@ -182,7 +182,9 @@ describe('meeting invites REST', () => {
 
   it('invitee_ids must be 1-50 JSON integers ≥ 1; anything else is 400 and sends nothing', async () => {
     const code = await create('host');
-    const fifty = Array.from({ length: 50 }, (_, i) => 900_000 + i);
+    const names = Array.from({ length: 50 }, (_, i) => `f${i}`);
+    await c.users(names);
+    const fifty = names.map((n) => ids[n]!);
     for (const body of [
       { invitee_ids: [...fifty, 900_050] },
       { invitee_ids: [String(ids.a4)] },

@@ -19,7 +19,11 @@ describe('meetings REST', () => {
   const names = ['host', 'u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9'];
 
   before(async () => {
-    app = await startTestHttpApp();
+    // These tests name unknown codes on purpose, more than the lookup limit allows.
+    app = await startTestHttpApp({
+      ROOMS_MEETING_LOOKUP_FAILS_PER_USER: '0',
+      ROOMS_MEETING_LOOKUP_FAILS_PER_ADDRESS: '0',
+    });
     await c.users([...names, ...Array.from({ length: 20 }, (_, i) => `r${i}`)]);
   });
   after(async () => {

@@ -4,6 +4,10 @@
  * node serves any meeting (the API forwards to the owner). Bodies are strict: an unknown
  * field or a wrong JSON type answers 400 and changes nothing. Retries: send the same
  * `request_id` (body) or `Idempotency-Key` header; the first outcome is the answer.
+ *
+ * Limits (../meeting/limits.ts): a user or client address that named too many unknown codes
+ * gets 429 for every code until its window ends; chat lines are counted per user, a retry of
+ * a sent line answering its first outcome even past the limit.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,10 +15,13 @@ import type { Authenticator } from '../../accounts/tokens.js';
 import { ROOM_CODE_PATTERN } from '../../domain/meeting/decide-membership.js';
 import { refuse } from '../../domain/meeting/errors.js';
 import { errors } from '../../shared/error-codes.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, RateLimitedError } from '../../shared/errors.js';
 import { sendOk } from '../../shared/http-envelope.js';
-import { meetingCalls, meetingMethods } from '../meeting/commands.js';
+import { cellRequestId, meetingCalls, meetingMethods } from '../meeting/commands.js';
+import type { MeetingRequest } from '../meeting/declaration.js';
+import type { MeetingLimits } from '../meeting/limits.js';
 import type { MeetingApi } from '../meeting/meeting-api.js';
+import type { MeetingStore } from '../meeting/meeting-store.js';
 import { authOf, requireAuth } from './auth-routes.js';
 import { meetingRouteDoc } from './meeting-route-docs.js';
 
@@ -48,10 +55,29 @@ function requestIdOf(request: FastifyRequest, body: Body): unknown {
   return typeof header === 'string' ? header : `rest:${randomUUID()}`;
 }
 
-export function registerMeetingRoutes(
-  app: FastifyInstance,
-  deps: { api: MeetingApi; auth: Authenticator },
-): void {
+const MEETING_NOT_FOUND = 'MEETING_NOT_FOUND';
+
+export interface MeetingRouteDeps {
+  readonly api: MeetingApi;
+  readonly auth: Authenticator;
+  readonly limits: MeetingLimits;
+  /** Tells a retried chat line from a new one. */
+  readonly store: MeetingStore;
+}
+
+export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDeps): void {
+  const { limits } = deps;
+  /** Counts the line unless its request was decided already (a retry gets its first answer). */
+  const admitChat = async (req: Body) => {
+    try {
+      await limits.admitChat(req.app_code as string, req.caller_id as string);
+    } catch (error) {
+      const requestId = cellRequestId(req as unknown as MeetingRequest);
+      const code = req.room_code as string;
+      if (!(error instanceof RateLimitedError) || requestId === undefined) throw error;
+      if (!(await deps.store.requestDecided(req.app_code as string, code, requestId))) throw error;
+    }
+  };
   const authed = { preHandler: requireAuth(deps.auth) };
   for (const method of meetingMethods) {
     const declared = meetingCalls[method];
@@ -72,18 +98,31 @@ export function registerMeetingRoutes(
           throw errors.INVALID_ARGUMENT(`${issue.path.join('.') || 'body'}: ${issue.message}`);
         }
         const req: Body = { ...body, app_code: me.appCode, caller_id: me.userId };
+        const address = request.ip || null;
         if (declared.scope === 'room') {
-          const code = (request.params as { code: string }).code;
-          // Not a code at all: no meeting has it, and no cell is touched.
-          if (!ROOM_CODE_PATTERN.test(code)) throw AppError.from(refuse('MEETING_NOT_FOUND'));
-          req.room_code = code;
+          // A sweeper of codes learns nothing once over the limit: known codes answer 429 too.
+          await limits.checkLookups(me.appCode, me.userId, address);
+          req.room_code = (request.params as { code: string }).code;
         }
         for (const name of Object.keys(declared.params ?? {})) {
           req[name] = (request.params as Record<string, string>)[name];
         }
         if (declared.kind === 'command') req.request_id = requestIdOf(request, body);
-        const data = await deps.api.call(method, req);
-        return sendOk(request, reply, data, route.status ?? 200);
+        try {
+          // Not a code at all: no meeting has it, and no cell is touched.
+          const code = req.room_code;
+          if (typeof code === 'string' && !ROOM_CODE_PATTERN.test(code)) {
+            throw AppError.from(refuse(MEETING_NOT_FOUND));
+          }
+          if (method === 'SendChat') await admitChat(req);
+          const data = await deps.api.call(method, req);
+          return sendOk(request, reply, data, route.status ?? 200);
+        } catch (error) {
+          if (declared.scope === 'room' && (error as AppError).code === MEETING_NOT_FOUND) {
+            await limits.lookupFailed(me.appCode, me.userId, address);
+          }
+          throw error;
+        }
       },
     });
   }

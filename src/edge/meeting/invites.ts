@@ -21,6 +21,11 @@
  * claim checks, just before its commit, that the claim is still its own; when another copy
  * has taken the request over it sends nothing and answers that copy's outcome. Even a commit
  * racing that check writes nothing twice: the database lets one set of rows in per key.
+ *
+ * Limits: every invitee must be a user of the app (else nobody is invited), and the invitees
+ * that get a token are counted against the inviter's and the meeting's allowances
+ * (./limits.ts) only when the request is new, so a retry is never counted twice; an
+ * allowance taken by a run that sent nothing is given back.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DomainError } from '../../domain/decider.js';
@@ -32,6 +37,7 @@ import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 import type { KeyValue } from '../../shared/key-value.js';
+import type { MeetingLimits } from './limits.js';
 import { idJson } from './render.js';
 
 /** The seed's `MeetingInviteTokenTTL`: 600 s. */
@@ -78,12 +84,16 @@ export interface InviteNotifier {
 export interface InviteUsers {
   /** Null when the app has no such user. */
   profileOf(appCode: string, userId: string): Promise<{ nickname: string; avatar: string } | null>;
+  /** Those of `userIds` that are not users of the app (none: empty). */
+  missing(appCode: string, userIds: readonly string[]): Promise<readonly string[]>;
 }
 
 export interface MeetingInviteDeps {
   readonly kv: KeyValue;
   readonly notifier: InviteNotifier;
   readonly users: InviteUsers;
+  /** Invitees per inviter and invite tokens per meeting (./limits.ts). */
+  readonly limits: MeetingLimits;
 }
 
 /** The KeyValue key of a token, scoped by app (another app's token is unknown here). */
@@ -182,6 +192,9 @@ async function decide(
   if (earlier.length > 0) return earlierOutcome(earlier, invitees, run.fingerprint);
   const denied = state ? checkMeetingAccess(state, req.caller_id) : refuse('MEETING_NOT_FOUND');
   if (denied) return { invitees: run.fingerprint, refused: denied };
+  // All or nothing, and not recorded: a retry naming only users is decided afresh.
+  const unknown = await deps.users.missing(req.app_code, invitees);
+  if (unknown.length > 0) throw errors.INVITEE_NOT_FOUND(unknown.join(','));
   return { invitees: run.fingerprint, answer: await send(deps, req, state!, invitees, run) };
 }
 
@@ -228,6 +241,36 @@ async function send(
   const pending = invitees.filter((id) => !isActive(state, id));
   const skipped = invitees.length - pending.length;
   if (pending.length === 0) return { pushed: 0, skipped };
+  // Only a request that has not sent anything yet gets here: a retry is never counted twice.
+  const refund = await deps.limits.reserveInvites(
+    req.app_code,
+    req.caller_id,
+    req.room_code,
+    pending.length,
+  );
+  try {
+    const earlier = await sendTokens(deps, req, state, pending, run);
+    if (earlier === null) return { pushed: pending.length, skipped };
+    // Another copy's commit came first: its notifications are the outcome, its the count.
+    await refund();
+    return answerOf(earlierOutcome(earlier, invitees, run.fingerprint));
+  } catch (error) {
+    await refund().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Writes the tokens and notifications of `pending`: null. When another copy's commit came
+ * first, nothing of this run stands, and its notifications are returned.
+ */
+async function sendTokens(
+  deps: MeetingInviteDeps & { readonly clock: Clock },
+  req: { readonly app_code: string; readonly caller_id: string; readonly room_code: string },
+  state: MeetingState,
+  pending: readonly string[],
+  run: Run,
+): Promise<readonly SentNotification[] | null> {
   const inviter = (await deps.users.profileOf(req.app_code, req.caller_id)) ?? {
     nickname: '',
     avatar: '',
@@ -276,12 +319,10 @@ async function send(
   }
   const result = await deps.notifier.pushEachOnce(req.app_code, run.sentKey, items);
   if (!result.fresh) {
-    // Another copy's commit came first: its notifications are the outcome.
     await unsent();
-    const outcome = earlierOutcome(result.notifications, invitees, run.fingerprint);
-    return answerOf(outcome);
+    return result.notifications;
   }
-  return { pushed: pending.length, skipped };
+  return null;
 }
 
 async function record(kv: KeyValue, key: string, outcome: Outcome): Promise<void> {

@@ -54,6 +54,8 @@ export interface MeetingStore {
     roomCode: string,
     nowMs: number,
   ): Promise<CodeClaim>;
+  /** Whether the meeting's cell has decided the (caller-scoped) request id already. */
+  requestDecided(appCode: string, roomCode: string, scopedRequestId: string): Promise<boolean>;
   /** The numeric id of the meeting with this code, or null. */
   meetingIdOf(appCode: string, roomCode: string): Promise<number | null>;
   /** The participant row id of (meeting, user): allocated once, the same on every call. */

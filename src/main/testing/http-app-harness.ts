@@ -97,6 +97,7 @@ export async function startTestHttpApp(
     host,
     sql,
     kv,
+    limiter,
     forwarder: voice.forwarder,
     notifier: notifications,
     logger: silentLogger,

@@ -36,6 +36,17 @@ export function sqlMeetingStore(db: Kysely<Database>): MeetingStore {
         : { kind: 'taken' };
     },
 
+    async requestDecided(appCode, roomCode, scopedRequestId) {
+      const row = await db
+        .selectFrom('room_request_outcomes')
+        .select('request_id')
+        .where('app_code', '=', appCode)
+        .where('room_id', '=', roomCode)
+        .where('request_id', '=', scopedRequestId)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     async meetingIdOf(appCode, roomCode) {
       const row = await db
         .selectFrom('meeting_codes')
