@@ -25,6 +25,8 @@ const REASONS = {
   GIFT_PRICE_CHANGED: ['conflict', 'gift price changed, retry'],
   GIFT_TO_SELF: ['validation', 'cannot send a gift to yourself'],
   AMOUNT_TOO_LARGE: ['validation', 'gift total is too large'],
+  /** A balance or price stored outside the API past 2^53 − 1: never answered rounded. */
+  AMOUNT_NOT_EXACT: ['internal', 'a stored amount is past 2^53 - 1'],
   INVALID_ARGUMENT: ['validation', 'invalid argument'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;
 

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
 
 const ADMIN = 'admin-token-for-input-tests';
@@ -213,5 +214,24 @@ describe('voice-room REST refuses input that is not what it says', () => {
       (await ok('GET', '/voice/wallet', { as: 'alice' })).balance,
       Number.MAX_SAFE_INTEGER - 1,
     );
+  });
+
+  it('a balance stored past 2^53 − 1 (by an outside writer) is refused, never answered rounded', async () => {
+    const store = (digits: string) =>
+      sql`UPDATE wallets SET balance = ${sql.raw(digits)} WHERE user_id = ${ids.alice}`.execute(
+        app.sql.db,
+      );
+    await store('9007199254740993');
+    const past = await call('GET', '/voice/wallet', { as: 'alice' });
+    assert.deepEqual(
+      [past.status, past.body.reason, past.body.data],
+      [500, 'AMOUNT_NOT_EXACT', undefined],
+    );
+    await store('9007199254740991');
+    const raw = await app.http.inject({
+      url: '/api/v1/voice/wallet',
+      headers: { authorization: `Bearer ${tokens.alice}` },
+    });
+    assert.match(raw.body, /"balance":9007199254740991[,}]/);
   });
 });

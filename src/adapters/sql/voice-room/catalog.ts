@@ -4,18 +4,19 @@ import { isUniqueViolation } from '../flavor.js';
 import type { Gift, LobbyEntry } from '../../../edge/voice/voice-store.js';
 import type { Database } from '../schema.js';
 import { errors } from '../../../shared/error-codes.js';
+import { exactAmount, exactly } from './amounts.js';
 
 export async function listGifts(db: Kysely<Database>, appCode: string): Promise<Gift[]> {
   const rows = await db
     .selectFrom('gift_catalog')
-    .select(['gift_id', 'name', 'price', 'active'])
+    .select(['gift_id', 'name', exactly('price').as('price'), 'active'])
     .where('app_code', '=', appCode)
     .orderBy('gift_id')
     .execute();
   return rows.map((r) => ({
     gift_id: r.gift_id,
     name: r.name,
-    price: Number(r.price),
+    price: exactAmount(r.price, `price of gift ${r.gift_id}`),
     active: Boolean(Number(r.active)),
   }));
 }
@@ -27,7 +28,7 @@ export async function findGift(
 ): Promise<Gift | null> {
   const gifts = await db
     .selectFrom('gift_catalog')
-    .select(['gift_id', 'name', 'price', 'active'])
+    .select(['gift_id', 'name', exactly('price').as('price'), 'active'])
     .where('app_code', '=', appCode)
     .where('gift_id', '=', giftId)
     .execute();
@@ -36,7 +37,7 @@ export async function findGift(
     ? {
         gift_id: r.gift_id,
         name: r.name,
-        price: Number(r.price),
+        price: exactAmount(r.price, `price of gift ${r.gift_id}`),
         active: Boolean(Number(r.active)),
       }
     : null;

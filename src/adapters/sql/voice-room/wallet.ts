@@ -14,6 +14,7 @@ import { isUniqueViolation } from '../flavor.js';
 import type { TopUpResult } from '../../../edge/voice/voice-store.js';
 import type { Database } from '../schema.js';
 import { errors } from '../../../shared/error-codes.js';
+import { amountOf, exactAmount, exactly } from './amounts.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -28,12 +29,14 @@ export async function chargeGift(
   if (!gift) return null;
   const item = await trx
     .selectFrom('gift_catalog')
-    .select(['price', 'active'])
+    .select([exactly('price').as('price'), 'active'])
     .where('app_code', '=', key.appCode)
     .where('gift_id', '=', gift.gift_id)
     .executeTakeFirst();
   if (!item || !Number(item.active)) return refuse('GIFT_NOT_FOUND', gift.gift_id);
-  if (Number(item.price) !== gift.unit_price) return refuse('GIFT_PRICE_CHANGED');
+  const price = amountOf(item.price);
+  if (price === null) return refuse('AMOUNT_NOT_EXACT', `price of gift ${gift.gift_id}`);
+  if (price !== gift.unit_price) return refuse('GIFT_PRICE_CHANGED');
   try {
     await trx
       .insertInto('wallet_ledger')
@@ -76,7 +79,9 @@ export async function chargeGift(
   }
   // The sender's balance right after this charge: part of the gift's recorded answer, so a
   // retry answers it too, whatever the wallet holds by then.
-  return { reply: { balance: await balanceOf(trx, key.appCode, gift.sender_user_id) } };
+  const balance = await storedBalance(trx, key.appCode, gift.sender_user_id);
+  if (balance === null) return refuse('AMOUNT_NOT_EXACT', 'balance of the sender');
+  return { reply: { balance } };
 }
 
 /** Takes `amount` from a balance that holds it, or refuses (changing nothing). */
@@ -205,12 +210,23 @@ export async function topUp(
   }
 }
 
+/** The balance, exactly; AMOUNT_NOT_EXACT (500) rather than a rounded one past 2^53 − 1. */
 export async function balanceOf(db: Db, appCode: string, userId: string): Promise<number> {
+  const text = await balanceText(db, appCode, userId);
+  return exactAmount(text, 'the balance');
+}
+
+/** The balance, exactly, or null past 2^53 − 1. */
+async function storedBalance(db: Db, appCode: string, userId: string): Promise<number | null> {
+  return amountOf(await balanceText(db, appCode, userId));
+}
+
+async function balanceText(db: Db, appCode: string, userId: string): Promise<string> {
   const row = await db
     .selectFrom('wallets')
-    .select('balance')
+    .select(exactly('balance').as('balance'))
     .where('app_code', '=', appCode)
     .where('user_id', '=', userId)
     .executeTakeFirst();
-  return Number(row?.balance ?? 0);
+  return row?.balance ?? '0';
 }
