@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { SqlBackend } from '../adapters/sql/database.js';
+import { markPruned } from '../adapters/sql/outbox-pruned.js';
 import type { Database, OutboxStatus } from '../adapters/sql/schema.js';
 import type {
   Claim,
@@ -184,10 +185,12 @@ export class SqlOutboxStore implements OutboxStore {
   }
 
   /**
-   * Two short statements, each without a transaction: pick ids (a plain read), then delete
-   * those rows by primary key, re-checking status and age (a row re-queued in between is
-   * kept). Only the picked rows are locked, never a range: cell commits keep inserting,
-   * and any number of nodes may sweep at once (they at worst pick the same rows).
+   * Short statements, none in a transaction: pick ids (a plain read), raise the picked
+   * rooms' pruned marks (../adapters/sql/outbox-pruned.ts: a replay must not anchor below a
+   * deleted row), then delete those rows by primary key, re-checking status and age (a row
+   * re-queued in between is kept). Only the picked rows are locked, never a range: cell
+   * commits keep inserting, and any number of nodes may sweep at once (they at worst pick
+   * the same rows).
    */
   async deleteSettled(request: DeleteSettledRequest): Promise<number> {
     if (request.statuses.length === 0 || request.limit <= 0) return 0;
@@ -198,13 +201,14 @@ export class SqlOutboxStore implements OutboxStore {
     // (an operator failing a retryable row keeps a later one: deleted that much later).
     const picked = await this.backend.db
       .selectFrom('room_outbox')
-      .select('id')
+      .select(['id', 'app_code', 'room_id', 'room_version'])
       .where('status', 'in', statuses)
       .where('next_attempt_at_ms', '<', request.updatedBeforeMs)
       .where('updated_at_ms', '<', request.updatedBeforeMs)
       .limit(request.limit)
       .execute();
     if (picked.length === 0) return 0;
+    await markPruned(this.backend.db, this.backend.flavor, picked);
     const result = await this.backend.db
       .deleteFrom('room_outbox')
       .where(

@@ -5,7 +5,8 @@
  * drop loses no chat line, seat change or gift and needs no refetch. The frames are rebuilt
  * from the room's outbox envelopes (kept `ROOMS_OUTBOX_RETENTION_MS`) with the room kind's
  * own mapper, chained from the client's frame (`prev_event_id`). At most `limit` frames:
- * beyond that, or when the client's frame is no longer known, the answer is "refetch".
+ * beyond that, when the client's frame is no longer known, or when retention may have
+ * deleted an envelope after it, the answer is "refetch".
  */
 import type { CellKey } from '../cell/lease.js';
 import type { RoomEventEnvelope } from '../cell/envelope.js';
@@ -19,7 +20,8 @@ export interface RoomFrameLog {
   /**
    * The envelopes committed after `from`, in commit order, at most `limit`, with the room's
    * kind and the envelope they follow; null when the log does not reach back to `from`
-   * (an unknown or deleted event; a version older than every envelope kept).
+   * (an unknown or deleted event; a version older than every envelope kept) or cannot
+   * prove that no envelope after the anchor was deleted: never an answer with a hole.
    */
   after(
     key: CellKey,

@@ -18,6 +18,7 @@ import { accountTables } from './migrations/0003_accounts.js';
 import { voiceRoomTables } from './migrations/0004_voice_rooms.js';
 import { requestOutcomeTables } from './migrations/0005_request_outcomes.js';
 import { requestOutcomeCreatedIndex } from './migrations/0013_request_outcome_created_index.js';
+import { roomOutboxPruned } from './migrations/0014_room_outbox_pruned.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
@@ -172,6 +173,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0011_notification_request_keys': notificationRequestKeys(flavor),
     '0012_room_cell_connection': roomCellConnection(flavor),
     '0013_request_outcome_created_index': requestOutcomeCreatedIndex(),
+    '0014_room_outbox_pruned': roomOutboxPruned(flavor),
   };
   const migrator = new Migrator({
     db,

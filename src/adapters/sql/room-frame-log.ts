@@ -1,12 +1,15 @@
 /**
  * {@link RoomFrameLog} on SQL: the room's outbox rows after the client's event (or version),
  * by the room_outbox_room_order index (app, room, version), then the row id within a
- * version. A version is only replayed from while a row at or before it is still kept:
- * retention deletes the oldest rows first, so then every later row is still there.
+ * version. Retention does not delete oldest first (a dead letter outlives the delivered rows
+ * around it), so a kept anchor row proves nothing by itself: the replay is served only when
+ * the anchor lies above the room's pruned mark (./outbox-pruned.ts), i.e. no row after it
+ * was ever deleted. A version with no row at all is no hole: its command sent no event.
  */
 import type { Kysely } from 'kysely';
 import { parseEnvelope } from '../../cell/envelope.js';
 import type { RoomFrameLog } from '../../realtime/frame-replay.js';
+import { prunedUpTo } from './outbox-pruned.js';
 import type { Database } from './schema.js';
 
 export function sqlRoomFrameLog(db: Kysely<Database>): RoomFrameLog {
@@ -50,6 +53,10 @@ export function sqlRoomFrameLog(db: Kysely<Database>): RoomFrameLog {
         .orderBy('id')
         .limit(limit)
         .execute();
+      // Read after the rows: retention raises the mark before it deletes, so a deletion
+      // that could have cost this read a row is seen here.
+      const pruned = await prunedUpTo(db, key);
+      if (pruned !== null && pruned >= version) return null;
       return {
         kind: cell.kind,
         anchor: { roomVersion: version, eventId: anchor.event_id },

@@ -76,6 +76,13 @@ export interface RoomOutboxTable {
   updated_at_ms: number;
 }
 
+/** `0014_room_outbox_pruned`: the highest room version outbox retention deleted, per room. */
+export interface RoomOutboxPrunedTable {
+  app_code: string;
+  room_id: string;
+  max_version: number;
+}
+
 /** Accounts (`0003_accounts`): one row per user of one app. */
 export interface UsersTable {
   id: Generated<number>;
@@ -239,6 +246,7 @@ export interface Database {
   room_command_log: RoomCommandLogTable;
   room_request_outcomes: RoomRequestOutcomesTable;
   room_outbox: RoomOutboxTable;
+  room_outbox_pruned: RoomOutboxPrunedTable;
   rooms: RoomsTable;
   room_list_entries: RoomListEntriesTable;
   wallets: WalletsTable;
