@@ -7,7 +7,7 @@ import type { Command, DomainError, DomainEvent, RoomKind } from '../domain/deci
 import type { StoreTypes } from './cell-store.js';
 import type { CellKey } from './lease.js';
 
-export type { Command, DecideContext, Decision, DomainEvent } from '../domain/decider.js';
+export type { Command, Decision, DomainEvent } from '../domain/decider.js';
 
 /** One command that produced events, as the commit hooks see it. */
 export interface DecidedEntry<C extends Command, E extends DomainEvent> {

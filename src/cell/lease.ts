@@ -14,12 +14,6 @@ export function routeKey(key: CellKey): string {
   return `${key.appCode}\u0000${key.roomId}`;
 }
 
-export function parseRouteKey(route: string): CellKey {
-  const i = route.indexOf('\u0000');
-  if (i < 0) throw new Error(`not a route key: ${JSON.stringify(route)}`);
-  return { appCode: route.slice(0, i), roomId: route.slice(i + 1) };
-}
-
 export type EnsureOwnerResult =
   | { readonly granted: true; readonly token: string }
   | { readonly granted: false; readonly ownerNodeId: string };

@@ -1,8 +1,6 @@
 /** The outbox relay's Prometheus metrics, on the registry it is given (the host's). */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export type DeliveryMetricOutcome = 'delivered' | 'retryable' | 'failed' | 'no_sink' | 'lost_claim';
-
 export interface OutboxMetrics {
   readonly registry: Registry;
   readonly deliveries: Counter<'outcome'>;

@@ -1,15 +1,6 @@
 /** Realtime metrics (publisher and WebSocket hub), on the registry they are given. */
 import { Counter, Gauge, Registry } from 'prom-client';
 
-export type CloseReason =
-  | 'unauthorized'
-  | 'slow_consumer'
-  | 'rate_limited'
-  | 'dead_peer'
-  | 'client'
-  | 'shutdown'
-  | 'auth_unavailable';
-
 export interface RealtimeMetrics {
   readonly registry: Registry;
   readonly published: Counter<'channel'>;

@@ -140,7 +140,5 @@ export const errors = defineErrors({
   MEDIA_STATE_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
 });
 
-export type ErrorCodeName = keyof typeof errors;
-
 /** Every code of {@link errors}, for docs/errors.md's table and its test. */
 export const errorCatalog: readonly ErrorCode[] = Object.values(errors);

@@ -41,7 +41,3 @@ export class RateLimitedError extends AppError {
     return Math.max(1, Math.ceil(this.retryAfterMs / 1000));
   }
 }
-
-/** Errors of the runtime itself, shared by every edge. */
-export const unavailable = (code: string, message: string, cause?: unknown): AppError =>
-  new AppError('unavailable', code, message, { cause });

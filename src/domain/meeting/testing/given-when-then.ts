@@ -53,7 +53,6 @@ const spec = deciderSpec<MeetingState, MeetingCommand, MeetingEvent>(
   { key: KEY, nowMs: NOW, version: VERSION },
 );
 
-export type { WhenOptions } from '../../testing/decider-spec.js';
 export { deepFreeze } from '../../testing/decider-spec.js';
 export const { ctx, fold, decide, given, givenState } = spec;
 

@@ -37,7 +37,6 @@ const spec = deciderSpec<VoiceRoomState, VoiceRoomCommand, VoiceRoomEvent>(
   { key: KEY, nowMs: NOW, version: VERSION },
 );
 
-export type { WhenOptions } from '../../testing/decider-spec.js';
 export { deepFreeze } from '../../testing/decider-spec.js';
 export const { ctx, fold, decide, given, givenState } = spec;
 
