@@ -64,6 +64,8 @@ void describe('WebSocket hub', () => {
     };
   };
   const add = (key = freshRoom()) => runLocal(owner.host, key, { type: 'Add', amount: 1 });
+  const roomEvents = (client: TestClient, key: { roomId: string }) =>
+    client.events('Added').filter((f) => f.data.room_id === key.roomId);
 
   before(async () => {
     backend = await sqliteMemoryBackend();
@@ -131,10 +133,13 @@ void describe('WebSocket hub', () => {
 
     const unsub = await client.request('room.unsubscribe', { room_id: key.roomId });
     assert.equal(unsub.code, 0);
+    // A room it still follows, committed after: its frame comes after any of the first's.
+    const witness = freshRoom();
+    assert.equal((await client.request('room.subscribe', { room_id: witness.roomId })).code, 0);
     await add(key);
-    await add(freshRoom());
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(client.events('Added').length, 5, 'a frame arrived after room.unsubscribe');
+    await add(witness);
+    await client.until(() => roomEvents(client, witness).length === 1);
+    assert.equal(roomEvents(client, key).length, 5, 'a frame arrived after room.unsubscribe');
   });
 
   void it('under a steady stream sends the frames of a coalescing window in one write per socket, in order', async () => {
@@ -218,11 +223,16 @@ void describe('WebSocket hub', () => {
     };
     await bus.publish('rt:user:default:10', JSON.stringify(message));
     await a1.waitFor((f) => f.event === 'room.kicked');
+    // Every socket also follows a witness room, committed after: its frame comes last.
+    const witness = freshRoom();
+    for (const c of [a1, a2, b])
+      assert.equal((await c.request('room.subscribe', { room_id: witness.roomId })).code, 0);
     await add(key);
-    await b.waitFor((f) => f.event === 'Added');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await add(witness);
+    for (const c of [a1, a2, b]) await c.until(() => roomEvents(c, witness).length === 1);
+    assert.equal(roomEvents(b, key).length, 1);
     assert.equal(b.events('notice').length, 0);
-    assert.equal(a1.events('Added').length + a2.events('Added').length, 0);
+    assert.equal(roomEvents(a1, key).length + roomEvents(a2, key).length, 0);
   });
 
   void it('closes a client that stops reading (4008) without delaying the others', async () => {
@@ -389,8 +399,19 @@ void describe('WebSocket hub', () => {
     );
     const failed = await client.request('test.after', { fail: true });
     assert.equal(failed.code, -1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(client.events('test.one').length, 1, 'a failed handler sent its after frames');
+    // The next call's after-ACK frames follow its ACK: a failed call's would come between.
+    assert.equal((await client.request('test.after', {})).code, 0);
+    await client.until(() => client.frames.length >= 7);
+    assert.deepEqual(
+      client.frames.slice(3).map((f) => [f.event, f.code]),
+      [
+        ['test.after.ack', -1],
+        ['test.after.ack', 0],
+        ['test.one', 0],
+        ['test.two', 0],
+      ],
+      'a failed handler sent its after frames',
+    );
   });
 
   void it('tells listeners a socket closed, with the rooms it followed; followers() counts the user’s sockets', async () => {
