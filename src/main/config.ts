@@ -14,6 +14,7 @@ import {
   type MediaServerSettings,
 } from '../media-server/config.js';
 import type { RateRule } from '../shared/rate-limiter.js';
+import { DEFAULT_MEDIA_CAPS, type MediaCaps } from '../edge/room-media/media-admission.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
 import {
   deepFreeze,
@@ -137,6 +138,13 @@ const schema = z.object({
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
   ROOMS_MEDIA_HOLDER_TTL_MS: int(1_000, 600_000).default(15_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
+  // What one user may hold in one room (counted on the shared records), and one socket.
+  ROOMS_MEDIA_USER_MAX_TRANSPORTS: int(2, 1000).default(DEFAULT_MEDIA_CAPS.perUser.transports),
+  ROOMS_MEDIA_USER_MAX_PRODUCERS: int(1, 1000).default(DEFAULT_MEDIA_CAPS.perUser.producers),
+  ROOMS_MEDIA_USER_MAX_CONSUMERS: int(1, 10_000).default(DEFAULT_MEDIA_CAPS.perUser.consumers),
+  ROOMS_MEDIA_SOCKET_MAX_TRANSPORTS: int(2, 1000).default(DEFAULT_MEDIA_CAPS.perSocket.transports),
+  ROOMS_MEDIA_SOCKET_MAX_PRODUCERS: int(1, 1000).default(DEFAULT_MEDIA_CAPS.perSocket.producers),
+  ROOMS_MEDIA_SOCKET_MAX_CONSUMERS: int(1, 10_000).default(DEFAULT_MEDIA_CAPS.perSocket.consumers),
   ROOMS_OUTBOX_ENABLED: flag.default(true),
   ROOMS_OUTBOX_BATCH: int(1, 5000).default(200),
   ROOMS_OUTBOX_CONCURRENCY: int(1, 1000).default(32),
@@ -380,6 +388,8 @@ export interface Config {
     readonly timeoutMs: number;
     /** Close calls are tried `closeRetry + 1` times (200 ms, then 500 ms apart). */
     readonly closeRetry: number;
+    /** Transports, producers, consumers: per user in a room, per socket (ROOMS_MEDIA_*_MAX_*). */
+    readonly caps: MediaCaps;
     /** The media server's own settings (embedded, or `npm run start:media`). */
     readonly server: MediaServerSettings;
     /** The embedded server's URL in the media directory; null: the bound address. */
@@ -535,6 +545,18 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       internalToken: e.ROOMS_MEDIA_INTERNAL_TOKEN ?? null,
       timeoutMs: e.ROOMS_MEDIA_TIMEOUT_MS,
       closeRetry: e.ROOMS_MEDIA_CLOSE_RETRY,
+      caps: {
+        perUser: {
+          transports: e.ROOMS_MEDIA_USER_MAX_TRANSPORTS,
+          producers: e.ROOMS_MEDIA_USER_MAX_PRODUCERS,
+          consumers: e.ROOMS_MEDIA_USER_MAX_CONSUMERS,
+        },
+        perSocket: {
+          transports: e.ROOMS_MEDIA_SOCKET_MAX_TRANSPORTS,
+          producers: e.ROOMS_MEDIA_SOCKET_MAX_PRODUCERS,
+          consumers: e.ROOMS_MEDIA_SOCKET_MAX_CONSUMERS,
+        },
+      },
       server: mediaServerOptions(e),
       advertiseUrl: e.ROOMS_MEDIA_ADVERTISE_URL ?? null,
       registrationTtlMs: e.ROOMS_MEDIA_REGISTRATION_TTL_MS,

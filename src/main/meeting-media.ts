@@ -13,6 +13,7 @@ import type { MeetingEvent } from '../domain/meeting/types.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { MediaHolders, RoomMediaState } from '../edge/room-media/ports.js';
+import type { MediaCaps } from '../edge/room-media/media-admission.js';
 import { resetRoomMedia } from '../edge/room-media/media-reset.js';
 import type { WsHub } from '../edge/ws/hub.js';
 import type { MediaFailover } from '../meeting/media-failover.js';
@@ -44,6 +45,8 @@ export function wireMeetingMedia(deps: {
   failover: MediaFailover | null;
   /** Which node process holds what (null: no cluster). */
   holders: MediaHolders | null;
+  /** How much media a user may hold in a meeting, and a socket (`ROOMS_MEDIA_*_MAX_*`). */
+  caps?: MediaCaps;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
   const { media, failover } = deps;
@@ -58,6 +61,7 @@ export function wireMeetingMedia(deps: {
     liveRefreshMs: Math.floor(deps.presenceTtlMs / 3),
     ...(failover ? { rescue: (key, from) => failover.rescue('meeting', key, from) } : {}),
     ...(deps.holders ? { holders: deps.holders } : {}),
+    ...(deps.caps ? { caps: deps.caps } : {}),
   });
   const quietly = (what: string, run: () => Promise<void>) => {
     run().catch((err: unknown) => logger.warn({ err }, `${what} failed`));

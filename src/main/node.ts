@@ -297,6 +297,7 @@ export async function startNode(
       logger,
       nodeId: config.nodeId,
       presenceTtlMs: config.meeting.presenceTtlMs,
+      caps: config.media.caps,
     });
     const signalling = meetingMedia;
     const voiceAudio = wireVoiceMedia({

@@ -54,6 +54,7 @@ export function wireVoiceMedia(deps: {
     fallbackServer: ownMediaServerId(config, deps.nodeMedia),
     ...(failover ? { rescue: (key, from) => failover.rescue('voice_room', key, from) } : {}),
     ...(deps.holders ? { holders: deps.holders } : {}),
+    caps: config.media.caps,
   });
   const bridge = new VoiceMediaBridge({
     api: deps.api,

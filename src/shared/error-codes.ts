@@ -133,6 +133,13 @@ export const errors = defineErrors({
   /** The media server refused a call for another reason than the two above (the seed's text). */
   MEDIA_ORCHESTRATOR_ERROR: ['validation', 'mediaOrchestrator error: %s'],
   MEDIA_WRONG_DIRECTION: ['illegal_state', '%s 需要 %s 方向的 transport'],
+  /** A user's transports, producers or consumers in one room are at their cap. */
+  MEDIA_USER_LIMIT: [
+    'conflict',
+    '媒体资源已达上限：每人在一个房间最多 %s 个 %s，请先关闭不再使用的',
+  ],
+  /** What one socket made (in every room of a kind) is at its cap. */
+  MEDIA_SOCKET_LIMIT: ['conflict', '媒体资源已达上限：每个连接最多 %s 个 %s，请先关闭不再使用的'],
   MEETING_NOT_JOINED: ['illegal_state', '请先发送 meeting.room.join'],
   // The voice room's media signalling (src/edge/voice-ws).
   VOICE_MEDIA_NOT_JOINED: ['illegal_state', 'send room.subscribe for the room first'],

@@ -24,6 +24,7 @@ import type { MediaServers } from '../../meeting/media-servers.js';
 import type { WsContext, WsHandler, WsHub, WsUser } from '../ws/hub.js';
 import type { RoomBroadcaster } from '../room-media/media-call.js';
 import { MediaHandlers } from '../room-media/media-handlers.js';
+import type { MediaCaps } from '../room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../room-media/ports.js';
 import { parsePayload } from '../room-media/schemas.js';
 import { MEMBER_LEFT, PRODUCER_NEW, producerFrame, userIdJson, WS_LEAVE_REASON } from './frames.js';
@@ -58,6 +59,8 @@ export interface MeetingSignallingDeps {
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
   /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
   readonly holders?: MediaHolders;
+  /** How much media a user may hold in a room, and a socket (../room-media/media-admission.ts). */
+  readonly caps?: MediaCaps;
 }
 
 type Data = Readonly<Record<string, unknown>>;

@@ -17,11 +17,12 @@ import {
 import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
+import { closeHeld } from './close-held.js';
+import { DEFAULT_MEDIA_CAPS, MediaAdmission, type MediaCaps } from './media-admission.js';
 import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
 import type {
   MediaHolders,
   MediaResourceIds,
-  ProducerRecord,
   RoomMediaRules,
   RoomMediaState,
   TransportRecord,
@@ -44,15 +45,22 @@ export interface MediaHandlerDeps {
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
   /** Which node process holds what (a cluster's); absent: this process holds everything. */
   readonly holders?: MediaHolders;
+  /** How much a user may hold in a room, and a socket (default {@link DEFAULT_MEDIA_CAPS}). */
+  readonly caps?: MediaCaps;
 }
 
 type Data = Readonly<Record<string, unknown>>;
 
 export class MediaHandlers {
   private readonly payloads: MediaPayloads;
+  private readonly admission: MediaAdmission;
 
   constructor(private readonly deps: MediaHandlerDeps) {
     this.payloads = mediaPayloads(deps.rules.roomField, deps.roomId);
+    this.admission = new MediaAdmission({
+      state: deps.state,
+      caps: deps.caps ?? DEFAULT_MEDIA_CAPS,
+    });
   }
 
   /** `….transport.create {room, direction}`; the socket must follow the room. */
@@ -64,16 +72,23 @@ export class MediaHandlers {
     // Resources live as long as a socket follows the room: its close releases them.
     if (!context.follows(key)) throw this.deps.rules.notJoined();
     const userId = context.user.userId;
-    const info = await this.call(room, () =>
-      media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
-    );
-    await this.record(
-      () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
-      () => media.closeTransport(info.id),
-      room,
-      userId,
-    );
-    return info;
+    return this.admission.admit(context.socket, key, userId, 'transports', {
+      create: async () => {
+        const info = await this.call(room, () =>
+          media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
+        );
+        await this.record(
+          () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
+          () => media.closeTransport(info.id),
+          room,
+          userId,
+        );
+        return info;
+      },
+      idOf: (info) => info.id,
+      undo: (info) =>
+        this.unmake(key, userId, { transports: [info.id] }, () => media.closeTransport(info.id)),
+    });
   }
 
   /** `….transport.connect {room, transport_id, dtls_parameters}`. */
@@ -88,7 +103,10 @@ export class MediaHandlers {
 
   /**
    * `….produce.start`: on the caller's own send transport, if the kind's rules let the
-   * caller produce this kind now; announced to the room.
+   * caller produce this kind now; announced to the room. The rules are asked again once the
+   * producer is recorded: a kick or a lost seat decided meanwhile (on any node, whose release
+   * may have read the records before this one) closes it unannounced, and the caller hears
+   * the rules' refusal.
    */
   async produce(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.ProduceStart, data);
@@ -98,17 +116,34 @@ export class MediaHandlers {
     const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'send', this.event('produce.start'));
-    const appData = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind);
-    const producerId = await this.call(room, () =>
-      media.createProducer(transport_id, kind, rtp_parameters, appData),
-    );
-    await this.record(
-      () => this.deps.state.addProducer(key, userId, { id: producerId, kind }),
-      () => media.closeProducer(producerId),
-      room,
-      userId,
-    );
-    this.announce(key, userId, producerId, kind, false);
+    const { rules } = this.deps;
+    const appData = await rules.mayProduce(key.appCode, roomId, userId, kind);
+    const unmake = (id: string) =>
+      this.unmake(key, userId, { producers: [id] }, () => media.closeProducer(id));
+    const producerId = await this.admission.admit(context.socket, key, userId, 'producers', {
+      create: async () => {
+        const id = await this.call(room, () =>
+          media.createProducer(transport_id, kind, rtp_parameters, appData),
+        );
+        await this.record(
+          () => this.deps.state.addProducer(key, userId, { id, kind }),
+          () => media.closeProducer(id),
+          room,
+          userId,
+        );
+        try {
+          await rules.access(key.appCode, roomId, userId);
+          await rules.mayProduce(key.appCode, roomId, userId, kind);
+        } catch (error) {
+          await unmake(id);
+          throw error;
+        }
+        return id;
+      },
+      idOf: (id) => id,
+      undo: unmake,
+      admitted: (id) => this.announce(key, userId, id, kind, false),
+    });
     return { producer_id: producerId };
   }
 
@@ -122,17 +157,27 @@ export class MediaHandlers {
     await this.ownTransport(key, userId, transport_id, 'recv', this.event('consume.start'));
     const live = await this.deps.state.liveProducers(key);
     if (!live.some((p) => p.producerId === producer_id)) throw errors.MEDIA_RESOURCE_NOT_FOUND();
-    // The orchestrator creates consumers paused: the client resumes once its track is mounted.
-    const consumer = await this.call(room, () =>
-      media.createConsumer(transport_id, producer_id, rtp_capabilities),
-    );
-    await this.record(
-      () => this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
-      () => media.closeConsumer(consumer.id),
-      room,
-      userId,
-    );
-    return consumer;
+    return this.admission.admit(context.socket, key, userId, 'consumers', {
+      create: async () => {
+        // The orchestrator creates consumers paused: the client resumes once its track is mounted.
+        const consumer = await this.call(room, () =>
+          media.createConsumer(transport_id, producer_id, rtp_capabilities),
+        );
+        await this.record(
+          () =>
+            this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
+          () => media.closeConsumer(consumer.id),
+          room,
+          userId,
+        );
+        return consumer;
+      },
+      idOf: (consumer) => consumer.id,
+      undo: (consumer) =>
+        this.unmake(key, userId, { consumers: [consumer.id] }, () =>
+          media.closeConsumer(consumer.id),
+        ),
+    });
   }
 
   /**
@@ -169,21 +214,29 @@ export class MediaHandlers {
   }
 
   /**
-   * Closes everything the user holds in the meeting on the media server (producers first,
-   * so the others' consumers of them go too, then transports, whose consumers close with
-   * them; each close counts 404 as done) and forgets what was closed; announces each closed
-   * producer. A consumer lives on one of its user's own transports (consume checks it): once
-   * every transport of the user closed, so did every consumer, with no call of its own (at 8
-   * members, 7 calls fewer per leave). Otherwise (a holder's share only, or a transport that
-   * did not close) each consumer is closed itself. What failed to close stays recorded for
-   * the next attempt, and the first failure is thrown.
-   * `holder`: only what that (dead) node process's sockets made.
+   * Closes everything the user holds in the room on the media server (./close-held.ts) and
+   * forgets what was closed; announces each closed producer. What failed to close stays
+   * recorded for the next attempt, and the first failure is thrown. `holder`: only what
+   * that (dead) node process's sockets made.
    */
   async release(
     key: CellKey,
     userId: string,
     mediaServer: string | null,
     holder?: string,
+  ): Promise<void> {
+    // A dead holder's share: what this process makes meanwhile is not part of it.
+    if (holder !== undefined) return this.releaseHeld(key, userId, mediaServer, holder);
+    return this.admission.releasing(key, userId, () =>
+      this.releaseHeld(key, userId, mediaServer, undefined),
+    );
+  }
+
+  private async releaseHeld(
+    key: CellKey,
+    userId: string,
+    mediaServer: string | null,
+    holder: string | undefined,
   ): Promise<void> {
     const all = await this.deps.state.resources(key, userId);
     const mine = (r: { holder?: string | undefined }) =>
@@ -199,36 +252,7 @@ export class MediaHandlers {
       return;
     }
     const media = this.deps.media.of(mediaServer);
-    const closed: { producers: ProducerRecord[]; consumers: string[]; transports: string[] } = {
-      producers: [],
-      consumers: [],
-      transports: [],
-    };
-    let failure: unknown = null;
-    const closeAll = async <T>(
-      items: readonly T[],
-      close: (item: T) => Promise<void>,
-      done: T[],
-    ) => {
-      const results = await Promise.allSettled(items.map((item) => close(item)));
-      results.forEach((r, i) => {
-        if (r.status === 'fulfilled') done.push(items[i]!);
-        else failure ??= r.reason;
-      });
-    };
-    await closeAll(held.producers, (p) => media.closeProducer(p.id), closed.producers);
-    await closeAll(
-      held.transports.map((t) => t.id),
-      (id) => media.closeTransport(id),
-      closed.transports,
-    );
-    const consumerIds = held.consumers.map((c) => c.id);
-    const everyTransportClosed =
-      holder === undefined &&
-      held.transports.length > 0 &&
-      closed.transports.length === held.transports.length;
-    if (everyTransportClosed) closed.consumers.push(...consumerIds);
-    else await closeAll(consumerIds, (id) => media.closeConsumer(id), closed.consumers);
+    const closed = await closeHeld(media, held, holder === undefined);
     const ids: MediaResourceIds = {
       producers: closed.producers.map((p) => p.id),
       consumers: closed.consumers,
@@ -236,7 +260,7 @@ export class MediaHandlers {
     };
     await this.deps.state.forget(key, userId, ids);
     for (const p of closed.producers) this.announce(key, userId, p.id, p.kind, true);
-    if (failure !== null) throw asMediaError(failure);
+    if (closed.failure !== null) throw asMediaError(closed.failure);
     if (holder === undefined) await this.unhold(key, userId);
   }
 
@@ -328,6 +352,23 @@ export class MediaHandlers {
     if (direction && transport.direction !== direction) {
       throw errors.MEDIA_WRONG_DIRECTION(event ?? 'this event', direction);
     }
+  }
+
+  /** Closes a resource made for a call that is refused after all, and forgets its record. */
+  private async unmake(
+    key: CellKey,
+    userId: string,
+    ids: MediaResourceIds,
+    close: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await close();
+    } catch (err) {
+      // Still recorded: the user's next release closes it.
+      this.deps.logger.warn({ err }, 'closing a refused media resource failed');
+      return;
+    }
+    await this.deps.state.forget(key, userId, ids);
   }
 
   /**

@@ -23,6 +23,7 @@ import { PeriodicSweep } from '../../shared/periodic-sweep.js';
 import type { RoomBroadcaster } from '../room-media/media-call.js';
 import { mediaCall } from '../room-media/media-call.js';
 import { MediaHandlers } from '../room-media/media-handlers.js';
+import type { MediaCaps } from '../room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../room-media/ports.js';
 import { parsePayload } from '../room-media/schemas.js';
 import { voiceRoomId } from '../voice/requests.js';
@@ -64,6 +65,8 @@ export interface VoiceMediaSignallingDeps {
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
   /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
   readonly holders?: MediaHolders;
+  /** How much media a user may hold in a room, and a socket (../room-media/media-admission.ts). */
+  readonly caps?: MediaCaps;
 }
 
 type Data = Readonly<Record<string, unknown>>;

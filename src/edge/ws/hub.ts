@@ -31,6 +31,8 @@ export type CanFollow = (user: WsUser, key: CellKey) => Promise<boolean>;
 /** What a registered C→S handler can do; it returns the ACK's data or throws an AppError. */
 export interface WsContext {
   readonly user: WsUser;
+  /** Stands for this socket while it lives (a WeakMap key for what is counted per socket). */
+  readonly socket: object;
   follow(key: CellKey): Promise<void>;
   unfollow(key: CellKey): void;
   /** Whether this socket follows the room. */
@@ -316,6 +318,7 @@ export class WsHub {
     const after: string[] = [];
     const context: WsContext = {
       user: connection.user,
+      socket: connection,
       follow: (key) => this.follow(connection, key),
       unfollow: (key) => this.unfollow(connection, roomChannel(key)),
       follows: (key) => connection.rooms.has(roomChannel(key)),

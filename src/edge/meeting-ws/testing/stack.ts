@@ -18,6 +18,7 @@ import { RealtimePublisher } from '../../../realtime/publisher.js';
 import { AppError } from '../../../shared/errors.js';
 import { WsHub } from '../../ws/hub.js';
 import { TestClient, testTokens } from '../../ws/testing/ws-client.js';
+import type { MediaCaps } from '../../room-media/media-admission.js';
 import type { MeetingMember, MeetingMembership, MemberStateChange } from '../ports.js';
 import { MeetingSignalling } from '../signalling.js';
 
@@ -128,6 +129,8 @@ export async function startStack(
     nodeId?: string;
     /** Wraps the orchestrator the signalling uses (to count or fail its calls). */
     wrapMedia?: (media: MediaOrchestrator) => MediaOrchestrator;
+    /** The media caps (default: the signalling's defaults). */
+    caps?: MediaCaps;
   } = {},
 ): Promise<Stack> {
   const bus = new MemoryRealtimeBus();
@@ -158,6 +161,7 @@ export async function startStack(
     logger: silentLogger,
     nodeId: options.nodeId ?? STACK_NODE_ID,
     ...(options.liveRefreshMs === undefined ? {} : { liveRefreshMs: options.liveRefreshMs }),
+    ...(options.caps ? { caps: options.caps } : {}),
   });
   const server: Server = createServer();
   hub.attach(server);
