@@ -396,6 +396,23 @@ export function cellRuntimeContract(
       assert.ok(renewals.values.some((v) => v.labels.outcome === 'lost' && v.value >= 1));
     });
 
+    it('a node stopped past its lease claims the room no more, and its next read loads it again', async () => {
+      const { host: a } = await host({ config: { leaseTtlMs: 300 } });
+      const key = freshRoom();
+      await runLocal(a, key, { type: 'Add', amount: 1 });
+      const stale = a.loaded(key);
+      assert.equal(a.ownsNow(key), true);
+      // Stopped as under SIGSTOP: the event loop blocked, no renewal ran, the lease expired.
+      const until = Date.now() + 400;
+      while (Date.now() < until);
+      assert.equal(a.ownsNow(key), false, 'a stopped owner still claims the room');
+      // The read renews first: the lease is gone, so the room is loaded again from SQL.
+      assert.equal((await stateOf(a, key)).count, 1);
+      assert.equal(stale?.closed, true);
+      assert.notEqual(a.loaded(key), stale);
+      assert.equal(a.ownsNow(key), true);
+    });
+
     it('when the lease is forgotten while two hosts hold a cell, one commit per version', async () => {
       const a = await host();
       const b = await host();

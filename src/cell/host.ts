@@ -237,6 +237,15 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     return this.cells.get(routeKey(key));
   }
 
+  /**
+   * Whether this node owns the room now: loaded here, and its lease surely still its own
+   * (a node woken from a pause past its lease does not, until a renewal says so).
+   */
+  ownsNow(key: CellKey): boolean {
+    const cell = this.loaded(key);
+    return cell !== undefined && !cell.closed && this.leases.fresh(cell);
+  }
+
   private async acquire(
     kind: string,
     key: CellKey,

@@ -205,7 +205,6 @@ export async function startNode(
       {},
       { media: mediaServers, rooms: sqlEndedRooms(sql.db), logger },
     );
-    startRelaySweeps(
     const logRetention = new LogRetention(
       {
         logMs: config.cell.commandLogRetentionMs,
@@ -213,6 +212,7 @@ export async function startNode(
       },
       { store: sqlLogRetentionStore(sql.db), clock: systemClock, logger },
     );
+    startRelaySweeps(
       config,
       [notificationRetention, meetings.chatRetention, routerJanitor, logRetention],
       closers,
@@ -279,7 +279,7 @@ export async function startNode(
     const mediaState = redis
       ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix, holder: holders!.self })
       : new MemoryRoomMediaState();
-    const owns = (key: CellKey) => host.loaded(key) !== undefined;
+    const owns = (key: CellKey) => host.ownsNow(key);
     const failover = wireMediaFailover(
       directory,
       { meetings: meetings.api, voice: voice.api },
