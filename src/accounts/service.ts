@@ -3,6 +3,7 @@
  * (`app_code`); usernames are unique per app, case-insensitively.
  */
 import type { Clock } from '../shared/clock.js';
+import type { RateLimiter, RateRule } from '../shared/rate-limiter.js';
 import type { WorkGate } from '../shared/work-gate.js';
 import type { LoginAttempt, LoginThrottle } from './login-throttle.js';
 import type { PasswordHasher } from './password.js';
@@ -38,6 +39,11 @@ export interface AccountsDeps {
   readonly hashing: WorkGate;
   /** Failed-login limits; null: none (tests of other modules). */
   readonly throttle: LoginThrottle | null;
+  /**
+   * Ids one user may look up per window (`lookUpUsers`), counted in the shared limiter so a
+   * cluster counts them once; absent or limit 0: no limit.
+   */
+  readonly lookups?: { readonly limiter: RateLimiter; readonly rule: RateRule };
 }
 
 /** Who is logging in, as far as the edge knows. */
@@ -141,6 +147,26 @@ export class AccountsService implements Authenticator {
    * `MAX_USER_LOOKUP` of them), in the order asked; ids of no user of that app,
    * including users of other apps, are left out.
    */
+  /**
+   * {@link getUsers} for a user of the app, each distinct id counted against the caller's
+   * lookup allowance: listing the app's users a page at a time is slow work.
+   * @throws RateLimitedError `USER_LOOKUP_RATE_LIMITED` past it (nothing counted).
+   */
+  async lookUpUsers(caller: AuthIdentity, ids: readonly number[]): Promise<User[]> {
+    const distinct = [...new Set(ids)];
+    const lookups = this.deps.lookups;
+    if (lookups && lookups.rule.limit > 0 && distinct.length > 0) {
+      const key = `users:lookup:${caller.appCode}:${caller.userId}`;
+      const state = await lookups.limiter.hit(key, lookups.rule.windowMs, distinct.length);
+      if (state.count > lookups.rule.limit) {
+        await lookups.limiter.undo(key, distinct.length);
+        const seconds = Math.max(1, Math.ceil(state.resetInMs / 1000));
+        throw errors.USER_LOOKUP_RATE_LIMITED.after(state.resetInMs, seconds);
+      }
+    }
+    return this.getUsers(caller.appCode, distinct);
+  }
+
   async getUsers(appCode: string, ids: readonly number[]): Promise<User[]> {
     const records = await this.deps.users.findByIds(appCode, [...new Set(ids)]);
     const byId = new Map(records.map((r) => [r.id, r]));

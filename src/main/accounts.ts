@@ -28,5 +28,9 @@ export function wireAccounts(
       perAccount: failures(accounts.loginFailuresPerAccount),
       perAddress: failures(accounts.loginFailuresPerAddress),
     }),
+    lookups: {
+      limiter,
+      rule: { limit: config.quotas.userLookupLimit, windowMs: config.quotas.userLookupWindowMs },
+    },
   });
 }

@@ -134,14 +134,17 @@ const docs = {
   lookup: documented({
     tag: 'accounts',
     summary: "Users of the caller's app by id (display names)",
-    description: `At most ${MAX_USER_LOOKUP} distinct ids; ids of no user of the caller's app are left out.`,
+    description: `At most ${MAX_USER_LOOKUP} distinct ids; ids of no user of the caller's app are left out. Each caller may look up ROOMS_USER_LOOKUPS_PER_USER ids per window (default 1000 per 10 minutes), then 429 USER_LOOKUP_RATE_LIMITED.`,
     access: 'user',
     query: {
       type: 'object',
       required: ['ids'],
       properties: { ids: { type: 'string', description: 'Comma-separated user ids: 17,18' } },
     },
-    responses: { 200: '`list`: `{id, username, nickname, avatar}` of each user found' },
+    responses: {
+      200: '`list`: `{id, username, nickname, avatar}` of each user found',
+      429: 'Too many ids looked up in the window (`Retry-After`)',
+    },
   }),
 };
 
@@ -184,7 +187,7 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
   const lookup = { preHandler: requireAuth(accounts), ...docs.lookup };
   app.get('/api/v1/users', lookup, async (request, reply) => {
     const ids = parseUserIds((request.query as { ids?: unknown }).ids);
-    const users = await accounts.getUsers(authOf(request).appCode, ids);
+    const users = await accounts.lookUpUsers(authOf(request), ids);
     return sendOk(request, reply, { list: users.map(publicUserJson) });
   });
 }
