@@ -55,6 +55,7 @@ export interface HttpAppDeps {
     readonly api: MeetingApi;
     readonly limits: MeetingLimits;
     readonly store: MeetingStore;
+    readonly createQuota: CreationQuota;
   };
   /** `config.admin.token` (`ROOMS_ADMIN_TOKEN`), of every admin route set; null refuses every call. */
   readonly adminToken: string | null;
@@ -120,7 +121,8 @@ function registerPublicRoutes(api: FastifyInstance, deps: HttpAppDeps): void {
   registerTrtcCallback(api, { api: voice.api, apps: voice.trtcApps });
   registerNotificationRoutes(api, { centre: deps.notifications, auth: deps.accounts });
   if (deps.meetings) {
-    const { api: meetingApi, limits, store } = deps.meetings;
-    registerMeetingRoutes(api, { api: meetingApi, auth: deps.accounts, limits, store });
+    const { api: meetingApi, limits, store, createQuota } = deps.meetings;
+    const auth = deps.accounts;
+    registerMeetingRoutes(api, { api: meetingApi, auth, limits, store, createQuota });
   }
 }

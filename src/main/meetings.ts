@@ -17,6 +17,7 @@ import { defaultMeetingSettings } from '../domain/meeting/domain.js';
 import { MeetingApi, type MeetingForwarder } from '../edge/meeting/meeting-api.js';
 import type { InviteNotifier, InviteUsers } from '../edge/meeting/invites.js';
 import { MeetingLimits } from '../edge/meeting/limits.js';
+import { CreationQuota } from '../edge/quotas.js';
 import type { MeetingStore } from '../edge/meeting/meeting-store.js';
 import type { MediaServers } from '../meeting/media-servers.js';
 import { systemClock } from '../shared/clock.js';
@@ -32,6 +33,8 @@ export interface Meetings {
   readonly store: MeetingStore;
   /** Invites, chat lines and failed code lookups per user (the REST routes apply the last two). */
   readonly limits: MeetingLimits;
+  /** Meeting creations per host: `ROOMS_MEETING_CREATE_*`, `ROOMS_MAX_OPEN_MEETINGS_PER_HOST`. */
+  readonly createQuota: CreationQuota;
   /** Deletes the chats of long-ended meetings (`ROOMS_MEETING_CHAT_RETENTION_MS`): start it. */
   readonly chatRetention: MeetingChatRetention;
 }
@@ -81,7 +84,15 @@ export function wireMeetings(deps: {
     { retentionMs: chatRetentionMs },
     { store: sqlChatRetentionStore(sql.db), clock: systemClock, logger: deps.logger },
   );
-  return { api, store, limits, chatRetention };
+  const { quotas } = config;
+  const createQuota = new CreationQuota(deps.limiter, {
+    kind: 'meeting',
+    label: '会议',
+    rate: { limit: quotas.meetingCreateLimit, windowMs: quotas.meetingCreateWindowMs },
+    maxOpen: quotas.maxOpenMeetingsPerHost,
+    countOpen: (appCode, hostId) => store.countOpenHosted(appCode, hostId),
+  });
+  return { api, store, limits, createQuota, chatRetention };
 }
 
 /** The invite card's inviter: nickname and avatar from the accounts' users table. */

@@ -5,7 +5,9 @@
  * field or a wrong JSON type answers 400 and changes nothing. Retries: send the same
  * `request_id` (body) or `Idempotency-Key` header; the first outcome is the answer.
  *
- * Limits (../meeting/limits.ts): a user or client address that named too many unknown codes
+ * Limits (../meeting/limits.ts): creations per host (../quotas.ts, as for voice rooms; a
+ * retry of a create is not counted again, a create that made nothing gives its place back);
+ * a user or client address that named too many unknown codes
  * gets 429 for every code until its window ends; chat lines are counted per user, a retry of
  * a sent line answering its first outcome even past the limit.
  */
@@ -22,6 +24,7 @@ import type { MeetingRequest } from '../meeting/declaration.js';
 import type { MeetingLimits } from '../meeting/limits.js';
 import type { MeetingApi } from '../meeting/meeting-api.js';
 import type { MeetingStore } from '../meeting/meeting-store.js';
+import type { CreationQuota, CreationTicket } from '../quotas.js';
 import { authOf, requireAuth } from './auth-routes.js';
 import { meetingRouteDoc } from './meeting-route-docs.js';
 
@@ -61,12 +64,21 @@ export interface MeetingRouteDeps {
   readonly api: MeetingApi;
   readonly auth: Authenticator;
   readonly limits: MeetingLimits;
-  /** Tells a retried chat line from a new one. */
+  /** Tells a retried chat line or create from a new one. */
   readonly store: MeetingStore;
+  /** Meeting creations per host (rate and open meetings), like the voice rooms'. */
+  readonly createQuota: CreationQuota;
 }
 
 export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDeps): void {
   const { limits } = deps;
+  /** A retry of a create that drew its code already is not counted again. */
+  const admitCreate = async (req: Body): Promise<CreationTicket | null> => {
+    const requestKey = cellRequestId(req as unknown as MeetingRequest)!;
+    const appCode = req.app_code as string;
+    if (await deps.store.hasCodeClaim(appCode, requestKey)) return null;
+    return deps.createQuota.admit(appCode, req.caller_id as string);
+  };
   /** Counts the line unless its request was decided already (a retry gets its first answer). */
   const admitChat = async (req: Body) => {
     try {
@@ -115,7 +127,14 @@ export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDe
             throw AppError.from(refuse(MEETING_NOT_FOUND));
           }
           if (method === 'SendChat') await admitChat(req);
-          const data = await deps.api.call(method, req);
+          const ticket = method === 'CreateMeeting' ? await admitCreate(req) : null;
+          let data: unknown;
+          try {
+            data = await deps.api.call(method, req);
+          } catch (error) {
+            await ticket?.refund().catch(() => undefined); // nothing created: the place is free
+            throw error;
+          }
           return sendOk(request, reply, data, route.status ?? 200);
         } catch (error) {
           if (declared.scope === 'room' && (error as AppError).code === MEETING_NOT_FOUND) {

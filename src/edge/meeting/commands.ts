@@ -16,6 +16,7 @@ import {
 import { FAILOVER_CALLER, moveOffLostServer } from '../../meeting/media-failover.js';
 import { isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf } from '../../meeting/media-servers.js';
+import type { z } from 'zod';
 import { AppError } from '../../shared/errors.js';
 import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
@@ -26,6 +27,16 @@ import { signalCalls } from './signal-calls.js';
 
 /** Draws of a room code before 会议号冲突，请重试 (the seed: 5). */
 export const ROOM_CODE_TRIES = 5;
+/**
+ * A create the cell refused (nothing made there): its code is released. ROOM_KIND_MISMATCH
+ * (the code is another kind's room, e.g. a voice room's id) draws another code.
+ */
+const REFUSED_CREATE = new Set<unknown>([
+  'IN_OTHER_MEETING',
+  'INVALID_ARGUMENT',
+  'ROOM_KIND_MISMATCH',
+]);
+const REDRAW = new Set<unknown>(['ROOM_KIND_MISMATCH']);
 const MINE_LIMIT = { fallback: 20, max: 50 };
 const CHATS_LIMIT = { fallback: 30, max: 100 };
 
@@ -99,6 +110,40 @@ function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
   return req as MeetingRequest & { room_code: string };
 }
 
+/** The meeting of create request `req` in the cell of the code it claimed. */
+async function createIn(
+  ctx: MeetingContext,
+  req: MeetingRequest & z.output<typeof b.CreateBody>,
+  claim: { readonly id: number; readonly room_code: string },
+): Promise<unknown> {
+  const code = claim.room_code;
+  // A retry of a create that committed finds its caller active in that meeting: not "other".
+  const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
+  const inOther = active !== null && active !== code;
+  const hostRow = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
+  const hash =
+    req.password === undefined || inOther ? null : await hashPassword(ctx.passwords, req.password);
+  return ctx.execute(
+    { ...req, room_code: code },
+    {
+      type: 'CreateMeeting',
+      meeting_id: claim.id,
+      host_user_id: req.caller_id,
+      host_participant_id: String(hostRow),
+      room_code: code,
+      title: req.title,
+      password_hash: hash,
+      max_members: req.max_members,
+      in_other_meeting: inOther,
+      media_server: ctx.media.place(),
+    },
+    async (result) => {
+      const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);
+      return rest;
+    },
+  );
+}
+
 const restCalls = {
   CreateMeeting: declare({
     kind: 'command',
@@ -109,45 +154,27 @@ const restCalls = {
       // Every command has a request id (REST makes one up, gRPC requires it): retries of
       // one create request draw one code.
       const requestKey = cellRequestId(req)!;
-      let claim: { id: number; room_code: string } | null = null;
-      for (let i = 0; i < ROOM_CODE_TRIES && !claim; i++) {
-        const got = await ctx.store.claimMeetingCode(
+      for (let draws = 0; draws < ROOM_CODE_TRIES; draws++) {
+        const claim = await ctx.store.claimMeetingCode(
           req.app_code,
           requestKey,
           ctx.newRoomCode(),
           ctx.clock.nowMs(),
         );
-        if (got.kind === 'claimed') claim = got;
+        if (claim.kind !== 'claimed') continue;
+        try {
+          return await createIn(ctx, req, claim);
+        } catch (error) {
+          const reason = (error as { code?: unknown }).code;
+          // Anything else may have committed (a lost answer): the claim stands for the retry.
+          if (!REFUSED_CREATE.has(reason)) throw error;
+          // Refused, nothing created: the code is free again, for this request's next draw
+          // or anyone's.
+          await ctx.store.releaseMeetingCode(req.app_code, requestKey, claim.room_code);
+          if (!REDRAW.has(reason)) throw error;
+        }
       }
-      if (!claim) throw AppError.from(refuse('ROOM_CODE_CONFLICT'));
-      const code = claim.room_code;
-      // A retry of a create that committed finds its caller active in that meeting: not "other".
-      const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
-      const inOther = active !== null && active !== code;
-      const hostRow = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
-      const hash =
-        req.password === undefined || inOther
-          ? null
-          : await hashPassword(ctx.passwords, req.password);
-      return ctx.execute(
-        { ...req, room_code: code },
-        {
-          type: 'CreateMeeting',
-          meeting_id: claim.id,
-          host_user_id: req.caller_id,
-          host_participant_id: String(hostRow),
-          room_code: code,
-          title: req.title,
-          password_hash: hash,
-          max_members: req.max_members,
-          in_other_meeting: inOther,
-          media_server: ctx.media.place(),
-        },
-        async (result) => {
-          const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);
-          return rest;
-        },
-      );
+      throw AppError.from(refuse('ROOM_CODE_CONFLICT'));
     },
   }),
   ListMyMeetings: declare({

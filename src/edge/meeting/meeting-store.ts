@@ -54,6 +54,15 @@ export interface MeetingStore {
     roomCode: string,
     nowMs: number,
   ): Promise<CodeClaim>;
+  /** Whether the create request `requestKey` has a code (it ran before: a retry). */
+  hasCodeClaim(appCode: string, requestKey: string): Promise<boolean>;
+  /**
+   * Frees the code a create request claimed, once its meeting was refused (nothing was
+   * created there): the code may be drawn again, and a retry of the request draws anew.
+   */
+  releaseMeetingCode(appCode: string, requestKey: string, roomCode: string): Promise<void>;
+  /** How many meetings the user hosts that have not ended. */
+  countOpenHosted(appCode: string, userId: string): Promise<number>;
   /** Whether the meeting's cell has decided the (caller-scoped) request id already. */
   requestDecided(appCode: string, roomCode: string, scopedRequestId: string): Promise<boolean>;
   /** The numeric id of the meeting with this code, or null. */

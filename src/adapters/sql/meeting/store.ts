@@ -36,6 +36,64 @@ export function sqlMeetingStore(db: Kysely<Database>): MeetingStore {
         : { kind: 'taken' };
     },
 
+    async hasCodeClaim(appCode, requestKey) {
+      const row = await db
+        .selectFrom('meeting_codes')
+        .select('id')
+        .where('app_code', '=', appCode)
+        .where('request_key', '=', requestKey)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async releaseMeetingCode(appCode, requestKey, roomCode) {
+      await db.transaction().execute(async (tx) => {
+        // Never the code of a meeting that exists (e.g. a retry refused after its first
+        // outcome was forgotten): its projection row is written in the create's commit.
+        const gone = await tx
+          .deleteFrom('meeting_codes')
+          .where('app_code', '=', appCode)
+          .where('request_key', '=', requestKey)
+          .where('room_code', '=', roomCode)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('meeting_rooms')
+                  .select('id')
+                  .where('meeting_rooms.app_code', '=', appCode)
+                  .where('meeting_rooms.room_code', '=', roomCode),
+              ),
+            ),
+          )
+          .executeTakeFirst();
+        // The host's row id was allocated before the refusal; nobody else could join there.
+        if (Number(gone.numDeletedRows) > 0) {
+          await tx
+            .deleteFrom('meeting_participant_ids')
+            .where('app_code', '=', appCode)
+            .where('room_code', '=', roomCode)
+            .execute();
+        }
+      });
+    },
+
+    async countOpenHosted(appCode, userId) {
+      // Through the user's own participations (indexed by user): a host is one of them.
+      const row = await db
+        .selectFrom('meeting_participants as p')
+        .innerJoin('meeting_rooms as r', (join) =>
+          join.onRef('r.app_code', '=', 'p.app_code').onRef('r.room_code', '=', 'p.room_code'),
+        )
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('p.app_code', '=', appCode)
+        .where('p.user_id', '=', userId)
+        .where('r.host_id', '=', userId)
+        .where('r.status', '!=', 2)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
     async requestDecided(appCode, roomCode, scopedRequestId) {
       const row = await db
         .selectFrom('room_request_outcomes')
