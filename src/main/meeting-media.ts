@@ -52,7 +52,7 @@ export function wireMeetingMedia(deps: {
   const { media, failover } = deps;
   const signalling = new MeetingSignalling({
     hub: deps.hub,
-    membership: meetingMembership(deps.meetings.api),
+    membership: meetingMembership(deps.meetings.api, deps.meetings.limits),
     media,
     state: deps.state,
     broadcaster: deps.publisher,

@@ -248,7 +248,7 @@ export async function startNode(
       edge: config.roles.edge,
     });
     const advertiseAddr = await startCellsService(config, voice, meetings, logger);
-    const membership = meetingMembership(meetings.api);
+    const membership = meetingMembership(meetings.api, meetings.limits);
     const meetingFollowers: CanFollow = (user, key) =>
       membership.member(user.appCode, key.roomId, user.userId).then(
         () => user.appCode === key.appCode,

@@ -2,11 +2,14 @@
  * Sweeping meeting codes: an unknown code answers 404 `会议不存在` and a known one 400 (the
  * seed's answers), so a user who tries codes in turn would find every live meeting. Failed
  * lookups are counted per user and per client address; past either limit every code answers
- * 429, known or not, until the window ends, while other users elsewhere are served.
+ * 429, known or not, until the window ends, while other users elsewhere are served. The
+ * WebSocket's `meeting.room.join` names codes too, and counts the same way.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mediaSkipReason } from '../../media-server/testing/harness.js';
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
+import { startMeetingNode, type MeetingNode } from '../../main/testing/meeting-node.js';
 import { meetingClient } from '../meeting/testing/meeting-client.js';
 
 describe('meeting code sweeps', () => {
@@ -85,5 +88,36 @@ describe('meeting code sweeps', () => {
     assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
     const missing = await send('p3', 'GET', `/rooms/${unknown(200)}`, '10.0.7.7');
     assert.deepEqual([missing.status, missing.body.message], [404, '会议不存在']);
+  });
+});
+
+describe('meeting code sweeps over /ws', { skip: mediaSkipReason() }, () => {
+  let started: MeetingNode;
+  before(async () => {
+    started = await startMeetingNode(['owner', 'prober', 'member'], {
+      ROOMS_MEETING_LOOKUP_FAILS_PER_USER: '3',
+    });
+  });
+  after(() => started?.close());
+
+  it('meeting.room.join counts unknown codes; past the limit a live code is refused too', async () => {
+    const { api } = started;
+    const created = await api.call('POST', '/meeting/rooms', {
+      as: 'owner',
+      body: { title: 'ws' },
+    });
+    const live = created.body.data.room.room_code as string;
+    const prober = await started.socket('prober');
+    for (let i = 0; i < 3; i++) {
+      const ack = await prober.request('meeting.room.join', { room_code: `999-111-00${i}` });
+      assert.deepEqual([ack.code, ack.message], [-1, '会议不存在']);
+    }
+    const ack = await prober.request('meeting.room.join', { room_code: live });
+    assert.equal(ack.code, -1);
+    assert.equal(ack.reason, 'MEETING_LOOKUP_RATE_LIMITED', JSON.stringify(ack));
+    // A member of the meeting is served.
+    await api.call('POST', `/meeting/rooms/${live}/join`, { as: 'member', body: {} });
+    const member = await started.socket('member');
+    assert.equal((await member.request('meeting.room.join', { room_code: live })).code, 0);
   });
 });

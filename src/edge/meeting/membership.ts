@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MeetingMembership, MemberStateChange } from '../meeting-ws/ports.js';
+import type { MeetingLimits } from './limits.js';
 import type { MeetingApi } from './meeting-api.js';
 
 function caller(appCode: string, roomCode: string, userId: string) {
@@ -20,13 +21,24 @@ function userIdNumber(userId: string): number {
   return Number.isSafeInteger(n) ? n : NaN;
 }
 
-export function meetingMembership(api: MeetingApi): MeetingMembership {
+export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): MeetingMembership {
   return {
     async member(appCode, roomCode, userId) {
-      const reply = (await api.call('MeetingMember', caller(appCode, roomCode, userId))) as {
-        is_host: boolean;
-        media_server: string | null;
-      };
+      // A socket names codes too: unknown ones count as the REST routes' do (per user: the
+      // address stays with the socket's upgrade), and past the limit every code is refused.
+      await limits?.checkLookups(appCode, userId, null);
+      let reply: { is_host: boolean; media_server: string | null };
+      try {
+        reply = (await api.call(
+          'MeetingMember',
+          caller(appCode, roomCode, userId),
+        )) as typeof reply;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'MEETING_NOT_FOUND') {
+          await limits?.lookupFailed(appCode, userId, null);
+        }
+        throw error;
+      }
       return { isHost: reply.is_host, mediaServer: reply.media_server };
     },
     async socketLive(appCode, roomCode, userId, nodeId) {
