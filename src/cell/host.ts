@@ -406,31 +406,15 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     });
   }
 
-  /**
-   * A loaded cell's lease was gone at its commit (Redis lost it, or it expired): take it
-   * again unless someone holds it, and keep the cell only if the SQL epoch is still its own.
-   * Otherwise another node loaded the room meanwhile (it may have committed, then lost or
-   * released the lease in turn): the cell's memory is stale, so the lease goes back and the
-   * cell closes; the next call loads the room again.
-   */
+  /** A loaded cell's lease was gone at its commit: see {@link LeaseRenewals.reclaim}. */
   private async reclaimLease(route: string): Promise<string | null> {
     const cell = this.cells.get(route);
     if (this.state !== 'running' || !cell) return null;
-    const { lease, store, clock } = this.deps;
-    const askedAtMs = clock.nowMs();
-    const r = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
-    if (!r.granted) return null;
-    const epoch = await store.leaseEpochOf(cell.key).catch(() => undefined);
-    const current = epoch === null ? !cell.isPersisted : epoch === cell.leaseEpoch;
-    if (!current) {
-      this.metrics.leaseRenewals.inc({ outcome: 'lost' });
-      await lease.release(route, r.token).catch(() => false);
-      return null;
-    }
-    this.leases.held(cell, askedAtMs);
-    this.metrics.leaseRenewals.inc({ outcome: 'reclaimed' });
-    await this.registeredForForwarding();
-    return r.token;
+    const token = await this.leases.reclaim(cell, this.nodeId, (key) =>
+      this.deps.store.leaseEpochOf(key),
+    );
+    if (token) await this.registeredForForwarding();
+    return token;
   }
 
   /** Drops a cell from memory (after fencing or deactivation). */

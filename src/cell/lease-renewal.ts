@@ -10,13 +10,20 @@
  */
 import type { Clock } from '../shared/clock.js';
 import type { Cell } from './cell.js';
-import { routeKey, type LeaseManager } from './lease.js';
+import { routeKey, type CellKey, type LeaseManager } from './lease.js';
 import type { CellMetrics } from './metrics.js';
 
 /** What a renewal uses of a cell, whatever its room kind. */
 export type RenewableCell = Pick<
   Cell<unknown, never, never>,
-  'key' | 'closed' | 'leaseToken' | 'setLeaseToken' | 'close' | 'onLane'
+  | 'key'
+  | 'closed'
+  | 'leaseToken'
+  | 'setLeaseToken'
+  | 'close'
+  | 'onLane'
+  | 'leaseEpoch'
+  | 'isPersisted'
 >;
 
 export interface LeaseRenewalDeps {
@@ -63,6 +70,35 @@ export class LeaseRenewals {
       .finally(() => this.#renewing.delete(cell));
     this.#renewing.set(cell, renewal);
     return renewal;
+  }
+
+  /**
+   * A commit found the cell's lease gone (Redis lost it, or it expired): takes it again
+   * unless someone holds it, and answers the new token only if the SQL epoch is still the
+   * cell's. Otherwise another node loaded the room meanwhile (it may have committed, then
+   * lost or released the lease in turn): the cell's memory is stale, so the lease goes back
+   * and null closes the cell; the next call loads the room again.
+   */
+  async reclaim(
+    cell: RenewableCell,
+    nodeId: string,
+    leaseEpochOf: (key: CellKey) => Promise<number | null>,
+  ): Promise<string | null> {
+    const { lease, clock, metrics, leaseTtlMs } = this.#deps;
+    const route = routeKey(cell.key);
+    const askedAtMs = clock.nowMs();
+    const r = await lease.ensureOwner(route, nodeId, leaseTtlMs);
+    if (!r.granted) return null;
+    const epoch = await leaseEpochOf(cell.key).catch(() => undefined);
+    const current = epoch === null ? !cell.isPersisted : epoch === cell.leaseEpoch;
+    if (!current) {
+      metrics.leaseRenewals.inc({ outcome: 'lost' });
+      await lease.release(route, r.token).catch(() => false);
+      return null;
+    }
+    this.held(cell, askedAtMs);
+    metrics.leaseRenewals.inc({ outcome: 'reclaimed' });
+    return r.token;
   }
 
   async #renewNow(cell: RenewableCell): Promise<void> {
