@@ -42,6 +42,16 @@ const REFUSED =
 const HOST_ONLY = 'Only the host may do this (仅主持人可操作)';
 const NOT_FOUND = 'No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX';
 
+const LOOKUPS =
+  'Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)';
+/** The limits of docs/meetings.md, by call (429, `Retry-After`). */
+const LIMITED: Partial<Record<string, string>> = {
+  CreateMeeting: 'Too many meetings created in the window (CREATE_RATE_LIMITED)',
+  SendChat: `Too many chat lines in the window (CHAT_RATE_LIMITED); or: ${LOOKUPS}`,
+  InviteMembers: `Too many invitees for the inviter or the meeting (INVITE_RATE_LIMITED); or: ${LOOKUPS}`,
+};
+const OPEN_MEETINGS = 'The caller hosts the most meetings not ended allowed (TOO_MANY_OPEN_ROOMS)';
+
 /** Path parameters other than these are documented as plain text. */
 const PARAMS: Record<string, JsonSchema> = {
   code: {
@@ -82,6 +92,9 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
   };
   if (call.hostOnly) responses[403] = HOST_ONLY;
   if (declared.scope === 'room') responses[404] = NOT_FOUND;
+  const limited = LIMITED[name] ?? (declared.scope === 'room' ? LOOKUPS : undefined);
+  if (limited) responses[429] = limited;
+  if (name === 'CreateMeeting') responses[409] = OPEN_MEETINGS;
   const doc: RouteDoc = {
     tag: 'meetings',
     access: 'user',
