@@ -11,7 +11,8 @@ import { RedisMediaHolders } from '../adapters/redis/media-holders.js';
 import { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
 import { OrphanMediaSweep } from '../edge/room-media/orphan-media.js';
 import type { MediaRegistrationSettings } from '../media-server/registration.js';
-import { FAILOVER_CALLER, MediaFailover } from '../meeting/media-failover.js';
+import { FAILOVER_CALLER, MediaFailover, type RoomMover } from '../meeting/media-failover.js';
+import type { MediaRoomKind } from '../meeting/media-servers.js';
 import { singleMediaServer, type MediaServers } from '../meeting/media-servers.js';
 import type { MeetingApi } from '../edge/meeting/meeting-api.js';
 import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
@@ -72,6 +73,41 @@ export async function wireMediaDirectory(
   return { servers: directory, directory };
 }
 
+/**
+ * Each room kind's `MoveMediaServer`, through its API (forwarded to the room's owner, which
+ * names the move in the cell: src/meeting/media-failover.ts).
+ */
+export function roomMovers(apis: {
+  meetings: MeetingApi;
+  voice: VoiceRoomApi;
+}): Readonly<Record<MediaRoomKind, RoomMover>> {
+  const serverOf = (reply: unknown) =>
+    (reply as { media_server?: string | null }).media_server ?? null;
+  return {
+    meeting: async (key, from, to, requestId) =>
+      serverOf(
+        await apis.meetings.call('MoveMediaServer', {
+          app_code: key.appCode,
+          room_code: key.roomId,
+          caller_id: FAILOVER_CALLER,
+          request_id: requestId,
+          from_server: from,
+          to_server: to,
+        }),
+      ),
+    voice_room: async (key, from, to, requestId) =>
+      serverOf(
+        await apis.voice.call('MoveMediaServer', {
+          app_code: key.appCode,
+          room_id: key.roomId,
+          request_id: requestId,
+          from_server: from,
+          to_server: to,
+        }),
+      ),
+  };
+}
+
 /** Moves the rooms of the directory's dead servers through their cells' owners. */
 export function wireMediaFailover(
   directory: RedisMediaServers | null,
@@ -85,29 +121,7 @@ export function wireMediaFailover(
     forgetDead: (id) => directory.keys.forgetDead(id),
     lostBoot: (id) => directory.lostBoot(id),
     place: () => directory.place(),
-    movers: {
-      meeting: async (key, from, to, requestId) => {
-        const reply = await apis.meetings.call('MoveMediaServer', {
-          app_code: key.appCode,
-          room_code: key.roomId,
-          caller_id: FAILOVER_CALLER,
-          request_id: requestId,
-          from_server: from,
-          to_server: to,
-        });
-        return (reply as { media_server?: string | null }).media_server ?? null;
-      },
-      voice_room: async (key, from, to, requestId) => {
-        const reply = await apis.voice.call('MoveMediaServer', {
-          app_code: key.appCode,
-          room_id: key.roomId,
-          request_id: requestId,
-          from_server: from,
-          to_server: to,
-        });
-        return (reply as { media_server?: string | null }).media_server ?? null;
-      },
-    },
+    movers: roomMovers(apis),
     logger,
   });
   directory.listen({ onDead: failover.onDead });

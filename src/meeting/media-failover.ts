@@ -2,10 +2,13 @@
  * Moves the rooms of a dead media server. When a registered server's directory record
  * expired (it was killed, or stopped with rooms left), every node that notices reads the
  * rooms it last reported and sends each room's cell one `MoveMediaServer` command to the
- * server it would place a new room on. The request id is derived from the room, the dead
- * server and its boot, so however many nodes notice, the room moves once (the first commit
- * wins; the others get its outcome). Once every room moved, the dead server leaves the
- * directory.
+ * server it would place a new room on. The callers' request id names the dead server and its
+ * boot; the room's owner makes the cell's request id of it, the move (from, to) and how many
+ * moves the room already made ({@link moveRequestId}): the same for every node that sends
+ * this move and for its retries, so the room moves once (the first commit wins; the others
+ * get its outcome, or find the room no longer on the dead server), and another for every
+ * later move, even back and forth between the same servers of the same boots. Once every
+ * room moved, the dead server leaves the directory.
  *
  * A room the dead server never listed (its router was made after its last beat, or a voice
  * room recorded there never made one) is moved when it is next used: a media call or join
@@ -50,6 +53,20 @@ export interface MediaFailoverDeps {
 export function failoverRequestId(serverId: string, boot: string): string {
   const digest = createHash('sha256').update(`${serverId}\n${boot}`).digest('base64url');
   return `media-failover:${digest.slice(0, 32)}`;
+}
+
+/**
+ * The cell's request id of one move of a room: the caller's request id, the move, and how
+ * many moves the room's state records before it. Retries of this move (and the same notice
+ * on other nodes) get the same id; the room's next move, whatever its servers, another.
+ */
+export function moveRequestId(
+  requestId: string,
+  move: { readonly from: string; readonly to: string; readonly moves: number },
+): string {
+  const named = `${requestId}\n${move.from}\n${move.to}\n${move.moves}`;
+  const digest = createHash('sha256').update(named).digest('base64url');
+  return `media-move:${digest.slice(0, 32)}`;
 }
 
 /** The caller id the moves are made under (part of their request ids in the cells). */

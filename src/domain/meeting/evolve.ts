@@ -133,7 +133,11 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
         }),
       };
     case 'MediaServerMoved':
-      return { ...touched, media_server: event.to_server };
+      return {
+        ...touched,
+        media_server: event.to_server,
+        media_moves: (state.media_moves ?? 0) + 1,
+      };
     case 'SocketsGone':
     case 'PresenceExpired':
       return { ...touched, presence: withoutEntry(state, event.user_id, event.node_id) };

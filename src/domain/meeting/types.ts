@@ -106,6 +106,11 @@ export interface MeetingState {
    * (one entry per (user, node)). Absent in states saved before presence was kept.
    */
   readonly presence?: readonly PresenceEntry[];
+  /**
+   * How many times the router moved off a dead media server (absent: none): part of each
+   * move's request id, so that a meeting back on a server it once left can move off it again.
+   */
+  readonly media_moves?: number;
 }
 
 /**

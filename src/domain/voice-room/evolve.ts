@@ -42,7 +42,11 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         ...(event.media_server ? { media_server: event.media_server } : {}),
       };
     case 'MediaServerMoved':
-      return { ...state, media_server: event.to_server };
+      return {
+        ...state,
+        media_server: event.to_server,
+        media_moves: (state.media_moves ?? 0) + 1,
+      };
     case 'RoomActivated':
       return { ...state, status: 'active' };
     case 'RoomClosed':

@@ -55,6 +55,11 @@ export interface VoiceRoomState {
    * uses its own node's server, as it always did.
    */
   readonly media_server?: string | null;
+  /**
+   * How many times the router moved off a dead media server (absent: none): part of each
+   * move's request id, so that a room back on a server it once left can move off it again.
+   */
+  readonly media_moves?: number;
 }
 
 /** Who asks: every management command names its operator. */

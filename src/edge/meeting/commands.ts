@@ -13,7 +13,7 @@ import {
   type MeetingView,
   type ParticipantView,
 } from '../../domain/meeting/view.js';
-import { FAILOVER_CALLER, moveOffLostServer } from '../../meeting/media-failover.js';
+import { FAILOVER_CALLER, moveOffLostServer, moveRequestId } from '../../meeting/media-failover.js';
 import { isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf } from '../../meeting/media-servers.js';
 import type { z } from 'zod';
@@ -53,9 +53,10 @@ type Reply = {
 /**
  * The meeting's router for `Device.load()`: created once per meeting on the media server
  * its state records (idempotent, cached), so a join reuses it (S5). A meeting created
- * without media answers null.
+ * without media answers null. `moves`: the moves the meeting's state recorded (a move off a
+ * lost server is named by it, ../../meeting/media-failover.ts).
  */
-async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView) {
+async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, moves: number) {
   const from = room.media_server;
   if (from === null) return { router_id: null, rtp_capabilities: null };
   const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
@@ -76,7 +77,7 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView) 
               app_code: appCode,
               caller_id: FAILOVER_CALLER,
               room_code: room.room_code,
-              request_id: requestId,
+              request_id: moveRequestId(requestId, { from, to, moves }),
             },
             { type: 'MoveMediaServer', from_server: from, to_server: to },
             (result) => result.reply,
@@ -90,13 +91,13 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView) 
   return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
 }
 
-async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknown) {
+async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknown, moves = 0) {
   const { room, participant } = reply as Reply;
   const id = await ctx.meetingId(req.app_code, room.room_code);
   return {
     room: roomJson(room, id),
     ...(participant ? { participant: participantJson(participant, id) } : {}),
-    ...(await mediaOf(ctx, req.app_code, room)),
+    ...(await mediaOf(ctx, req.app_code, room, moves)),
   };
 }
 
@@ -238,7 +239,7 @@ const restCalls = {
           in_other_meeting: inOther,
           password,
         },
-        (result) => roomReply(ctx, req, result.reply),
+        (result) => roomReply(ctx, req, result.reply, state?.media_moves ?? 0),
       );
     },
   }),

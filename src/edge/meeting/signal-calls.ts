@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { refuse } from '../../domain/meeting/errors.js';
 import { checkMeetingAccess } from '../../domain/meeting/guards.js';
+import { moveRequestId } from '../../meeting/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import { declare } from './declaration.js';
 import { RequestIdField } from './requests.js';
@@ -63,17 +64,24 @@ export const signalCalls = {
   /**
    * The meeting's media server died: its router goes on `to_server`
    * (src/meeting/media-failover.ts); a meeting no longer on `from_server` stays as it is.
+   * The cell's request id names this move (the moves the meeting made so far included).
    */
   MoveMediaServer: declare({
     kind: 'command',
     scope: 'room',
     body: z.strictObject({ ...withRequestId, from_server: serverId, to_server: serverId }),
-    handle: (ctx, req) =>
-      ctx.execute(
-        { ...req, room_code: req.room_code! },
+    handle: (ctx, req, state) => {
+      const move = { from: req.from_server, to: req.to_server, moves: state?.media_moves ?? 0 };
+      return ctx.execute(
+        {
+          ...req,
+          room_code: req.room_code!,
+          request_id: moveRequestId(req.request_id ?? '', move),
+        },
         { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
         (result) => result.reply,
-      ),
+      );
+    },
   }),
   ChangeMemberState: declare({
     kind: 'command',

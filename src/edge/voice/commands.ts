@@ -13,6 +13,7 @@ import { refuse } from '../../domain/voice-room/errors.js';
 import { checkRoomAccess } from '../../domain/voice-room/guards.js';
 import type { VoiceRoomCommand } from '../../domain/voice-room/types.js';
 import { roomView } from '../../domain/voice-room/view.js';
+import { moveRequestId } from '../../meeting/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import {
   command,
@@ -243,14 +244,24 @@ export const voiceCommands = {
         (media_server) => ({ media_server }),
       ),
   }),
-  MoveMediaServer: command({
+  // The cell's request id names this move, the moves the room made so far included
+  // (src/meeting/media-failover.ts): read on the owner, then the move decided there.
+  MoveMediaServer: custom({
+    kind: 'command',
     schema: m.MoveMediaServerRequest,
-    toCommand: (r) => ({
-      type: 'MoveMediaServer',
-      from_server: r.from_server,
-      to_server: r.to_server,
-    }),
-    reply: withDecision,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => state.media_moves ?? 0,
+        (moves) => {
+          const move = { from: req.from_server, to: req.to_server, moves };
+          return ctx.execute(
+            { ...req, request_id: moveRequestId(req.request_id ?? '', move) },
+            { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
+            withDecision,
+          );
+        },
+      ),
   }),
   CheckRoomAccess: custom({
     kind: 'query',

@@ -28,7 +28,8 @@ import { loadConfig } from '../config.js';
 import { buildHttpApp } from '../http-app.js';
 import type { WebClientOptions } from '../../edge/http/web-client.js';
 import { wireAdminInspection } from '../admin-inspection.js';
-import { wireVoiceRooms } from '../voice-rooms.js';
+import { wireVoiceRooms, type VoiceRooms } from '../voice-rooms.js';
+import type { MediaServers } from '../../meeting/media-servers.js';
 import { MemoryKeyValue } from '../../adapters/memory/memory-key-value.js';
 import type { MeetingStore } from '../../edge/meeting/meeting-store.js';
 import type { KeyValue } from '../../shared/key-value.js';
@@ -39,6 +40,7 @@ import { nodeControl, nodeReadiness } from '../node-ops.js';
 export interface TestHttpApp {
   readonly http: FastifyInstance;
   readonly meetings: Meetings;
+  readonly voice: VoiceRooms;
   /** The password lockout's counters and the invite tokens (in memory). */
   readonly kv: KeyValue;
   /** The node's database (tests read rows the API must not show). */
@@ -58,6 +60,8 @@ export async function startTestHttpApp(
     kv?: KeyValue;
     /** Receives the notification centre's live frames (default: none are sent). */
     push?: NotificationPush;
+    /** Where new rooms' routers go, and the media servers meetings reach (default: none). */
+    media?: MediaServers;
     /** The web client's dist folder to serve at `/` (default: none). */
     web?: WebClientOptions;
   } = {},
@@ -83,7 +87,13 @@ export async function startTestHttpApp(
     },
   );
   const accounts = wireAccounts(config, sql, limiter, config.accounts.jwtSecret!);
-  const voice = wireVoiceRooms({ config, host, sql, limiter });
+  const voice = wireVoiceRooms({
+    config,
+    host,
+    sql,
+    limiter,
+    ...(options.media ? { media: options.media } : {}),
+  });
   const kv = options.kv ?? new MemoryKeyValue({ clock: options.kvClock ?? systemClock });
   const notifications = new NotificationCentre({
     store: new SqlNotificationStore(sql),
@@ -102,6 +112,7 @@ export async function startTestHttpApp(
     notifier: notifications,
     logger: silentLogger,
     store: options.wrapMeetingStore ? options.wrapMeetingStore(meetingStore) : meetingStore,
+    ...(options.media ? { media: options.media } : {}),
   });
   const http = buildHttpApp({
     logger: silentLogger,
@@ -132,6 +143,7 @@ export async function startTestHttpApp(
   return {
     http,
     meetings,
+    voice,
     kv,
     sql,
     async close() {
