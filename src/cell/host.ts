@@ -119,7 +119,6 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     this.routes = new RouteCache(Math.min(1_000, Math.floor(config.leaseTtlMs / 8)));
     this.leases = new LeaseRenewals({
       lease: deps.lease,
-      clock: deps.clock,
       metrics: this.metrics,
       leaseTtlMs: config.leaseTtlMs,
     });
@@ -324,7 +323,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     create: boolean,
   ): Promise<AnyCell<T> | { ownerNodeId: string }> {
     const { lease, store, clock } = this.deps;
-    const askedAtMs = clock.nowMs();
+    const askedAtMs = this.leases.now();
     const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
     if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
     this.routes.forget(route);

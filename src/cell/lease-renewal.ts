@@ -8,7 +8,6 @@
  * because another node may have loaded the room, committed and even released it meanwhile;
  * the next call loads it again from SQL (an activation, which bumps the lease epoch).
  */
-import type { Clock } from '../shared/clock.js';
 import type { Cell } from './cell.js';
 import { routeKey, type CellKey, type LeaseManager } from './lease.js';
 import type { CellMetrics } from './metrics.js';
@@ -28,14 +27,13 @@ export type RenewableCell = Pick<
 
 export interface LeaseRenewalDeps {
   readonly lease: LeaseManager;
-  readonly clock: Clock;
   readonly metrics: CellMetrics;
   readonly leaseTtlMs: number;
 }
 
 export class LeaseRenewals {
   readonly #deps: LeaseRenewalDeps;
-  /** Host-clock time before which the cell's lease cannot have expired. */
+  /** Monotonic time (ms) before which the cell's lease cannot have expired. */
   readonly #heldUntil = new WeakMap<object, number>();
   readonly #renewing = new WeakMap<object, Promise<void>>();
 
@@ -44,8 +42,17 @@ export class LeaseRenewals {
   }
 
   /**
-   * Records a lease taken or renewed by a request sent at `askedAtMs`: Redis starts the TTL
-   * when it runs the request, later, so counting from the send errs on the safe side.
+   * Now, on the clock {@link LeaseRenewals.held} counts in: monotonic, so a wall clock set
+   * back cannot stretch a lease, and running on while the process is stopped.
+   */
+  now(): number {
+    return performance.now();
+  }
+
+  /**
+   * Records a lease taken or renewed by a request sent at `askedAtMs` (on
+   * {@link LeaseRenewals.now}): Redis starts the TTL when it runs the request, later, so
+   * counting from the send errs on the safe side.
    */
   held(cell: object, askedAtMs: number): void {
     this.#heldUntil.set(cell, askedAtMs + this.#deps.leaseTtlMs);
@@ -54,7 +61,7 @@ export class LeaseRenewals {
   /** True while the cell's lease is sure to be still its own (no other node can hold it). */
   fresh(cell: object): boolean {
     const until = this.#heldUntil.get(cell);
-    return until !== undefined && this.#deps.clock.nowMs() < until;
+    return until !== undefined && this.now() < until;
   }
 
   /**
@@ -84,9 +91,9 @@ export class LeaseRenewals {
     nodeId: string,
     leaseEpochOf: (key: CellKey) => Promise<number | null>,
   ): Promise<string | null> {
-    const { lease, clock, metrics, leaseTtlMs } = this.#deps;
+    const { lease, metrics, leaseTtlMs } = this.#deps;
     const route = routeKey(cell.key);
-    const askedAtMs = clock.nowMs();
+    const askedAtMs = this.now();
     const r = await lease.ensureOwner(route, nodeId, leaseTtlMs);
     if (!r.granted) return null;
     const epoch = await leaseEpochOf(cell.key).catch(() => undefined);
@@ -103,8 +110,8 @@ export class LeaseRenewals {
 
   async #renewNow(cell: RenewableCell): Promise<void> {
     if (cell.closed) return;
-    const { lease, clock, metrics, leaseTtlMs } = this.#deps;
-    const askedAtMs = clock.nowMs();
+    const { lease, metrics, leaseTtlMs } = this.#deps;
+    const askedAtMs = this.now();
     try {
       const r = await lease.renew(routeKey(cell.key), cell.leaseToken, leaseTtlMs);
       if (r.renewed) {
