@@ -452,7 +452,7 @@ export interface Config {
   /** Limits on one meeting user's invites, chats and failed code lookups; limit 0: off. */
   readonly meetingLimits: {
     readonly invitesPerUser: RateRule;
-    /** Invite tokens one meeting may issue per token lifetime (600 s). */
+    /** Invite tokens one meeting may have alive at once (a token lives 600 s). */
     readonly inviteTokensPerMeeting: number;
     readonly chatsPerUser: RateRule;
     readonly lookupFailsPerUser: RateRule;

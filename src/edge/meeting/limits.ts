@@ -3,9 +3,9 @@
  * {@link RateLimiter} (Redis in a cluster, so every node counts every request; in memory
  * when embedded):
  *
- * - invites: invitees (not requests) per inviter per window, and invite tokens per meeting
- *   per token lifetime, which bounds a meeting's live tokens (at most twice the limit: a
- *   window's tokens outlive it by at most one lifetime);
+ * - invites: invitees (not requests) per inviter per window, and a cap on a meeting's live
+ *   invite tokens: the tokens it issued in the current block of one token lifetime (600 s)
+ *   and in the block before, which hold every token still alive;
  * - chat lines per user per window;
  * - failed meeting-code lookups (`会议不存在` answers) per user and per client address: past
  *   either, every code answers 429, known or not, until the window ends, so a sweep of codes
@@ -15,13 +15,14 @@
  * decided request gets its first answer and is not counted again).
  */
 import { addressKey } from '../../accounts/login-throttle.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import { errors, type ErrorCode } from '../../shared/error-codes.js';
 import type { RateLimiter, RateRule } from '../../shared/rate-limiter.js';
 import { INVITE_TTL_MS } from './invites.js';
 
 export interface MeetingLimitRules {
   readonly invitesPerUser: RateRule;
-  /** Invite tokens one meeting may issue per token lifetime (600 s); 0: no limit. */
+  /** Invite tokens one meeting may have alive at once (a token lives 600 s); 0: no limit. */
   readonly inviteTokensPerMeeting: number;
   readonly chatsPerUser: RateRule;
   readonly lookupFailsPerUser: RateRule;
@@ -40,30 +41,59 @@ export class MeetingLimits {
   constructor(
     private readonly limiter: RateLimiter,
     private readonly rules: MeetingLimitRules,
+    /** Places invite tokens in blocks of one token lifetime. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
    * Takes `count` invitees from the inviter's and the meeting's allowance.
    * @throws RateLimitedError `INVITE_RATE_LIMITED` when either would pass its limit.
    */
-  reserveInvites(
+  async reserveInvites(
     appCode: string,
     inviterId: string,
     roomCode: string,
     count: number,
   ): Promise<Refund> {
-    const { invitesPerUser, inviteTokensPerMeeting } = this.rules;
-    return this.#take(
-      [
-        { key: `meeting:invite:user:${appCode}:${inviterId}`, rule: invitesPerUser },
-        {
-          key: `meeting:invite:room:${appCode}:${roomCode}`,
-          rule: { limit: inviteTokensPerMeeting, windowMs: INVITE_TTL_MS },
-        },
-      ],
+    const key = `meeting:invite:user:${appCode}:${inviterId}`;
+    const inviter = await this.#take(
+      [{ key, rule: this.rules.invitesPerUser }],
       count,
       errors.INVITE_RATE_LIMITED,
     );
+    try {
+      const tokens = await this.#reserveTokens(appCode, roomCode, count);
+      return async () => {
+        await Promise.all([inviter(), tokens()]);
+      };
+    } catch (error) {
+      await inviter();
+      throw error;
+    }
+  }
+
+  /**
+   * Tokens live one lifetime, so every live token was issued in this block of one lifetime
+   * or in the one before: their sum (never less than the live tokens) is what the cap bounds.
+   */
+  async #reserveTokens(appCode: string, roomCode: string, count: number): Promise<Refund> {
+    const cap = this.rules.inviteTokensPerMeeting;
+    if (cap <= 0 || count <= 0) return () => Promise.resolve();
+    const nowMs = this.clock.nowMs();
+    const block = Math.floor(nowMs / INVITE_TTL_MS);
+    const keyOf = (b: number) => `meeting:invite:room:${appCode}:${roomCode}:${b}`;
+    const [current, previous] = await Promise.all([
+      this.limiter.hit(keyOf(block), 2 * INVITE_TTL_MS, count),
+      this.limiter.peek(keyOf(block - 1)),
+    ]);
+    const refund = () => this.limiter.undo(keyOf(block), count);
+    if (current.count + previous.count > cap) {
+      await refund();
+      // When this block ends, the one before stops counting.
+      const waitMs = (block + 1) * INVITE_TTL_MS - nowMs;
+      throw errors.INVITE_RATE_LIMITED.after(waitMs, seconds(waitMs));
+    }
+    return refund;
   }
 
   /**
