@@ -141,7 +141,8 @@ const schema = z.object({
   // What one user may hold in one room (counted on the shared records), and one socket.
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: int(2, 1000).default(DEFAULT_MEDIA_CAPS.perUser.transports),
   ROOMS_MEDIA_USER_MAX_PRODUCERS: int(1, 1000).default(DEFAULT_MEDIA_CAPS.perUser.producers),
-  ROOMS_MEDIA_USER_MAX_CONSUMERS: int(1, 10_000).default(DEFAULT_MEDIA_CAPS.perUser.consumers),
+  // At least a full meeting's: 7 others × audio and video.
+  ROOMS_MEDIA_USER_MAX_CONSUMERS: int(14, 10_000).default(DEFAULT_MEDIA_CAPS.perUser.consumers),
   ROOMS_MEDIA_SOCKET_MAX_TRANSPORTS: int(2, 1000).default(DEFAULT_MEDIA_CAPS.perSocket.transports),
   ROOMS_MEDIA_SOCKET_MAX_PRODUCERS: int(1, 1000).default(DEFAULT_MEDIA_CAPS.perSocket.producers),
   ROOMS_MEDIA_SOCKET_MAX_CONSUMERS: int(1, 10_000).default(DEFAULT_MEDIA_CAPS.perSocket.consumers),
@@ -204,6 +205,19 @@ function mediaRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
       ? 'required when ROOMS_MEDIA_EMBEDDED=false'
       : 'required with ROOMS_MEDIA_URL on a node without the media role';
     ctx.addIssue({ code: 'custom', path: ['ROOMS_MEDIA_INTERNAL_TOKEN'], message });
+  }
+  // A listener consumes every seat's producer: fewer consumers would leave seats unheard.
+  if (e.ROOMS_MEDIA_USER_MAX_CONSUMERS < e.ROOMS_MAX_SEATS) {
+    const message = `at least ROOMS_MAX_SEATS (${e.ROOMS_MAX_SEATS}): a listener hears every seat`;
+    ctx.addIssue({ code: 'custom', path: ['ROOMS_MEDIA_USER_MAX_CONSUMERS'], message });
+  }
+  // One socket must be able to hold what its user may hold in one room.
+  for (const slot of ['TRANSPORTS', 'PRODUCERS', 'CONSUMERS'] as const) {
+    const user = e[`ROOMS_MEDIA_USER_MAX_${slot}`];
+    if (e[`ROOMS_MEDIA_SOCKET_MAX_${slot}`] < user) {
+      const message = `at least ROOMS_MEDIA_USER_MAX_${slot} (${user})`;
+      ctx.addIssue({ code: 'custom', path: [`ROOMS_MEDIA_SOCKET_MAX_${slot}`], message });
+    }
   }
 }
 

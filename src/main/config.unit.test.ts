@@ -594,6 +594,11 @@ void describe('loadConfig', () => {
       ['ROOMS_ROOM_CREATE_LIMIT', '1.5'],
       ['ROOMS_ROOM_CREATE_WINDOW_S', '0'],
       ['ROOMS_MAX_OPEN_ROOMS_PER_OWNER', '-3'],
+      ['ROOMS_MEDIA_USER_MAX_TRANSPORTS', '1'],
+      ['ROOMS_MEDIA_USER_MAX_CONSUMERS', '13'],
+      ['ROOMS_MEDIA_SOCKET_MAX_TRANSPORTS', '2'],
+      ['ROOMS_MEDIA_SOCKET_MAX_PRODUCERS', '1'],
+      ['ROOMS_MEDIA_SOCKET_MAX_CONSUMERS', '19'],
     ];
     for (const [name, value] of cases) {
       void it(`${name}=${JSON.stringify(value)}`, () => {
@@ -628,6 +633,14 @@ void describe('loadConfig', () => {
         const error = configError(env);
         assert.match(error.message, /ROOMS_GRPC_TOKEN: required in cluster mode/);
       }
+    });
+
+    void it('ROOMS_MEDIA_USER_MAX_CONSUMERS below ROOMS_MAX_SEATS: a listener hears every seat', () => {
+      const error = configError({ ...FULL_ENV, ROOMS_MAX_SEATS: '30' });
+      assert.match(
+        error.message,
+        /ROOMS_MEDIA_USER_MAX_CONSUMERS: at least ROOMS_MAX_SEATS \(30\): a listener hears every seat/,
+      );
     });
 
     void it('reports every bad variable at once', () => {
