@@ -74,10 +74,10 @@ const schema = z.object({
   ROOMS_LEASE_TTL_MS: int(300).default(10_000),
   ROOMS_SNAPSHOT_EVERY: int(1).default(100),
   ROOMS_MAX_BATCH: int(1, 1000).default(256),
-  ROOMS_IDLE_AFTER_MS: int(1000).default(300_000),
-  ROOMS_TIMER_TICK_MS: int(10).default(250),
   ROOMS_COMMAND_LOG_RETENTION_MS: int(0).default(604_800_000),
   ROOMS_REQUEST_ID_RETENTION_MS: int(0).default(604_800_000),
+  ROOMS_IDLE_AFTER_MS: int(1000).default(300_000),
+  ROOMS_TIMER_TICK_MS: int(10).default(250),
   ROOMS_SWEEP_INTERVAL_MS: int(100).default(2_000),
   ROOMS_DRAIN_TIMEOUT_MS: int(100).default(15_000),
   ROOMS_JWT_SECRET: z
@@ -313,6 +313,10 @@ export interface Config {
     readonly leaseTtlMs: number;
     readonly snapshotEvery: number;
     readonly maxBatch: number;
+    /** Age after which command-log rows at or below their room's snapshot go (0: kept). */
+    readonly commandLogRetentionMs: number;
+    /** The retry window: age after which a request id's outcome is forgotten (0: kept). */
+    readonly requestIdRetentionMs: number;
     readonly idleAfterMs: number;
     readonly timerTickMs: number;
     readonly sweepIntervalMs: number;
@@ -335,10 +339,6 @@ export interface Config {
     readonly host: string;
     /** Used when the incoming call has no deadline of its own (REST, TRTC, gRPC without one). */
     readonly forwardTimeoutMs: number;
-    /** Age after which command-log rows at or below their room's snapshot go (0: kept). */
-    readonly commandLogRetentionMs: number;
-    /** The retry window: age after which a request id's outcome is forgotten (0: kept). */
-    readonly requestIdRetentionMs: number;
     /**
      * The cluster credential (`authorization: Bearer <token>`) of every call, also between
      * nodes. Unset (embedded mode only): the node makes up a random one per start.
@@ -498,6 +498,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       leaseTtlMs: e.ROOMS_LEASE_TTL_MS,
       snapshotEvery: e.ROOMS_SNAPSHOT_EVERY,
       maxBatch: e.ROOMS_MAX_BATCH,
+      commandLogRetentionMs: e.ROOMS_COMMAND_LOG_RETENTION_MS,
+      requestIdRetentionMs: e.ROOMS_REQUEST_ID_RETENTION_MS,
       idleAfterMs: e.ROOMS_IDLE_AFTER_MS,
       timerTickMs: e.ROOMS_TIMER_TICK_MS,
       sweepIntervalMs: e.ROOMS_SWEEP_INTERVAL_MS,
@@ -538,8 +540,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxPerUser: e.ROOMS_NOTIFICATION_MAX_PER_USER,
     },
     voice: {
-      commandLogRetentionMs: e.ROOMS_COMMAND_LOG_RETENTION_MS,
-      requestIdRetentionMs: e.ROOMS_REQUEST_ID_RETENTION_MS,
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,
       publishTimeoutMs: e.ROOMS_PUBLISH_TIMEOUT_MS,
       maxSeats: e.ROOMS_MAX_SEATS,

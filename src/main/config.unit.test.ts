@@ -146,6 +146,8 @@ const DEFAULT_CELL: Config['cell'] = {
   leaseTtlMs: 10_000,
   snapshotEvery: 100,
   maxBatch: 256,
+  commandLogRetentionMs: 604_800_000,
+  requestIdRetentionMs: 604_800_000,
   idleAfterMs: 300_000,
   timerTickMs: 250,
   sweepIntervalMs: 2_000,
@@ -169,8 +171,6 @@ function configError(env: NodeJS.ProcessEnv): ConfigError {
   try {
     loadConfig(env);
   } catch (error) {
-  commandLogRetentionMs: 604_800_000,
-  requestIdRetentionMs: 604_800_000,
     assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
     assert.equal(error.name, 'ConfigError');
     return error;
@@ -308,6 +308,8 @@ void describe('loadConfig', () => {
         leaseTtlMs: 5_000,
         snapshotEvery: 50,
         maxBatch: 64,
+        commandLogRetentionMs: 86_400_000,
+        requestIdRetentionMs: 0,
         idleAfterMs: 60_000,
         timerTickMs: 100,
         sweepIntervalMs: 1_500,
@@ -351,8 +353,6 @@ void describe('loadConfig', () => {
           workerLogLevel: 'warn',
         },
       },
-        commandLogRetentionMs: 86_400_000,
-        requestIdRetentionMs: 0,
       grpc: {
         host: '127.0.0.2',
         forwardTimeoutMs: 2_500,
