@@ -38,6 +38,32 @@ function gate() {
   return { opened, open };
 }
 
+/**
+ * Media calls held where a test chooses: while `armed`, a call named in `seams` says it was
+ * reached and waits for its gate to open.
+ */
+function seamedMedia(seams: Record<string, { reached: () => void; held: Promise<void> }>) {
+  const control = { armed: false };
+  const wrap = (media: MediaOrchestrator): MediaOrchestrator =>
+    new Proxy(media, {
+      get(target, name, receiver) {
+        const value: unknown = Reflect.get(target, name, receiver);
+        const seam = typeof name === 'string' ? seams[name] : undefined;
+        if (typeof value !== 'function') return value;
+        const call = (value as (...a: unknown[]) => unknown).bind(target);
+        if (!seam) return call;
+        return async (...args: unknown[]) => {
+          if (control.armed) {
+            seam.reached();
+            await seam.held;
+          }
+          return call(...args);
+        };
+      },
+    });
+  return { control, wrap };
+}
+
 void describe('meeting signalling: media abuse', { skip: mediaSkipReason() }, () => {
   let server: MediaServer;
   const stacks: Stack[] = [];
@@ -168,36 +194,18 @@ void describe('meeting signalling: media abuse', { skip: mediaSkipReason() }, ()
     const produceReached = gate();
     const releaseHeld = gate();
     const releaseReached = gate();
-    let holding = false;
-    const seams: Record<string, { reached: () => void; held: Promise<void> }> = {
+    const { control, wrap } = seamedMedia({
       createProducer: { reached: produceReached.open, held: produceHeld.opened },
       closeTransport: { reached: releaseReached.open, held: releaseHeld.opened },
-    };
-    const wrapMedia = (media: MediaOrchestrator): MediaOrchestrator =>
-      new Proxy(media, {
-        get(target, name, receiver) {
-          const value: unknown = Reflect.get(target, name, receiver);
-          const seam = typeof name === 'string' ? seams[name] : undefined;
-          if (typeof value !== 'function') return value;
-          const call = (value as (...a: unknown[]) => unknown).bind(target);
-          if (!seam) return call;
-          return async (...args: unknown[]) => {
-            if (holding) {
-              seam.reached();
-              await seam.held;
-            }
-            return call(...args);
-          };
-        },
-      });
-    const stack = await startStack(server, { wrapMedia });
+    });
+    const stack = await startStack(server, { wrapMedia: wrap });
     stacks.push(stack);
     const { code } = await meeting(stack, '16', '17', '18');
     const host = await joined(stack, '16', code);
     const observer = await joined(stack, '18', code);
     const send = ok(await createTransport(host, code, 'send')).id as string;
 
-    holding = true;
+    control.armed = true;
     const produced = host.request('meeting.produce.start', {
       room_code: code,
       transport_id: send,
@@ -211,7 +219,7 @@ void describe('meeting signalling: media abuse', { skip: mediaSkipReason() }, ()
     const ack = await produced;
     releaseHeld.open();
     await released;
-    holding = false;
+    control.armed = false;
     return { ack, stack, code, observer };
   };
 
@@ -262,5 +270,31 @@ void describe('meeting signalling: media abuse', { skip: mediaSkipReason() }, ()
     });
     assert.deepEqual([ack.code, ack.message], [-1, '会议资源不存在']);
     await nothingLeft(stack, code, observer);
+  });
+
+  void it('a transport made while its user is kicked through another node is closed, not recorded', async () => {
+    const reached = gate();
+    const held = gate();
+    const { control, wrap } = seamedMedia({
+      createTransport: { reached: reached.open, held: held.opened },
+    });
+    const stack = await startStack(server, { wrapMedia: wrap });
+    stacks.push(stack);
+    const { code } = await meeting(stack, '16');
+    const host = await joined(stack, '16', code);
+    const transportsBefore = server.registry.stats.transports;
+    control.armed = true;
+    const created = createTransport(host, code, 'send');
+    // Kicked while the transport is on its way: the meeting's owner (another node) released
+    // what the records held then, which is nothing.
+    await reached.opened;
+    stack.membership.meeting(code)!.active.delete('16');
+    held.open();
+    const ack = await created;
+    control.armed = false;
+    assert.deepEqual([ack.code, ack.message], [-1, '你当前未在会议中']);
+    const records = await stack.state.resources({ appCode: 'default', roomId: code }, '16');
+    assert.deepEqual(records.transports, []);
+    assert.equal(server.registry.stats.transports, transportsBefore, 'the transport was closed');
   });
 });

@@ -18,6 +18,7 @@ import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import { closeHeld } from './close-held.js';
+import { keepMade, unmake } from './keep-made.js';
 import { DEFAULT_MEDIA_CAPS, MediaAdmission, type MediaCaps } from './media-admission.js';
 import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
 import type {
@@ -63,7 +64,11 @@ export class MediaHandlers {
     });
   }
 
-  /** `….transport.create {room, direction}`; the socket must follow the room. */
+  /**
+   * `….transport.create {room, direction}`; the socket must follow the room. Like every
+   * creation, counted against the caps (./media-admission.ts) and checked again once
+   * recorded (./keep-made.ts).
+   */
   async createTransport(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.TransportCreate, data);
     const { direction } = payload;
@@ -77,17 +82,21 @@ export class MediaHandlers {
         const info = await this.call(room, () =>
           media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
         );
-        await this.record(
-          () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
-          () => media.closeTransport(info.id),
+        await keepMade(
+          this.deps,
           room,
           userId,
+          () => this.deps.state.addTransport(key, userId, { id: info.id, direction }),
+          { transports: [info.id] },
+          () => media.closeTransport(info.id),
         );
         return info;
       },
       idOf: (info) => info.id,
       undo: (info) =>
-        this.unmake(key, userId, { transports: [info.id] }, () => media.closeTransport(info.id)),
+        unmake(this.deps, key, userId, { transports: [info.id] }, () =>
+          media.closeTransport(info.id),
+        ),
     });
   }
 
@@ -103,10 +112,8 @@ export class MediaHandlers {
 
   /**
    * `….produce.start`: on the caller's own send transport, if the kind's rules let the
-   * caller produce this kind now; announced to the room. The rules are asked again once the
-   * producer is recorded: a kick or a lost seat decided meanwhile (on any node, whose release
-   * may have read the records before this one) closes it unannounced, and the caller hears
-   * the rules' refusal.
+   * caller produce this kind now; announced to the room once recorded and checked again
+   * (./keep-made.ts: a lost seat closes it unannounced too).
    */
   async produce(context: WsContext, data: Data) {
     const payload = parsePayload(this.payloads.ProduceStart, data);
@@ -116,32 +123,26 @@ export class MediaHandlers {
     const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'send', this.event('produce.start'));
-    const { rules } = this.deps;
-    const appData = await rules.mayProduce(key.appCode, roomId, userId, kind);
-    const unmake = (id: string) =>
-      this.unmake(key, userId, { producers: [id] }, () => media.closeProducer(id));
+    const appData = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind);
     const producerId = await this.admission.admit(context.socket, key, userId, 'producers', {
       create: async () => {
         const id = await this.call(room, () =>
           media.createProducer(transport_id, kind, rtp_parameters, appData),
         );
-        await this.record(
-          () => this.deps.state.addProducer(key, userId, { id, kind }),
-          () => media.closeProducer(id),
+        await keepMade(
+          this.deps,
           room,
           userId,
+          () => this.deps.state.addProducer(key, userId, { id, kind }),
+          { producers: [id] },
+          () => media.closeProducer(id),
+          kind,
         );
-        try {
-          await rules.access(key.appCode, roomId, userId);
-          await rules.mayProduce(key.appCode, roomId, userId, kind);
-        } catch (error) {
-          await unmake(id);
-          throw error;
-        }
         return id;
       },
       idOf: (id) => id,
-      undo: unmake,
+      undo: (id) =>
+        unmake(this.deps, key, userId, { producers: [id] }, () => media.closeProducer(id)),
       admitted: (id) => this.announce(key, userId, id, kind, false),
     });
     return { producer_id: producerId };
@@ -163,18 +164,20 @@ export class MediaHandlers {
         const consumer = await this.call(room, () =>
           media.createConsumer(transport_id, producer_id, rtp_capabilities),
         );
-        await this.record(
-          () =>
-            this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
-          () => media.closeConsumer(consumer.id),
+        await keepMade(
+          this.deps,
           room,
           userId,
+          () =>
+            this.deps.state.addConsumer(key, userId, { id: consumer.id, producerId: producer_id }),
+          { consumers: [consumer.id] },
+          () => media.closeConsumer(consumer.id),
         );
         return consumer;
       },
       idOf: (consumer) => consumer.id,
       undo: (consumer) =>
-        this.unmake(key, userId, { consumers: [consumer.id] }, () =>
+        unmake(this.deps, key, userId, { consumers: [consumer.id] }, () =>
           media.closeConsumer(consumer.id),
         ),
     });
@@ -351,45 +354,6 @@ export class MediaHandlers {
     if (!transport) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     if (direction && transport.direction !== direction) {
       throw errors.MEDIA_WRONG_DIRECTION(event ?? 'this event', direction);
-    }
-  }
-
-  /** Closes a resource made for a call that is refused after all, and forgets its record. */
-  private async unmake(
-    key: CellKey,
-    userId: string,
-    ids: MediaResourceIds,
-    close: () => Promise<void>,
-  ): Promise<void> {
-    try {
-      await close();
-    } catch (err) {
-      // Still recorded: the user's next release closes it.
-      this.deps.logger.warn({ err }, 'closing a refused media resource failed');
-      return;
-    }
-    await this.deps.state.forget(key, userId, ids);
-  }
-
-  /**
-   * Records a created resource, and this process as a holder of the user's media in the
-   * room (so that, should it die, another node releases it); if that fails, closes it again
-   * so nothing leaks unrecorded.
-   */
-  private async record(
-    write: () => Promise<void>,
-    undo: () => Promise<void>,
-    room: { key: CellKey; mediaServer: string | null },
-    userId: string,
-  ): Promise<void> {
-    const { holders, rules } = this.deps;
-    try {
-      await Promise.all([write(), holders?.hold(rules.kind, room.key, userId, room.mediaServer)]);
-    } catch (error) {
-      await undo().catch((err: unknown) =>
-        this.deps.logger.warn({ err }, 'closing an unrecorded media resource failed'),
-      );
-      throw error;
     }
   }
 }
