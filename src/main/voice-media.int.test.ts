@@ -203,4 +203,25 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
       () => !node.media.server!.registry.roomCodes.includes(name),
     );
   });
+
+  it('one member’s transports in a room are capped (voice.transport.create past 4 is refused)', async () => {
+    const { room_id: roomId } = (await post('bert', '', { title: '上限' })) as { room_id: string };
+    await post('bert', `/${roomId}/join`);
+    const socket = await joined('bert', roomId);
+    const acks = await Promise.all(
+      Array.from({ length: 7 }, () =>
+        socket.request('voice.transport.create', { room_id: roomId, direction: 'recv' }),
+      ),
+    );
+    assert.equal(acks.filter((a) => a.code === 0).length, 4);
+    for (const refused of acks.filter((a) => a.code !== 0)) {
+      assert.deepEqual(
+        [refused.message, refused.reason],
+        [
+          '媒体资源已达上限：每人在一个房间最多 4 个 transport，请先关闭不再使用的',
+          'MEDIA_USER_LIMIT',
+        ],
+      );
+    }
+  });
 });
