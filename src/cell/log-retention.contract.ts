@@ -72,16 +72,15 @@ export function logRetentionContract(
     it('deletes old log rows at or below the snapshot only; the room activates exactly from what is left', async () => {
       const a = await suite.start();
       const key = await addMany(a, 25);
+      // Everything of `key` is older than the line; `young` is written after it.
+      const line = (await logged(key.roomId)).at(-1)!.at + 1;
+      while (Date.now() < line) await new Promise((r) => setTimeout(r, 1));
       const young = await addMany(a, 25);
       await a.kill(); // no snapshot on the way out: the one the commits wrote stays
       const snapshot = await snapshotOf(key.roomId);
       assert.ok(snapshot > 0 && snapshot < 25, `a snapshot below the head (${snapshot})`);
-      const rows = await logged(key.roomId);
-      // Everything of `key` counts as old; `young` is written after the line.
-      const line = rows.at(-1)!.at + 1;
-      const youngFrom = (await logged(young.roomId))[0]!.at;
       const logMs = 60_000;
-      const now = Math.min(line, youngFrom) + logMs;
+      const now = line + logMs;
       const deleted = await retention({ logMs, requestIdMs: 0 }, at(now)).sweep();
 
       const left = await logged(key.roomId);
@@ -146,7 +145,10 @@ export function logRetentionContract(
       const keys = [await addMany(a, 30), await addMany(a, 30)];
       await a.kill();
       const compactable = (await snapshotOf(keys[0]!.roomId)) + (await snapshotOf(keys[1]!.roomId));
-      const now = Date.now() + 1;
+      // Every row of both rooms is older than the line (a row written in the very
+      // millisecond the line was drawn would not be).
+      const last = (await logged(keys[1]!.roomId)).at(-1)!.at;
+      const now = last + 2;
       const small = { logMs: 1, requestIdMs: 0, batchSize: 7, maxBatchesPerSweep: 2 };
       assert.equal(await retention(small, at(now)).sweep(), 14, 'two batches of seven');
       const rest = await Promise.all([
