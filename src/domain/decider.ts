@@ -37,6 +37,20 @@ export function domainError(kind: ErrorKind, code: string, message: string): Dom
   return { kind, code, message };
 }
 
+/**
+ * Bad input, the one refusal every layer answers with the same code: defined here, once,
+ * because a domain may import nothing else (src/shared/error-codes.ts takes it from here).
+ * The message is which rule failed.
+ */
+export const INVALID_ARGUMENT = ['validation', '%s'] as const satisfies readonly [
+  ErrorKind,
+  string,
+];
+
+export function invalidArgument(message: string): DomainError {
+  return domainError(INVALID_ARGUMENT[0], 'INVALID_ARGUMENT', message);
+}
+
 export function isDomainError(value: unknown): value is DomainError {
   return (
     typeof value === 'object' &&

@@ -6,6 +6,7 @@
  * src/domain/voice-room/errors.ts); docs/errors.md lists both (a test keeps it complete).
  */
 import { format } from 'node:util';
+import { INVALID_ARGUMENT } from '../domain/decider.js';
 import { AppError, RateLimitedError, type ErrorKind } from './errors.js';
 
 type Arg = string | number;
@@ -64,7 +65,8 @@ export const errors = defineErrors({
   DECIDE_FAILED: ['internal', 'the decider failed: %s'],
   INTERNAL: ['internal', 'internal error'],
   // Input.
-  INVALID_ARGUMENT: ['validation', '%s'],
+  /** Defined with the domains, which refuse bad input with it too. */
+  INVALID_ARGUMENT,
   INVALID_APP_CODE: ['validation', '参数错误: X-App-Code must be 1-64 of a-z, 0-9, _ or -'],
   VALIDATION: ['validation', '参数错误: %s'],
   BAD_REQUEST: ['validation', '参数错误: %s'],
@@ -99,7 +101,11 @@ export const errors = defineErrors({
   KEY_VALUE_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],
   // WebSocket.
   APP_MISMATCH: ['forbidden', '无权访问其他应用的房间'],
-  NOT_IN_ROOM: ['forbidden', '你当前未在房间中'],
+  /**
+   * `room.subscribe` of a room its kind does not let the caller follow (not present, not an
+   * active participant): an ACK only. The voice room's own NOT_IN_ROOM names a user.
+   */
+  NOT_IN_ROOM_WS: ['forbidden', '你当前未在房间中'],
   TOO_MANY_ROOMS: ['illegal_state', '同时订阅的房间不能超过 %s 个'],
   REALTIME_UNAVAILABLE: ['unavailable', '实时服务暂不可用，请重试'],
   // Outbox administration.

@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { meetingReasons } from '../domain/meeting/errors.js';
-import { voiceRoomReasons } from '../domain/voice-room/errors.js';
+import { invalidArgument as meetingInvalid, meetingReasons } from '../domain/meeting/errors.js';
+import { invalidArgument as voiceInvalid, voiceRoomReasons } from '../domain/voice-room/errors.js';
 import { errorCatalog, errors } from './error-codes.js';
 import { AppError, RateLimitedError } from './errors.js';
 
@@ -49,21 +49,38 @@ void describe('error codes', () => {
     );
   });
 
-  void it('no code of the registry is declared twice, and none clashes with another kind', () => {
-    const codes = errorCatalog.map((e) => e.code);
-    assert.equal(new Set(codes).size, codes.length);
-    for (const reason of voiceRoomReasons) {
-      const same = errorCatalog.find((e) => e.code === reason.code);
-      // Shared on purpose, with one meaning: bad input, and "not a present member".
-      if (same) assert.ok(['INVALID_ARGUMENT', 'NOT_IN_ROOM'].includes(reason.code), reason.code);
+  void it('every code of every table is defined exactly once, so it has one kind and one text', () => {
+    const definitions = [
+      ...errorCatalog.map((e) => ({ table: 'src/shared/error-codes.ts', code: e.code })),
+      ...voiceRoomReasons.map((r) => ({ table: 'src/domain/voice-room/errors.ts', code: r.code })),
+      ...meetingReasons.map((r) => ({ table: 'src/domain/meeting/errors.ts', code: r.code })),
+    ];
+    const tables = new Map<string, string[]>();
+    for (const { table, code } of definitions)
+      tables.set(code, [...(tables.get(code) ?? []), table]);
+    const twice = [...tables].filter(([, where]) => where.length > 1);
+    assert.deepEqual(twice, [], 'codes defined more than once');
+    // Bad input is one code for every layer: the domains refuse with the registry's.
+    for (const error of [voiceInvalid('seat_count 1-20'), meetingInvalid('title 1-200')]) {
+      assert.deepEqual(
+        [error.code, error.kind],
+        ['INVALID_ARGUMENT', errors.INVALID_ARGUMENT.kind],
+      );
     }
-    for (const reason of meetingReasons) {
-      const same =
-        errorCatalog.find((e) => e.code === reason.code) ??
-        voiceRoomReasons.find((r) => r.code === reason.code);
-      // Only bad input is shared; every meeting refusal has a code of its own.
-      if (same) assert.equal(reason.code, 'INVALID_ARGUMENT');
+  });
+
+  void it('the tables above are all there are', async () => {
+    const holders: string[] = [];
+    for (const file of await sourceFiles(join(root, 'src'))) {
+      const text = await readFile(file, 'utf8');
+      const table = /Record<string, readonly \[ErrorKind, string\]>/.test(text);
+      if (table) holders.push(file.slice(root.length));
     }
+    assert.deepEqual(holders.sort(), [
+      'src/domain/meeting/errors.ts',
+      'src/domain/voice-room/errors.ts',
+      'src/shared/error-codes.ts',
+    ]);
   });
 
   void it('docs/errors.md lists every code, and the README points to it', async () => {

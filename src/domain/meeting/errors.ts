@@ -6,7 +6,12 @@
  * lock, the room-code retries): they live here too, so REST and WebSocket answer with the
  * same code and text.
  */
-import { domainError, type DomainError, type ErrorKind } from '../decider.js';
+import {
+  domainError,
+  invalidArgument as badInput,
+  type DomainError,
+  type ErrorKind,
+} from '../decider.js';
 
 const REASONS = {
   MEETING_NOT_FOUND: ['not_found', '会议不存在'],
@@ -36,22 +41,22 @@ const REASONS = {
   CANNOT_KICK_SELF: ['validation', '不能踢自己'],
   CANNOT_TRANSFER_TO_SELF: ['validation', '不能将主持人转让给自己'],
   TARGET_NOT_ACTIVE: ['illegal_state', '目标用户不是当前活跃参会者'],
-  /** Input the edge's schema should have refused already (the detail says which). */
-  INVALID_ARGUMENT: ['validation', '参数错误'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;
 
 export type MeetingReason = keyof typeof REASONS;
 
 /** The refusal for `reason`, with the seed's message exactly (no detail appended). */
-export function refuse(reason: Exclude<MeetingReason, 'INVALID_ARGUMENT'>): DomainError {
+export function refuse(reason: MeetingReason): DomainError {
   const [kind, message] = REASONS[reason];
   return domainError(kind, reason, message);
 }
 
-/** INVALID_ARGUMENT with which rule failed (a fixed text: never user input or a secret). */
+/**
+ * INVALID_ARGUMENT (defined for every layer), for input the edge's schema should have refused
+ * already, with which rule failed (a fixed text: never user input or a secret).
+ */
 export function invalidArgument(detail: string): DomainError {
-  const [kind, message] = REASONS.INVALID_ARGUMENT;
-  return domainError(kind, 'INVALID_ARGUMENT', `${message}: ${detail}`);
+  return badInput(`参数错误: ${detail}`);
 }
 
 /** Every refusal code of the meeting with its kind and message (for the edges and the docs). */

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { isDomainError } from '../decider.js';
+import { invalidArgument, isDomainError } from '../decider.js';
 import { meetingReasons } from './errors.js';
 import { activeParticipants, participantOf, presenceOf, presenceOfUser } from './evolve.js';
 import { ctx, fold } from './testing/given-when-then.js';
@@ -27,7 +27,8 @@ import {
 import type { MeetingCommand, MeetingEvent, MeetingState } from './types.js';
 import { meetingDetail } from './view.js';
 
-const CODES = new Set<string>(meetingReasons.map((r) => r.code));
+/** The meeting's refusals, and bad input (one code for every layer, defined with the decider). */
+const CODES = new Set<string>([...meetingReasons.map((r) => r.code), invalidArgument('').code]);
 
 function checkState(state: MeetingState, world: World): void {
   const active = activeParticipants(state);

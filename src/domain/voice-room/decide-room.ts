@@ -8,7 +8,7 @@ import {
   hasLoneSurrogate,
   isMediaServerId,
 } from '../text.js';
-import { refuse } from './errors.js';
+import { invalidArgument, refuse } from './errors.js';
 import { presenceOf } from './evolve.js';
 import {
   isPresent,
@@ -37,24 +37,22 @@ export function createRoom(
 ): Events {
   if (state.status !== 'absent') return refuse('ROOM_ALREADY_EXISTS');
   const title = cmd.title.trim();
-  if (title.length < 1 || title.length > 100)
-    return refuse('INVALID_ARGUMENT', 'title 1-100 chars');
+  if (title.length < 1 || title.length > 100) return invalidArgument('title 1-100 chars');
   // The same rule as nicknames (a display text), plus valid UTF-16: a lone surrogate has
   // no UTF-8 form for the rooms table or the clients.
   if (hasControlCharacters(title))
-    return refuse('INVALID_ARGUMENT', 'title must not contain control characters');
-  if (hasDisguisingCharacters(title))
-    return refuse('INVALID_ARGUMENT', `title ${DISGUISING_CHARACTERS}`);
-  if (hasLoneSurrogate(title)) return refuse('INVALID_ARGUMENT', 'title must be valid UTF-16');
+    return invalidArgument('title must not contain control characters');
+  if (hasDisguisingCharacters(title)) return invalidArgument(`title ${DISGUISING_CHARACTERS}`);
+  if (hasLoneSurrogate(title)) return invalidArgument('title must be valid UTF-16');
   if (
     !Number.isInteger(cmd.seat_count) ||
     cmd.seat_count < 1 ||
     cmd.seat_count > settings.maxSeats
   ) {
-    return refuse('INVALID_ARGUMENT', `seat_count 1-${settings.maxSeats}`);
+    return invalidArgument(`seat_count 1-${settings.maxSeats}`);
   }
   if (cmd.media_server != null && !isMediaServerId(cmd.media_server)) {
-    return refuse('INVALID_ARGUMENT', 'media_server must be a media server id');
+    return invalidArgument('media_server must be a media server id');
   }
   // creating → active in the same commit: "CreateRoom 持久化成功".
   return [
@@ -81,7 +79,7 @@ export function moveMediaServer(
   ctx: DecideContext,
 ): Events {
   if (!isMediaServerId(cmd.from_server) || !isMediaServerId(cmd.to_server)) {
-    return refuse('INVALID_ARGUMENT', 'from_server and to_server must be media server ids');
+    return invalidArgument('from_server and to_server must be media server ids');
   }
   const current = state.media_server ?? null;
   if (state.status !== 'active' || (current !== null && current !== cmd.from_server)) return [];

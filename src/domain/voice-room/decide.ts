@@ -1,6 +1,6 @@
 /** The voice room's decider: routes each command to its function, guard first. */
 import type { DecideContext, Decision } from '../decider.js';
-import { refuse } from './errors.js';
+import { invalidArgument, refuse } from './errors.js';
 import {
   changeMicSeat,
   confirmMicPublishing,
@@ -95,14 +95,14 @@ function sendGift(
     receivers.length > 20 ||
     new Set(receivers).size !== receivers.length
   ) {
-    return refuse('INVALID_ARGUMENT', '1-20 distinct receivers');
+    return invalidArgument('1-20 distinct receivers');
   }
   if (receivers.includes(cmd.sender_user_id)) return refuse('GIFT_TO_SELF');
   if (!Number.isInteger(cmd.count) || cmd.count < 1 || cmd.count > 9999) {
-    return refuse('INVALID_ARGUMENT', 'count 1-9999');
+    return invalidArgument('count 1-9999');
   }
   if (!Number.isInteger(cmd.unit_price) || cmd.unit_price < 0) {
-    return refuse('INVALID_ARGUMENT', 'unit_price');
+    return invalidArgument('unit_price');
   }
   // Money must stay exact: beyond 2^53 - 1 a double rounds, and the ledger would not add up.
   const total_price = cmd.unit_price * cmd.count * receivers.length;

@@ -1,5 +1,10 @@
 /** Every refusal of the voice room: a stable reason code, a kind, a message. */
-import { domainError, type DomainError, type ErrorKind } from '../decider.js';
+import {
+  domainError,
+  invalidArgument as badInput,
+  type DomainError,
+  type ErrorKind,
+} from '../decider.js';
 
 const REASONS = {
   ROOM_NOT_FOUND: ['not_found', 'room not found'],
@@ -27,7 +32,6 @@ const REASONS = {
   AMOUNT_TOO_LARGE: ['validation', 'gift total is too large'],
   /** A balance or price stored outside the API past 2^53 − 1: never answered rounded. */
   AMOUNT_NOT_EXACT: ['internal', 'a stored amount is past 2^53 - 1'],
-  INVALID_ARGUMENT: ['validation', 'invalid argument'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;
 
 export type VoiceRoomReason = keyof typeof REASONS;
@@ -35,6 +39,11 @@ export type VoiceRoomReason = keyof typeof REASONS;
 export function refuse(reason: VoiceRoomReason, detail?: string): DomainError {
   const [kind, message] = REASONS[reason];
   return domainError(kind, reason, detail ? `${message}: ${detail}` : message);
+}
+
+/** INVALID_ARGUMENT (defined for every layer) with which rule failed: a fixed text. */
+export function invalidArgument(detail: string): DomainError {
+  return badInput(`invalid argument: ${detail}`);
 }
 
 /** Every refusal code of the voice room with its kind and message (for the docs' table). */

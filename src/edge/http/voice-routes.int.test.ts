@@ -340,7 +340,7 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
     await eventually(() => acked(alice) && acked(bob) && acked(outsider));
     assert.deepEqual(
       [acked(alice).code, acked(outsider).code, acked(outsider).reason],
-      [0, -1, 'NOT_IN_ROOM'],
+      [0, -1, 'NOT_IN_ROOM_WS'],
     );
 
     await ok('POST', `/voice/rooms/${roomId}/join`, { as: 'carol' });

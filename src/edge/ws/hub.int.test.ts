@@ -181,7 +181,7 @@ void describe('WebSocket hub', () => {
     const refused = await outsider.request('room.subscribe', { room_id: key.roomId });
     assert.deepEqual(
       [refused.code, refused.message, refused.reason],
-      [-1, '你当前未在房间中', 'NOT_IN_ROOM'],
+      [-1, '你当前未在房间中', 'NOT_IN_ROOM_WS'],
     );
     const member = await connect(await tokens.sign('1'));
     const other = await member.request('room.subscribe', { room_id: key.roomId, app_code: 'x' });

@@ -72,7 +72,7 @@ export function ackFrame(
 export const wsErrors = {
   badRequest: (detail: string) => errors.BAD_REQUEST(detail),
   otherApp: () => errors.APP_MISMATCH(),
-  notInRoom: () => errors.NOT_IN_ROOM(),
+  notInRoom: () => errors.NOT_IN_ROOM_WS(),
   tooManyRooms: (limit: number) => errors.TOO_MANY_ROOMS(limit),
   unavailable: () => errors.REALTIME_UNAVAILABLE(),
 };

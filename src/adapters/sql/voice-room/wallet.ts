@@ -7,7 +7,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { DecidedEntry, TransactionReply } from '../../../cell/domain.js';
 import type { CellKey } from '../../../cell/lease.js';
-import { refuse } from '../../../domain/voice-room/errors.js';
+import { invalidArgument, refuse } from '../../../domain/voice-room/errors.js';
 import type { VoiceRoomCommand, VoiceRoomEvent } from '../../../domain/voice-room/types.js';
 import { AppError, type DomainError } from '../../../shared/errors.js';
 import { isUniqueViolation } from '../flavor.js';
@@ -58,8 +58,7 @@ export async function chargeGift(
       .execute();
   } catch (error) {
     // The same request id already charged elsewhere (another room): never charge twice.
-    if (isUniqueViolation(error))
-      return refuse('INVALID_ARGUMENT', 'request_id already used for a charge');
+    if (isUniqueViolation(error)) return invalidArgument('request_id already used for a charge');
     throw error;
   }
   // Each wallet row is locked by its update, and the updates run in one order for every
