@@ -120,6 +120,16 @@ describe('meetings on two nodes', { skip }, () => {
     const c2 = await a.call('POST', `/meeting/rooms/${code}/chats`, { as: 'bob', body: retry });
     assert.equal(c1.status, 201);
     assert.deepEqual(c2.body.data, c1.body.data, 'a retry on the other node: the first answer');
+    // Forwarded calls sent without a request id (the create, the joins) kept no outcome.
+    const outcomes = await owner.sql.db
+      .selectFrom('room_request_outcomes')
+      .select('request_id')
+      .where('room_id', '=', code)
+      .execute();
+    assert.deepEqual(
+      outcomes.map((r) => r.request_id),
+      [`${a.ids.bob}:cluster-chat-1`],
+    );
     const notHost = await call('POST', `/meeting/rooms/${code}/end`, 'bob', {});
     assert.deepEqual([notHost.status, notHost.body.message], [403, '仅主持人可操作']);
     const ended = await call('POST', `/meeting/rooms/${code}/end`, 'alice', {});

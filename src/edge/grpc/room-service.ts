@@ -95,10 +95,9 @@ function meetingRequestOf(message: MeetingCallMessage): { method: MeetingMethod;
   if (!Object.hasOwn(meetingCalls, method)) {
     throw errors.INVALID_ARGUMENT(`unknown meeting method ${message.method.slice(0, 64)}`);
   }
-  // Without a request id a retried command would take effect twice.
-  if (meetingCalls[method].kind === 'command' && !message.request_id) {
-    throw errors.INVALID_ARGUMENT('request_id is required');
-  }
+  // A meeting command may come without a request id: a REST call that named none, or the
+  // WebSocket signalling's notice, forwarded by the edge that took it. It is new each time,
+  // as it was there.
   let body: unknown;
   try {
     body = message.body ? JSON.parse(message.body) : {};

@@ -3,7 +3,8 @@
  * of ../meeting/commands.ts declare. The caller is the JWT's user in the JWT's app; any
  * node serves any meeting (the API forwards to the owner). Bodies are strict: an unknown
  * field or a wrong JSON type answers 400 and changes nothing. Retries: send the same
- * `request_id` (body) or `Idempotency-Key` header; the first outcome is the answer.
+ * `request_id` (body) or `Idempotency-Key` header; the first outcome is the answer. A
+ * command with neither is a new command each time (not retry-safe).
  *
  * Limits (../meeting/limits.ts): creations per host (../quotas.ts, as for voice rooms; a
  * retry of a create is not counted again, a create that made nothing gives its place back);
@@ -11,7 +12,6 @@
  * gets 429 for every code until its window ends; chat lines are counted per user, a retry of
  * a sent line answering its first outcome even past the limit.
  */
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../accounts/tokens.js';
 import { ROOM_CODE_PATTERN } from '../../domain/meeting/decide-membership.js';
@@ -51,11 +51,15 @@ function queryOf(request: FastifyRequest): Body {
   return out;
 }
 
-/** The body's `request_id`, else the `Idempotency-Key` header, else a new id. */
+/**
+ * The body's `request_id`, else the `Idempotency-Key` header, else none: a command sent
+ * without either is a new command each time, and no retry can name it, so its outcome is
+ * not kept.
+ */
 function requestIdOf(request: FastifyRequest, body: Body): unknown {
   if (body.request_id !== undefined) return body.request_id;
   const header = request.headers['idempotency-key'];
-  return typeof header === 'string' ? header : `rest:${randomUUID()}`;
+  return typeof header === 'string' ? header : undefined;
 }
 
 const MEETING_NOT_FOUND = 'MEETING_NOT_FOUND';
@@ -74,9 +78,11 @@ export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDe
   const { limits } = deps;
   /** A retry of a create that drew its code already is not counted again. */
   const admitCreate = async (req: Body): Promise<CreationTicket | null> => {
-    const requestKey = cellRequestId(req as unknown as MeetingRequest)!;
+    const requestKey = cellRequestId(req as unknown as MeetingRequest);
     const appCode = req.app_code as string;
-    if (await deps.store.hasCodeClaim(appCode, requestKey)) return null;
+    if (requestKey !== undefined && (await deps.store.hasCodeClaim(appCode, requestKey))) {
+      return null;
+    }
     return deps.createQuota.admit(appCode, req.caller_id as string);
   };
   /** Counts the line unless its request was decided already (a retry gets its first answer). */
@@ -119,7 +125,8 @@ export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDe
         for (const name of Object.keys(declared.params ?? {})) {
           req[name] = (request.params as Record<string, string>)[name];
         }
-        if (declared.kind === 'command') req.request_id = requestIdOf(request, body);
+        const requestId = declared.kind === 'command' ? requestIdOf(request, body) : undefined;
+        if (requestId !== undefined) req.request_id = requestId;
         try {
           // Not a code at all: no meeting has it, and no cell is touched.
           const code = req.room_code;

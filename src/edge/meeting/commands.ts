@@ -4,6 +4,7 @@
  * derived from this table. Create and join answer the meeting's router (`router_id`,
  * `rtp_capabilities`), null on a node without media.
  */
+import { randomUUID } from 'node:crypto';
 import { refuse } from '../../domain/meeting/errors.js';
 import { isActive } from '../../domain/meeting/evolve.js';
 import { checkMeetingAccess } from '../../domain/meeting/guards.js';
@@ -43,6 +44,14 @@ const CHATS_LIMIT = { fallback: 30, max: 100 };
 /** The cell's request id: the caller's own, scoped to the caller (another user's is not theirs). */
 export function cellRequestId(req: MeetingRequest): string | undefined {
   return req.request_id === undefined ? undefined : `${req.caller_id}:${req.request_id}`;
+}
+
+/**
+ * The key of a request sent without an id, for what must be keyed outside the cell (a
+ * create's code claim, an invite's notifications): nothing can name it again.
+ */
+function onceKey(req: MeetingRequest): string {
+  return `${req.caller_id}:once:${randomUUID()}`;
 }
 
 type Reply = {
@@ -152,9 +161,9 @@ const restCalls = {
     rest: { method: 'POST', path: '/rooms', status: 201 },
     body: b.CreateBody,
     handle: async (ctx, req) => {
-      // Every command has a request id (REST makes one up, gRPC requires it): retries of
-      // one create request draw one code.
-      const requestKey = cellRequestId(req)!;
+      // Retries of one create request draw one code. A create without a request id is new
+      // each time: its claim gets a key of its own, which names nothing in the cell.
+      const requestKey = cellRequestId(req) ?? onceKey(req);
       for (let draws = 0; draws < ROOM_CODE_TRIES; draws++) {
         const claim = await ctx.store.claimMeetingCode(
           req.app_code,
@@ -308,11 +317,15 @@ const restCalls = {
     rest: { method: 'POST', path: '/rooms/:code/invite' },
     body: b.InviteBody,
     // Outside the cell: tokens and notifications are not meeting state. The request id makes
-    // it idempotent all the same (see ./invites.ts).
+    // it idempotent all the same (see ./invites.ts); without one it is new each time.
     handle: (ctx, req, state) =>
       inviteMembers(
         { ...ctx.invites, clock: ctx.clock },
-        { ...inRoom(req), request_key: cellRequestId(req)!, invitee_ids: req.invitee_ids },
+        {
+          ...inRoom(req),
+          request_key: cellRequestId(req) ?? onceKey(req),
+          invitee_ids: req.invitee_ids,
+        },
         state,
       ),
   }),

@@ -54,7 +54,10 @@ export interface RestRoute {
 }
 
 export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
-  /** A command carries a request id (REST: body, else Idempotency-Key, else a new one). */
+  /**
+   * A command carries the caller's request id when it names one (REST: body, else
+   * Idempotency-Key); without one it runs unrecorded, a new command each time.
+   */
   readonly kind: 'command' | 'query';
   /** Absent: an internal call (the WebSocket signalling's), served only by MeetingApi. */
   readonly rest?: RestRoute;

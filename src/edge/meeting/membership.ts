@@ -1,9 +1,9 @@
 /**
  * The WebSocket signalling's {@link MeetingMembership} over the meeting API: each question
  * and notice is a call of ./signal-calls.ts, run on the meeting's owner (or forwarded there
- * once), so the answer is the cell's, on any node.
+ * once), so the answer is the cell's, on any node. A notice names no request id: it is new
+ * each time (the signalling retries nothing it was told failed), so nothing keeps its outcome.
  */
-import { randomUUID } from 'node:crypto';
 import type { MeetingMembership, MemberStateChange } from '../meeting-ws/ports.js';
 import type { MeetingLimits } from './limits.js';
 import type { MeetingApi } from './meeting-api.js';
@@ -11,9 +11,6 @@ import type { MeetingApi } from './meeting-api.js';
 function caller(appCode: string, roomCode: string, userId: string) {
   return { app_code: appCode, room_code: roomCode, caller_id: userId };
 }
-
-/** A notice from the signalling is new each time (it retries nothing it was told failed). */
-const fresh = () => ({ request_id: `ws:${randomUUID()}` });
 
 /** The JSON integer form the call's schema takes (user ids are decimal strings). */
 function userIdNumber(userId: string): number {
@@ -44,14 +41,12 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
     async socketLive(appCode, roomCode, userId, nodeId) {
       await api.call('MarkSocketLive', {
         ...caller(appCode, roomCode, userId),
-        ...fresh(),
         node_id: nodeId,
       });
     },
     async socketsGone(appCode, roomCode, userId, nodeId) {
       await api.call('MarkSocketsGone', {
         ...caller(appCode, roomCode, userId),
-        ...fresh(),
         node_id: nodeId,
       });
     },
@@ -59,7 +54,6 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
       const { target_user_id, ...fields } = change;
       await api.call('ChangeMemberState', {
         ...caller(appCode, roomCode, actorId),
-        ...fresh(),
         ...fields,
         ...(target_user_id === undefined ? {} : { target_user_id: userIdNumber(target_user_id) }),
       });
