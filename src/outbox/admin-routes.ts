@@ -17,11 +17,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendOk } from '../shared/http-envelope.js';
 import type { Clock } from '../shared/clock.js';
-import { secretEquals } from '../shared/secrets.js';
 import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
 import type { WebhookDirectory } from './webhooks.js';
 import { errors } from '../shared/error-codes.js';
+import { requireAdminToken } from '../edge/http/admin-token.js';
 import { documented, jsonSchemaOf } from '../edge/http/openapi.js';
 
 export interface OutboxAdminDeps {
@@ -119,13 +119,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
 
   void app.register(
     (scope, _options, done) => {
-      scope.addHook('onRequest', (request, _reply, next) => {
-        if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
-          next(errors.BAD_ADMIN_TOKEN());
-          return;
-        }
-        next();
-      });
+      scope.addHook('onRequest', requireAdminToken(deps.adminToken));
 
       scope.get('/apps/:app_code/webhook', docs.getWebhook, async (request, reply) => {
         const { app_code } = parse(appParams, request.params);

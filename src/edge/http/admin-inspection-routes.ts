@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../../shared/error-codes.js';
 import { sendOk } from '../../shared/http-envelope.js';
-import { secretEquals } from '../../shared/secrets.js';
+import { requireAdminToken } from './admin-token.js';
 import { documented, jsonSchemaOf } from './openapi.js';
 
 /** One loaded cell, as the host knows it. */
@@ -146,13 +146,7 @@ export function registerAdminInspectionRoutes(
 ): void {
   void app.register(
     (scope, _options, done) => {
-      scope.addHook('onRequest', (request, _reply, next) => {
-        if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
-          next(errors.BAD_ADMIN_TOKEN());
-          return;
-        }
-        next();
-      });
+      scope.addHook('onRequest', requireAdminToken(deps.adminToken));
 
       scope.get('/cells', docs.cells, async (request, reply) => {
         const q = parse(cellsQuery, request.query);

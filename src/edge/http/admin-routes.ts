@@ -2,13 +2,13 @@
  * The operator's API (X-Admin-Token from ROOMS_ADMIN_TOKEN): wallet top-ups and the gift
  * catalog of each app. Without a configured token every call is refused.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../shared/clock.js';
-import { secretEquals } from '../../shared/secrets.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from '../voice/voice-store.js';
+import { requireAdminToken } from './admin-token.js';
 import { documented, jsonSchemaOf } from './openapi.js';
 
 const appCode = z
@@ -69,13 +69,7 @@ export function registerAdminRoutes(
   deps: { store: VoiceRoomStore; adminToken: string | null; clock: Clock },
 ): void {
   const { store, clock } = deps;
-  const guard = (request: FastifyRequest): Promise<void> => {
-    if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
-      throw errors.BAD_ADMIN_TOKEN();
-    }
-    return Promise.resolve();
-  };
-  const opts = { preHandler: guard };
+  const opts = { onRequest: requireAdminToken(deps.adminToken) };
 
   app.post('/api/v1/admin/wallets/topup', { ...opts, ...docs.topUp }, async (request, reply) => {
     const b = parse(topUpBody, request.body);

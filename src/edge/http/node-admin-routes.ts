@@ -4,11 +4,11 @@
  * service, without a restart. The call is answered by the node it reaches: a load balancer
  * in front must let the operator address one node.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../../shared/error-codes.js';
 import { sendOk } from '../../shared/http-envelope.js';
-import { secretEquals } from '../../shared/secrets.js';
+import { requireAdminToken } from './admin-token.js';
 import { documented, jsonSchemaOf } from './openapi.js';
 
 /** What the routes need of the node (the cell host, in src/main). */
@@ -62,36 +62,23 @@ export function registerNodeAdminRoutes(
   deps: { node: NodeControl; adminToken: string | null },
 ): void {
   const { node } = deps;
-  const guard = (request: FastifyRequest): Promise<void> => {
-    if (!secretEquals(request.headers['x-admin-token'], deps.adminToken)) {
-      throw errors.BAD_ADMIN_TOKEN();
-    }
-    return Promise.resolve();
-  };
+  const onRequest = requireAdminToken(deps.adminToken);
 
-  app.post(
-    '/api/v1/admin/node/drain',
-    { preHandler: guard, ...docs.drain },
-    async (request, reply) => {
-      parseEmpty(request.body);
-      const report = await node.drain();
-      return sendOk(request, reply, {
-        node_id: node.nodeId,
-        state: node.state(),
-        cells_handed_over: report.cells,
-        timed_out: report.timedOut,
-        took_ms: report.tookMs,
-      });
-    },
-  );
+  app.post('/api/v1/admin/node/drain', { onRequest, ...docs.drain }, async (request, reply) => {
+    parseEmpty(request.body);
+    const report = await node.drain();
+    return sendOk(request, reply, {
+      node_id: node.nodeId,
+      state: node.state(),
+      cells_handed_over: report.cells,
+      timed_out: report.timedOut,
+      took_ms: report.tookMs,
+    });
+  });
 
-  app.post(
-    '/api/v1/admin/node/undrain',
-    { preHandler: guard, ...docs.undrain },
-    async (request, reply) => {
-      parseEmpty(request.body);
-      await node.undrain();
-      return sendOk(request, reply, { node_id: node.nodeId, state: node.state() });
-    },
-  );
+  app.post('/api/v1/admin/node/undrain', { onRequest, ...docs.undrain }, async (request, reply) => {
+    parseEmpty(request.body);
+    await node.undrain();
+    return sendOk(request, reply, { node_id: node.nodeId, state: node.state() });
+  });
 }
