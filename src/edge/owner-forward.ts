@@ -5,8 +5,9 @@
  * route is forgotten. A remembered route that was refused or unreachable runs the call once
  * more from the start (the host then asks Redis, and may find the room live here or on the
  * node that took over from a dead owner); a command run twice that way is still decided
- * once, by its request id. A call out of time is not run again. Any other answer is the
- * owner's.
+ * once, by its request id. A command without a request id is run again only where nothing
+ * ran (`NOT_OWNER_NODE`): an owner that could not be reached may have committed it. A call
+ * out of time is not run again. Any other answer is the owner's.
  */
 import type { CellKey } from '../cell/lease.js';
 import { AppError } from '../shared/errors.js';
@@ -20,6 +21,8 @@ const FORGET_ROUTE_ON = new Set([
 ]);
 /** Of those, the answers after which the call's time is gone: never run again. */
 const OUT_OF_TIME = new Set(['OWNER_TIMEOUT', 'DEADLINE_EXCEEDED']);
+/** The answer that says nothing of the call ran. */
+const NOTHING_RAN = 'NOT_OWNER_NODE';
 
 export async function toOwner<R>(
   host: { forgetRoute(key: CellKey): void },
@@ -28,6 +31,8 @@ export async function toOwner<R>(
   send: () => Promise<R>,
   /** The call from the start; null when it already ran once on a stale remembered route. */
   again: (() => Promise<R>) | null,
+  /** The call is a command without a request id: a second run would not be recognised. */
+  unkeyed = false,
 ): Promise<R> {
   try {
     return await send();
@@ -35,7 +40,8 @@ export async function toOwner<R>(
     const code = error instanceof AppError ? error.code : null;
     if (!code || !FORGET_ROUTE_ON.has(code)) throw error;
     host.forgetRoute(key);
-    if (again && route.cached && !OUT_OF_TIME.has(code)) return again();
+    const safe = !unkeyed || code === NOTHING_RAN;
+    if (again && route.cached && safe && !OUT_OF_TIME.has(code)) return again();
     throw error;
   }
 }

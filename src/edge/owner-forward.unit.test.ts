@@ -43,6 +43,22 @@ void describe('toOwner', () => {
     assert.deepEqual(h.forgotten, ['r1']);
   });
 
+  void it('a command without a request id runs again only where nothing of it ran', async () => {
+    const h = host();
+    let again = 0;
+    const rerun = () => (again++, Promise.resolve('again'));
+    const unreachable = errors.OWNER_UNREACHABLE('the stream broke');
+    // The owner may have committed it before it died: a second run would do it twice.
+    await assert.rejects(
+      toOwner(h, key, { cached: true }, () => Promise.reject(unreachable), rerun, true),
+      { code: 'OWNER_UNREACHABLE' },
+    );
+    assert.equal(again, 0);
+    const refused = () => Promise.reject(errors.NOT_OWNER_NODE('node b'));
+    assert.equal(await toOwner(h, key, { cached: true }, refused, rerun, true), 'again');
+    assert.deepEqual([h.forgotten, again], [['r1', 'r1'], 1]);
+  });
+
   void it('a fresh route refused or out of reach, or a call out of time: forgets the route, runs nothing again', async () => {
     for (const [route, error] of [
       [{}, errors.NOT_OWNER_NODE('node b')],

@@ -175,6 +175,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
       routed,
       () => this.deps.forwarder.callMeeting(routed.addr, method, raw, options.deadlineMs),
       options.rerouted ? null : () => this.call(method, raw, { ...options, rerouted: true }),
+      meetingCalls[method].kind === 'command' && req.request_id === undefined,
     );
   }
 }
