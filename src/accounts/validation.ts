@@ -9,6 +9,7 @@ import {
   hasDisguisingCharacters,
 } from '../domain/text.js';
 import { errors } from '../shared/error-codes.js';
+import { parseInput } from '../shared/parse-input.js';
 
 /** The app a user belongs to when a request names none. */
 export const DEFAULT_APP_CODE = 'default';
@@ -78,12 +79,7 @@ function isHttpUrl(value: string): boolean {
 }
 
 function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.map((i) =>
-    i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message,
-  );
-  throw errors.VALIDATION(details.join('; '));
+  return parseInput(schema, body ?? {}, errors.VALIDATION);
 }
 
 /** Validates a register body. */

@@ -6,6 +6,7 @@ import type { types } from 'mediasoup';
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
 import { errors } from '../shared/error-codes.js';
+import { parseInput } from '../shared/parse-input.js';
 
 /** Room names: `<kind>:<app_code>:<room id>` from the nodes, or any key of this alphabet. */
 export const roomCode = z
@@ -106,11 +107,7 @@ export const roomParams = z.object({ room_code: roomCode });
 
 /** Parses `value` or throws a `validation` AppError naming the first bad field. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw errors.VALIDATION(`${where}${issue?.message ?? 'invalid body'}`);
+  return parseInput(schema, value ?? {}, errors.VALIDATION);
 }
 
 /** The mediasoup types of the loosely checked bodies (mediasoup validates the rest). */

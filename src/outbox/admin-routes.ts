@@ -21,6 +21,7 @@ import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
 import type { WebhookDirectory } from './webhooks.js';
 import { errors } from '../shared/error-codes.js';
+import { parseInput } from '../shared/parse-input.js';
 import { requireAdminToken } from '../edge/http/admin-token.js';
 import { documented, jsonSchemaOf } from '../edge/http/openapi.js';
 
@@ -197,12 +198,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw errors.BAD_REQUEST(detail);
-  }
-  return parsed.data;
+  return parseInput(schema, value, errors.BAD_REQUEST);
 }
 
 function render(r: OutboxRecord): Record<string, unknown> {

@@ -15,6 +15,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../../shared/error-codes.js';
+import { parseInput } from '../../shared/parse-input.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { requireAdminToken } from './admin-token.js';
 import { documented, jsonSchemaOf } from './openapi.js';
@@ -261,10 +262,5 @@ function parseJson(text: string): unknown {
 }
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw errors.BAD_REQUEST(detail);
-  }
-  return parsed.data;
+  return parseInput(schema, value ?? {}, errors.BAD_REQUEST);
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../shared/clock.js';
 import { sendOk } from '../../shared/http-envelope.js';
-import { errors } from '../../shared/error-codes.js';
+import { parseInput } from '../../shared/parse-input.js';
 import type { VoiceRoomStore } from '../voice/voice-store.js';
 import { requireAdminToken } from './admin-token.js';
 import { documented, jsonSchemaOf } from './openapi.js';
@@ -58,10 +58,7 @@ const docs = {
 };
 
 function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const r = schema.safeParse(value ?? {});
-  if (r.success) return r.data;
-  const issue = r.error.issues[0]!;
-  throw errors.INVALID_ARGUMENT(`${issue.path.join('.')}: ${issue.message}`);
+  return parseInput(schema, value ?? {});
 }
 
 export function registerAdminRoutes(

@@ -17,6 +17,7 @@ import type { Authenticator } from '../../accounts/tokens.js';
 import { ROOM_CODE_PATTERN } from '../../domain/meeting/decide-membership.js';
 import { refuse } from '../../domain/meeting/errors.js';
 import { errors } from '../../shared/error-codes.js';
+import { parseInput } from '../../shared/parse-input.js';
 import { AppError, RateLimitedError } from '../../shared/errors.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { cellRequestId, meetingCalls, meetingMethods } from '../meeting/commands.js';
@@ -110,11 +111,7 @@ export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDe
         const me = authOf(request);
         const body = route.method === 'GET' ? queryOf(request) : bodyOf(request);
         // Strict first: a body naming the caller, the app or the meeting is refused.
-        const checked = declared.body.safeParse(body);
-        if (!checked.success) {
-          const issue = checked.error.issues[0]!;
-          throw errors.INVALID_ARGUMENT(`${issue.path.join('.') || 'body'}: ${issue.message}`);
-        }
+        parseInput(declared.body, body);
         const req: Body = { ...body, app_code: me.appCode, caller_id: me.userId };
         const address = request.ip || null;
         if (declared.scope === 'room') {

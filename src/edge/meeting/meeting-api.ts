@@ -15,6 +15,7 @@ import type { MeetingCommand, MeetingEvent, MeetingState } from '../../domain/me
 import { singleMediaServer, type MediaServers } from '../../meeting/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
+import { parseInput } from '../../shared/parse-input.js';
 import { toOwner } from '../owner-forward.js';
 import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
 import type { MeetingContext, MeetingRequest } from './declaration.js';
@@ -98,7 +99,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
   async call(method: MeetingMethod, raw: unknown, options: MeetingCallOptions = {}) {
     const declared = meetingCalls[method];
     if (!declared) throw errors.INVALID_ARGUMENT(`unknown meeting method ${String(method)}`);
-    const req = parse(schemas[method], raw) as MeetingRequest;
+    const req = parseInput(schemas[method], raw) as MeetingRequest;
     const { cellsTier } = this.deps;
     if (cellsTier) {
       const key =
@@ -189,11 +190,4 @@ function hostOptions(options: MeetingCallOptions) {
 
 function keyOf(req: MeetingRequest & { room_code: string }) {
   return { appCode: req.app_code, roomId: req.room_code };
-}
-
-function parse(schema: z.ZodType, raw: unknown): unknown {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw errors.INVALID_ARGUMENT(`${issue.path.join('.') || 'request'}: ${issue.message}`);
 }

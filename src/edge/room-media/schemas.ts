@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { errors } from '../../shared/error-codes.js';
+import { parseInput } from '../../shared/parse-input.js';
 
 /** Ids the media server made (UUIDs in practice). */
 const mediaId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, '1-128 of A-Za-z0-9_-');
@@ -58,9 +59,5 @@ export function mediaPayloads(field: 'room_code' | 'room_id', roomId: z.ZodStrin
 
 /** Parses `data` or throws BAD_REQUEST naming the first bad field. */
 export function parsePayload<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-  throw errors.BAD_REQUEST(`${where}${issue?.message ?? 'invalid data'}`);
+  return parseInput(schema, data, errors.BAD_REQUEST);
 }

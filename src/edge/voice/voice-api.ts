@@ -3,7 +3,6 @@
  * RPC as ./commands.ts declares it on the owner (here, or forwarded once to the owner's
  * advertise address) and shapes the reply. The gRPC server and the REST routes both call it.
  */
-import type { z } from 'zod';
 import type { CellHost, Routed } from '../../cell/host.js';
 import type { CellKey } from '../../cell/lease.js';
 import type { CellsTier } from '../../cell/cells-tier.js';
@@ -18,6 +17,7 @@ import type {
 import { declarationOf, type RpcName } from './commands.js';
 import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
 import { errors } from '../../shared/error-codes.js';
+import { parseInput } from '../../shared/parse-input.js';
 import { toOwner } from '../owner-forward.js';
 import type { VoiceRoomStore } from './voice-store.js';
 import type { MediaServers } from '../../meeting/media-servers.js';
@@ -53,7 +53,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   /** Runs `method` with an untrusted request object. */
   async call(method: RpcName, raw: unknown, options: CallOptions = {}): Promise<unknown> {
     const declared = declarationOf(method);
-    const req = parse(declared.schema, raw);
+    const req = parseInput(declared.schema, raw);
     if (this.cellsTier) {
       // Validated here (a proto message would coerce "1" to 1), decided on the cells node.
       const named = req as Partial<RoomRequest>;
@@ -120,11 +120,4 @@ function optionsOf(options: CallOptions) {
 
 function keyOf(req: RoomRequest): CellKey {
   return { appCode: req.app_code, roomId: req.room_id };
-}
-
-function parse<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const parsed = schema.safeParse(raw);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  throw errors.INVALID_ARGUMENT(`${issue.path.join('.') || 'request'}: ${issue.message}`);
 }
