@@ -202,7 +202,9 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         command,
         requestId: requestId ?? `auto:${randomUUID()}`,
         explicit: requestId !== undefined,
-        fingerprint: fingerprint ?? requestFingerprint('command', command),
+        // An id made up here names nothing a caller can send again: nothing to compare.
+        fingerprint:
+          requestId === undefined ? '' : (fingerprint ?? requestFingerprint('command', command)),
         deadlineMs,
         resolve,
         reject,
