@@ -11,6 +11,7 @@ import type {
   LogRow,
   OutboxRow,
   OutcomeRow,
+  ReactionRow,
   StoreTypes,
 } from './cell-store.js';
 import type { CellDomain, Command, DecidedEntry, Decision, DomainEvent } from './domain.js';
@@ -191,6 +192,9 @@ export function batchWrite<S, C extends Command, E extends DomainEvent, P>(
 ): { write: BatchWrite<P>; envelopes: RoomEventEnvelope[] } {
   const log: LogRow[] = [];
   const outbox: OutboxRow[] = [];
+  const reactions: ReactionRow[] = [];
+  // The same reaction twice in a batch (a room closing releases every seat) is one.
+  const reacted = new Set<string>();
   const envelopes: RoomEventEnvelope[] = [];
   for (const { command, requestId, version, events, reply } of decided.entries) {
     const { type, ...payload } = command;
@@ -203,6 +207,17 @@ export function batchWrite<S, C extends Command, E extends DomainEvent, P>(
       result: JSON.stringify({ reply }),
     });
     for (const event of events) {
+      for (const reaction of domain.reactionsTo?.(event) ?? []) {
+        const data = JSON.stringify(reaction.data);
+        if (reacted.has(`${reaction.type}\n${data}`)) continue;
+        reacted.add(`${reaction.type}\n${data}`);
+        reactions.push({
+          reactionId: randomUUID(),
+          roomVersion: version,
+          type: reaction.type,
+          data,
+        });
+      }
       const out = domain.toOutbox ? domain.toOutbox(event) : { type: event.type, data: event };
       if (!out) continue;
       const envelope = roomEventEnvelope(key, randomUUID(), version, out, nowMs);
@@ -220,6 +235,7 @@ export function batchWrite<S, C extends Command, E extends DomainEvent, P>(
       toVersion: decided.version,
       log,
       outbox,
+      reactions,
       outcomes,
       nextAlarmMs: domain.nextDeadline(decided.state),
       snapshot: snapshotDue

@@ -1,6 +1,7 @@
 /** What a cell tells its observers: each commit, and once, why it closed. */
 import type { Command, DecidedEntry, DomainEvent } from './domain.js';
 import type { RoomEventEnvelope } from './envelope.js';
+import type { ReactionRow } from './cell-store.js';
 import type { CellKey } from './lease.js';
 
 /** What one commit made durable, announced right after COMMIT. */
@@ -12,6 +13,8 @@ export interface CommittedBatch {
   readonly entries: readonly DecidedEntry<Command, DomainEvent>[];
   /** The batch's outbox envelopes, in order: the realtime frames' payload. */
   readonly envelopes: readonly RoomEventEnvelope[];
+  /** The post-commit reactions it recorded, in order (./reactions.ts runs them). */
+  readonly reactions: readonly ReactionRow[];
 }
 
 /**

@@ -69,11 +69,22 @@ export interface OutboxRow {
   readonly envelope: string;
 }
 
+/** A post-commit reaction as the batch records it (`room_reactions`). */
+export interface ReactionRow {
+  readonly reactionId: string;
+  readonly roomVersion: number;
+  readonly type: string;
+  /** JSON of the reaction's data. */
+  readonly data: string;
+}
+
 /** What one batch writes besides the domain's own rows. */
 export interface BatchWrite<P = unknown> {
   readonly toVersion: number;
   readonly log: readonly LogRow[];
   readonly outbox: readonly OutboxRow[];
+  /** The post-commit reactions the batch's events call for (./reactions.ts). */
+  readonly reactions: readonly ReactionRow[];
   readonly outcomes: readonly OutcomeRow[];
   readonly nextAlarmMs: number | null;
   /** Written when due (every N versions). */

@@ -24,7 +24,7 @@ import {
   type RecordedOutcome,
 } from './batch.js';
 import type { CellEvents, CloseReason } from './cell-events.js';
-import type { CellStore, StoreTypes } from './cell-store.js';
+import type { CellStore, ReactionRow, StoreTypes } from './cell-store.js';
 import { Flight, takeBatch, type Tip } from './flight.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
 import type { RoomEventEnvelope } from './envelope.js';
@@ -587,7 +587,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       this.#version = done.version;
       this.#persisted = true;
       if (outcome.write?.snapshot) this.#snapshotVersion = outcome.write.snapshot.version;
-      this.#announce(done, envelopes);
+      this.#announce(done, envelopes, outcome.write?.reactions ?? []);
     }
     for (const p of leaders) {
       const r = done.outcomes.get(p.requestId);
@@ -600,7 +600,11 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
   }
 
   /** Tells the observers (the realtime bus) what just committed; never throws. */
-  #announce(done: DecidedBatch<S, C, E, unknown>, envelopes: readonly RoomEventEnvelope[]): void {
+  #announce(
+    done: DecidedBatch<S, C, E, unknown>,
+    envelopes: readonly RoomEventEnvelope[],
+    reactions: readonly ReactionRow[],
+  ): void {
     try {
       this.observer.emit('commit', {
         key: this.#key,
@@ -608,6 +612,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
         version: done.version,
         entries: done.entries,
         envelopes,
+        reactions,
       });
     } catch (err) {
       this.#deps.logger.warn({ err }, 'commit listener failed');

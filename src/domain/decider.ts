@@ -109,4 +109,16 @@ export interface RoomKind<S, C extends Command, E extends DomainEvent> extends D
   reply?(state: S, command: C, events: readonly E[]): unknown;
   /** Which events leave through the outbox, and as what; default: every event as is. */
   toOutbox?(event: E): { type: string; data: unknown } | null;
+  /**
+   * What must happen outside the database because `event` committed (close a member's
+   * media, close a router, tell members to re-create their media): recorded in the commit's
+   * transaction and carried out at least once, by any node, until done. Default: nothing.
+   */
+  reactionsTo?(event: E): readonly Reaction[];
+}
+
+/** A post-commit reaction: its type names the handler; `data` is all the handler gets. */
+export interface Reaction {
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
 }

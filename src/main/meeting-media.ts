@@ -8,8 +8,9 @@
  * still follows meetings and answers every media event with 会议媒体服务暂不可用.
  */
 import type { Logger } from 'pino';
-import type { CommittedBatch } from '../cell/cell.js';
-import type { MeetingEvent } from '../domain/meeting/types.js';
+import type { CellKey } from '../cell/lease.js';
+import type { ReactionHandler } from '../cell/reactions.js';
+import type { MeetingMembership } from '../edge/meeting-ws/ports.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
 import type { MediaHolders, RoomMediaState } from '../edge/room-media/ports.js';
@@ -19,13 +20,31 @@ import type { WsHub } from '../edge/ws/hub.js';
 import type { MediaFailover } from '../meeting/media-failover.js';
 import { mediaRoomOf, type MediaServers } from '../meeting/media-servers.js';
 import type { RealtimePublisher } from '../realtime/publisher.js';
+import { AppError } from '../shared/errors.js';
 import type { Meetings } from './meetings.js';
 
 export interface MeetingMedia {
   readonly signalling: MeetingSignalling;
-  /** The host's commit listener for meeting cells. */
-  onCommitted(batch: CommittedBatch): void;
+  /** What a meeting's commits make happen on its media server (../cell/reactions.ts). */
+  readonly reactions: ReadonlyMap<string, ReactionHandler>;
   close(): Promise<void>;
+}
+
+/** Whether the user is an active member of the meeting again (a refusal says no). */
+async function activeAgain(
+  members: MeetingMembership,
+  key: CellKey,
+  userId: string,
+): Promise<boolean> {
+  try {
+    await members.member(key.appCode, key.roomId, userId);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.kind !== 'unavailable' && error.kind !== 'internal') {
+      return false;
+    }
+    throw error;
+  }
 }
 
 export function wireMeetingMedia(deps: {
@@ -63,31 +82,38 @@ export function wireMeetingMedia(deps: {
     ...(deps.holders ? { holders: deps.holders } : {}),
     ...(deps.caps ? { caps: deps.caps } : {}),
   });
-  const quietly = (what: string, run: () => Promise<void>) => {
-    run().catch((err: unknown) => logger.warn({ err }, `${what} failed`));
-  };
+  // Asked without the lookup limits: a reaction is the server's question, not the user's.
+  const members = meetingMembership(deps.meetings.api);
+  const reset = { state: deps.state, media, broadcaster: deps.publisher, logger };
+  const text = (data: Readonly<Record<string, unknown>>, name: string) =>
+    typeof data[name] === 'string' ? data[name] : null;
+  const reactions = new Map<string, ReactionHandler>([
+    [
+      'meeting.member_media.release',
+      async (key, data) => {
+        const userId = text(data, 'user_id')!;
+        // Carried out late (its owner died, the media server was away) after the member
+        // came back: what they hold now is their new session's, not the one that ended.
+        if (await activeAgain(members, key, userId)) return;
+        await signalling.releaseUserMedia(key, userId, text(data, 'media_server'));
+      },
+    ],
+    [
+      'meeting.router.close',
+      (key, data) => media.of(text(data, 'media_server')).closeRouter(mediaRoomOf(key)),
+    ],
+    [
+      'meeting.media.reset',
+      (key, data) =>
+        resetRoomMedia(reset, 'meeting', key, {
+          to_server: text(data, 'to_server')!,
+          user_ids: data.user_ids as readonly string[],
+        }),
+    ],
+  ]);
   return {
     signalling,
-    onCommitted(batch) {
-      if (batch.kind !== 'meeting') return;
-      for (const entry of batch.entries) {
-        for (const event of entry.events as readonly MeetingEvent[]) {
-          if (event.type === 'MemberLeft') {
-            quietly('releasing a member’s media', () =>
-              signalling.releaseUserMedia(batch.key, event.user_id, event.media_server ?? null),
-            );
-          } else if (event.type === 'MeetingEnded' && event.media_server) {
-            const server = media.of(event.media_server);
-            quietly('closing the router', () => server.closeRouter(mediaRoomOf(batch.key)));
-          } else if (event.type === 'MediaServerMoved') {
-            const reset = { state: deps.state, media, broadcaster: deps.publisher, logger };
-            quietly('moving the meeting’s media', () =>
-              resetRoomMedia(reset, 'meeting', batch.key, event),
-            );
-          }
-        }
-      }
-    },
+    reactions,
     close: () => signalling.close(),
   };
 }

@@ -23,6 +23,8 @@ import { sqlNotificationRetentionStore } from '../adapters/sql/notifications/not
 import { NotificationRetention } from '../notifications/notification-retention.js';
 import { sqlLogRetentionStore } from '../adapters/sql/log-retention-store.js';
 import { LogRetention } from '../cell/log-retention.js';
+import { Reactor } from '../cell/reactions.js';
+import { sqlReactionStore } from '../adapters/sql/reaction-store.js';
 import { CellHost } from '../cell/host.js';
 import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
@@ -46,7 +48,7 @@ import { nodeControl, nodeReadiness } from './node-ops.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
 import { wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
 import { edgeCellsTier, startCellsService, startRelaySweeps } from './node-roles.js';
-import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
+import { wireMeetingMedia } from './meeting-media.js';
 import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
 import { followMediaEvents } from './media-events.js';
 import { wireMedia, type NodeMedia } from './node-media.js';
@@ -91,6 +93,8 @@ export interface RoomsNode {
   readonly notifications: NotificationCentre;
   /** Voice rooms' audio: `voice.*` signalling, producer checks, media events → RTC commands. */
   readonly voiceMedia: VoiceMedia;
+  /** Post-commit reactions: the fast path after this node's commits, and the relay. */
+  readonly reactions: Reactor;
   /** The meetings' WebSocket signalling (this node's presence notices to the meetings). */
   readonly meetingSignalling: MeetingSignalling;
   /** Deletes old notifications and caps each recipient's (`ROOMS_NOTIFICATION_*`); started with the relay role. */
@@ -143,8 +147,7 @@ export async function startNode(
       ownsCells: config.roles.cells,
     };
     let delivery: Delivery | null = null;
-    let meetingMedia: MeetingMedia | null = null;
-    let voiceMedia: VoiceMedia | null = null;
+    let reactor: Reactor | null = null;
     const host = new CellHost(hostConfig, {
       store: new SqlCellStore(sql, { logger: logger.child({ module: 'cell-store' }) }),
       lease,
@@ -153,8 +156,7 @@ export async function startNode(
       logger,
       onCommitted: (batch) => {
         delivery?.onCommitted(batch);
-        meetingMedia?.onCommitted(batch);
-        voiceMedia?.onCommitted(batch);
+        reactor?.onCommitted(batch);
       },
     });
     collectDefaultMetrics({ register: host.metrics.registry });
@@ -286,7 +288,7 @@ export async function startNode(
       logger,
       closers,
     );
-    meetingMedia = wireMeetingMedia({
+    const meetingMedia = wireMeetingMedia({
       failover,
       holders,
       hub: wired.hub,
@@ -313,7 +315,18 @@ export async function startNode(
       owns,
       logger,
     });
-    voiceMedia = voiceAudio;
+    // What commits make happen on the media servers: at once here when this node owns the
+    // room, else (a death after COMMIT, a failure) by any node with media, until done.
+    reactor = new Reactor(
+      {},
+      {
+        store: sqlReactionStore(sql.db),
+        clock: systemClock,
+        logger,
+        handlers: new Map([...meetingMedia.reactions, ...voiceAudio.reactions]),
+      },
+    );
+    reactor.start();
     const records = new MediaRecords({
       state: mediaState,
       rules: {
@@ -338,6 +351,7 @@ export async function startNode(
     closers.push(() => signalling.close());
     closers.push(() => voiceAudio.close());
     closers.push(() => records.close());
+    closers.push(() => reactor.stop());
     closers.push(() => Promise.resolve(stopMediaEvents()));
     if (advertiseAddr) hostConfig.advertiseAddr = advertiseAddr;
     // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
@@ -362,6 +376,7 @@ export async function startNode(
       notifications,
       meetingSignalling: signalling.signalling,
       voiceMedia: voiceAudio,
+      reactions: reactor,
       notificationRetention,
       httpAddress,
       close: () => (closing ??= closeAll()),

@@ -133,9 +133,9 @@ describe('voice-room audio when the owner dies after a MicDown', { skip }, () =>
         [producerId],
       );
 
-      // Node a commits the MicDown and dies before closing the producer: its checks stop
-      // first, so none of them closes it before the kill either.
-      a.voiceMedia.signalling.onCommitted = () => undefined;
+      // Node a commits the MicDown and dies before closing the producer: its reactions and
+      // checks stop first, so none of them closes it before the kill either.
+      await a.reactions.stop();
       await a.voiceMedia.close();
       await post(`/${roomId}/mic/down`);
       await a.host.abort();

@@ -5,7 +5,7 @@
  * commands and speaker frames (the node feeds it: ./media-events.ts).
  */
 import type { Logger } from 'pino';
-import type { CommittedBatch } from '../cell/cell-events.js';
+import type { ReactionHandler } from '../cell/reactions.js';
 import type { CellKey } from '../cell/lease.js';
 import { VoiceMediaBridge } from '../edge/voice-ws/media-bridge.js';
 import { VoiceMediaSignalling } from '../edge/voice-ws/signalling.js';
@@ -23,7 +23,8 @@ export interface VoiceMedia {
   readonly signalling: VoiceMediaSignalling;
   readonly bridge: VoiceMediaBridge;
   /** The host's commit listener for voice-room cells. */
-  onCommitted(batch: CommittedBatch): void;
+  /** What a voice room's commits make happen on its media server (../cell/reactions.ts). */
+  readonly reactions: ReadonlyMap<string, ReactionHandler>;
   close(): Promise<void>;
 }
 
@@ -67,7 +68,7 @@ export function wireVoiceMedia(deps: {
   return {
     signalling,
     bridge,
-    onCommitted: (batch) => signalling.onCommitted(batch),
+    reactions: signalling.reactionHandlers(),
     async close() {
       await bridge.close();
       await signalling.close();

@@ -42,6 +42,7 @@ function batch(from: number, types: string[][], kind = 'voice'): CommittedBatch 
   return {
     key,
     kind,
+    reactions: [],
     version: from + types.length - 1,
     entries: types.map((_, i) => ({
       version: from + i,

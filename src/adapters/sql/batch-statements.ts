@@ -7,11 +7,12 @@
 import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import type { SqlFlavor } from './flavor.js';
 import type { Database } from './schema.js';
+import { REACTION_GRACE_MS } from '../../cell/reactions.js';
 import { connectionMark } from './stale-owner.js';
 import type { SqlBatchWrite, SqlCommitRequest } from './sql-store-types.js';
 
 /** The tables every batch appends to, one multi-row INSERT each. */
-type LogTable = 'room_command_log' | 'room_request_outcomes' | 'room_outbox';
+type LogTable = 'room_command_log' | 'room_request_outcomes' | 'room_outbox' | 'room_reactions';
 
 /**
  * One multi-row INSERT of the runtime's own rows, kept as rows: Kysely compiles it for a
@@ -132,6 +133,27 @@ export function writeStatements(
         event_type: o.eventType,
         envelope: o.envelope,
         ...pendingOutboxRow(nowMs),
+      })),
+    });
+  }
+  if (write.reactions.length > 0) {
+    inserts.push({
+      table: 'room_reactions',
+      rows: write.reactions.map((r) => ({
+        reaction_id: r.reactionId,
+        app_code: key.appCode,
+        room_id: key.roomId,
+        room_version: r.roomVersion,
+        reaction_type: r.type,
+        data: r.data,
+        status: 'pending' as const,
+        attempts: 0,
+        claim_token: null,
+        // The owner carries it out at once; a relay takes it only if it is still here then.
+        next_attempt_at_ms: nowMs + REACTION_GRACE_MS,
+        last_error: null,
+        created_at_ms: nowMs,
+        updated_at_ms: nowMs,
       })),
     });
   }

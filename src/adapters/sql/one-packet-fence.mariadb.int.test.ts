@@ -45,6 +45,7 @@ void describe('one-packet batch: the fence', { skip }, () => {
     const requestId = randomUUID();
     return {
       toVersion: version,
+      reactions: [],
       log: [
         {
           version,
@@ -226,6 +227,7 @@ void describe('one-packet batch: the fence', { skip }, () => {
     const requestIds = hostile.map((h, i) => `${h.slice(0, 60)}#${i}`);
     const batch: SqlBatchWrite = {
       toVersion: hostile.length,
+      reactions: [],
       log: hostile.map((h, i) => ({
         version: i + 1,
         requestId: requestIds[i]!,

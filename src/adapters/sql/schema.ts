@@ -76,6 +76,23 @@ export interface RoomOutboxTable {
   updated_at_ms: number;
 }
 
+/** `0015_room_reactions`: post-commit reactions not carried out yet (src/cell/reactions.ts). */
+export interface RoomReactionsTable {
+  reaction_id: string;
+  app_code: string;
+  room_id: string;
+  room_version: number;
+  reaction_type: string;
+  data: string;
+  status: 'pending' | 'failed';
+  attempts: number;
+  claim_token: string | null;
+  next_attempt_at_ms: number;
+  last_error: string | null;
+  created_at_ms: number;
+  updated_at_ms: number;
+}
+
 /** `0014_room_outbox_pruned`: the highest room version outbox retention deleted, per room. */
 export interface RoomOutboxPrunedTable {
   app_code: string;
@@ -247,6 +264,7 @@ export interface Database {
   room_request_outcomes: RoomRequestOutcomesTable;
   room_outbox: RoomOutboxTable;
   room_outbox_pruned: RoomOutboxPrunedTable;
+  room_reactions: RoomReactionsTable;
   rooms: RoomsTable;
   room_list_entries: RoomListEntriesTable;
   wallets: WalletsTable;

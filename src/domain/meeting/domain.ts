@@ -18,7 +18,7 @@
  *   alone); HostChanged → meeting.host.changed; MeetingEnded → meeting.room.ended plus
  *   CloseRouter; MemberStateChanged → meeting.member.state.changed; ChatSent → meeting.chat.
  */
-import type { RoomKind } from '../decider.js';
+import type { Reaction, RoomKind } from '../decider.js';
 import { decideMeeting, nextMeetingDeadline } from './decide.js';
 import { refuse } from './errors.js';
 import { evolveMeeting, initialMeeting } from './evolve.js';
@@ -51,7 +51,35 @@ export function meetingKind(settings: MeetingSettings = defaultMeetingSettings):
     notFound: refuse('MEETING_NOT_FOUND'),
     reply: replyOf,
     toOutbox,
+    reactionsTo,
   };
+}
+
+/** What the meeting's media server must be told once an event committed. */
+export function reactionsTo(event: MeetingEvent): readonly Reaction[] {
+  switch (event.type) {
+    case 'MemberLeft':
+      // Its transports, producers and consumers: a kicked member must not stay audible.
+      return [
+        {
+          type: 'meeting.member_media.release',
+          data: { user_id: event.user_id, media_server: event.media_server ?? null },
+        },
+      ];
+    case 'MeetingEnded':
+      return event.media_server
+        ? [{ type: 'meeting.router.close', data: { media_server: event.media_server } }]
+        : [];
+    case 'MediaServerMoved':
+      return [
+        {
+          type: 'meeting.media.reset',
+          data: { to_server: event.to_server, user_ids: event.user_ids },
+        },
+      ];
+    default:
+      return [];
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * asks of a room kind. SQL hooks (wallet, projections) are added at the adapter
  * edge, see src/adapters/sql/voice-room/.
  */
-import type { RoomKind } from '../decider.js';
+import type { Reaction, RoomKind } from '../decider.js';
 import { decideVoiceRoom, nextVoiceRoomDeadline } from './decide.js';
 import { evolveVoiceRoom, initialVoiceRoom } from './evolve.js';
 import type {
@@ -48,5 +48,30 @@ export function voiceRoomDomain(
     creates: (command) => command.type === 'CreateRoom',
     reply: replyOf,
     toOutbox: (event) => (LOG_ONLY.has(event.type) ? null : { type: event.type, data: event }),
+    reactionsTo,
   };
+}
+
+/** What the room's media server must be told once an event committed. */
+export function reactionsTo(event: VoiceRoomEvent): readonly Reaction[] {
+  switch (event.type) {
+    // A voice ended: producers no seat allows any more are closed.
+    case 'MicReleased':
+    case 'RoomClosed':
+      return [{ type: 'voice_room.producers.reconcile', data: {} }];
+    // A presence ended: the user's transports and consumers in the room go too.
+    case 'UserLeft':
+    case 'PresenceStale':
+    case 'UserKicked':
+      return [{ type: 'voice_room.member_media.release', data: { user_id: event.user_id } }];
+    case 'MediaServerMoved':
+      return [
+        {
+          type: 'voice_room.media.reset',
+          data: { to_server: event.to_server, user_ids: event.user_ids },
+        },
+      ];
+    default:
+      return [];
+  }
 }

@@ -14,9 +14,8 @@
  * period. Closing twice is success (404 = done).
  */
 import type { Logger } from 'pino';
-import type { CommittedBatch } from '../../cell/cell-events.js';
+import type { ReactionHandler } from '../../cell/reactions.js';
 import { routeKey, type CellKey } from '../../cell/lease.js';
-import type { VoiceRoomEvent } from '../../domain/voice-room/types.js';
 import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
 import { mediaRoomOf, parseMediaRoom, type MediaServers } from '../../meeting/media-servers.js';
 import { PeriodicSweep } from '../../shared/periodic-sweep.js';
@@ -35,19 +34,6 @@ import { resetRoomMedia } from '../room-media/media-reset.js';
 
 /** Every voice room's producers are checked against its seats this often (every node). */
 export const DEFAULT_RECONCILE_MS = 10_000;
-
-/**
- * Events after which the room's producers are checked at once: every end of a mic session
- * is a MicReleased (a leave, a kick or stale presence of a seat holder included), and a
- * close may leave a router behind.
- */
-const ENDS_A_VOICE = new Set<VoiceRoomEvent['type']>(['MicReleased', 'RoomClosed']);
-/** Presence ends: the user's transports and consumers in the room go too. */
-const ENDS_A_PRESENCE = new Set<VoiceRoomEvent['type']>([
-  'UserLeft',
-  'PresenceStale',
-  'UserKicked',
-]);
 
 const JoinPayload = z.object({ room_id: voiceRoomId });
 
@@ -121,20 +107,26 @@ export class VoiceMediaSignalling {
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 
-  /** The host's commit listener: a commit that ends a voice is followed by its close. */
-  onCommitted(batch: CommittedBatch): void {
-    if (batch.kind !== 'voice_room') return;
-    const events = batch.entries.flatMap((e) => e.events as readonly VoiceRoomEvent[]);
-    if (events.some((e) => ENDS_A_VOICE.has(e.type))) this.track(this.reconcile(batch.key));
-    for (const event of events) {
-      if (ENDS_A_PRESENCE.has(event.type) && 'user_id' in event) {
-        this.track(this.release(batch.key, event.user_id));
-      } else if (event.type === 'MediaServerMoved') {
-        const { state, media, broadcaster } = this.deps;
-        const deps = { state, media, broadcaster, logger: this.logger };
-        this.track(resetRoomMedia(deps, 'voice_room', batch.key, event));
-      }
-    }
+  /**
+   * What a voice room's commits make happen on its media server (../../cell/reactions.ts):
+   * a voice that ended has its producer closed, a presence that ended its transports and
+   * consumers, and a room moved to another media server its members told to start again.
+   */
+  reactionHandlers(): ReadonlyMap<string, ReactionHandler> {
+    const { state, media, broadcaster } = this.deps;
+    const reset = { state, media, broadcaster, logger: this.logger };
+    return new Map<string, ReactionHandler>([
+      ['voice_room.producers.reconcile', async (key) => void (await this.reconcile(key))],
+      ['voice_room.member_media.release', (key, data) => this.release(key, String(data.user_id))],
+      [
+        'voice_room.media.reset',
+        (key, data) =>
+          resetRoomMedia(reset, 'voice_room', key, {
+            to_server: String(data.to_server),
+            user_ids: data.user_ids as readonly string[],
+          }),
+      ],
+    ]);
   }
 
   /** What a dead node process's sockets made for the user in the room (orphan-media.ts). */
