@@ -9,7 +9,7 @@
  * salted hash, the media server placed at that moment), which differs between two copies
  * of one request.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Fields that are not what the request asks: its id, and the target of a media move, which
@@ -24,29 +24,22 @@ const NOT_PART_OF_THE_REQUEST = new Set(['request_id', 'to_server']);
  */
 const SECRET = new Set(['password']);
 
-/** A short, stable digest of `operation` and `request` (keys in any order give one value). */
+/**
+ * A short, stable digest of `operation` and `request`. The request's own fields may come in
+ * any order; what they hold is taken as JSON gives it (a parsed request's nested objects come
+ * in its schema's order, and a list's order is part of what it asks).
+ */
 export function requestFingerprint(operation: string, request: unknown): string {
-  return createHash('sha256')
-    .update(operation)
-    .update('\n')
-    .update(canonicalJson(request, true))
-    .digest('base64url')
-    .slice(0, 22);
-}
-
-/** JSON with object keys sorted at every depth; `undefined` members are left out, as JSON does. */
-function canonicalJson(value: unknown, top = false): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const members = Object.keys(value)
-      .filter((k) => !(top && NOT_PART_OF_THE_REQUEST.has(k)))
-      .sort()
-      .flatMap((k) => {
-        const v = (value as Record<string, unknown>)[k];
-        if (v === undefined) return [];
-        return [`${JSON.stringify(k)}:${SECRET.has(k) ? '"*"' : canonicalJson(v)}`];
-      });
-    return `{${members.join(',')}}`;
+  let text = `${JSON.stringify(operation)}\n`;
+  if (request !== null && typeof request === 'object' && !Array.isArray(request)) {
+    const fields = request as Record<string, unknown>;
+    for (const name of Object.keys(fields).sort()) {
+      const value = fields[name];
+      if (value === undefined || NOT_PART_OF_THE_REQUEST.has(name)) continue;
+      text += `${JSON.stringify(name)}:${SECRET.has(name) ? '"*"' : JSON.stringify(value)}\n`;
+    }
+  } else {
+    text += JSON.stringify(request) ?? 'null';
   }
-  return JSON.stringify(value) ?? 'null';
+  return hash('sha256', text, 'base64url').slice(0, 22);
 }
