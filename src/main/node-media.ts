@@ -1,14 +1,42 @@
 /**
  * The media side of a node (./node.ts): an embedded media server or a client of a separate
- * one, or none, and what `/healthz` says about it.
+ * one, or none, and what `/healthz` says about it; then the rooms' media wired on top of it.
  */
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import type { Config } from './config.js';
-import { embeddedRegistration } from './media-cluster.js';
+import {
+  embeddedRegistration,
+  ownMediaServerId,
+  sweepOrphanMedia,
+  wireMediaFailover,
+  wireMediaHolders,
+} from './media-cluster.js';
 import { embeddedMediaHealth, remoteMediaHealth, type MediaHealth } from './media-health.js';
+import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
+import type { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
+import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
+import type { SqlBackend } from '../adapters/sql/database.js';
+import { sqlReactionStore } from '../adapters/sql/reaction-store.js';
+import type { CellHost } from '../cell/host.js';
+import type { CellKey } from '../cell/lease.js';
+import { Reactor } from '../cell/reactions.js';
+import type { MeetingMembership } from '../edge/meeting-ws/ports.js';
+import { meetingMediaRules } from '../edge/meeting-ws/media-rules.js';
+import { MediaRecords } from '../edge/room-media/media-records.js';
+import { voiceMediaRules } from '../edge/voice-ws/media-rules.js';
+import type { MediaServers } from '../meeting/media-servers.js';
+import { followRouterCaches } from '../meeting/router-cache.js';
+import { systemClock } from '../shared/clock.js';
+import type { Delivery } from './delivery.js';
+import { followMediaEvents } from './media-events.js';
+import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
+import type { Meetings } from './meetings.js';
+import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
+import type { VoiceRooms } from './voice-rooms.js';
 
 /** The media side of a node: the orchestrator the meeting module calls, and its server. */
 export interface NodeMedia {
@@ -76,4 +104,121 @@ export async function wireMedia(
     logger.warn(`embedded media server not started, meetings have no audio/video: ${reason}`);
     return { orchestrator: null, server: null, health: embeddedMediaHealth(null, reason) };
   }
+}
+
+/** What the media side of the rooms gives the node. */
+export interface RoomsMedia {
+  /** The meetings' media and WebSocket signalling. */
+  readonly signalling: MeetingMedia;
+  /** Voice rooms' audio. */
+  readonly voiceAudio: VoiceMedia;
+  /** Post-commit reactions: the fast path after this node's commits, and the relay. */
+  readonly reactor: Reactor;
+}
+
+/**
+ * The rooms' media once delivery is wired: media state, failover, meeting and voice media,
+ * post-commit reactions, media records, media events and orphan sweeps. Its closers are
+ * pushed after the host's own, so they run before them.
+ */
+export async function wireRoomsMedia(
+  deps: {
+    config: Config;
+    logger: Logger;
+    redis: Redis | null;
+    sql: SqlBackend;
+    host: CellHost;
+    media: NodeMedia;
+    mediaServers: MediaServers;
+    directory: RedisMediaServers | null;
+    meetings: Meetings;
+    voice: VoiceRooms;
+    membership: MeetingMembership;
+    delivery: Delivery;
+    /** Hears the Reactor as soon as it exists, before it starts (the host's `onCommitted`). */
+    onReactor: (reactor: Reactor) => void;
+  },
+  closers: (() => Promise<unknown>)[],
+): Promise<RoomsMedia> {
+  const { config, logger, redis, sql, host, media, mediaServers, directory } = deps;
+  const { meetings, voice, membership, delivery: wired } = deps;
+  // What users hold on the media server, for both room kinds (Redis in a cluster).
+  const holders = await wireMediaHolders(config, redis, logger, closers);
+  const mediaState = redis
+    ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix, holder: holders!.self })
+    : new MemoryRoomMediaState();
+  const owns = (key: CellKey) => host.ownsNow(key);
+  const failover = wireMediaFailover(
+    directory,
+    { meetings: meetings.api, voice: voice.api },
+    logger,
+    closers,
+  );
+  const meetingMedia = wireMeetingMedia({
+    failover,
+    holders,
+    hub: wired.hub,
+    publisher: wired.publisher,
+    meetings,
+    media: mediaServers,
+    state: mediaState,
+    logger,
+    nodeId: config.nodeId,
+    presenceTtlMs: config.meeting.presenceTtlMs,
+    caps: config.media.caps,
+  });
+  const signalling = meetingMedia;
+  const voiceAudio = wireVoiceMedia({
+    config,
+    failover,
+    holders,
+    hub: wired.hub,
+    publisher: wired.publisher,
+    api: voice.api,
+    media: mediaServers,
+    nodeMedia: media,
+    state: mediaState,
+    owns,
+    logger,
+  });
+  // What commits make happen on the media servers: at once here when this node owns the
+  // room, else (a death after COMMIT, a failure) by any node with media, until done.
+  const reactor = new Reactor(
+    {},
+    {
+      store: sqlReactionStore(sql.db),
+      clock: systemClock,
+      logger,
+      handlers: new Map([...meetingMedia.reactions, ...voiceAudio.reactions]),
+    },
+  );
+  deps.onReactor(reactor);
+  reactor.start();
+  const records = new MediaRecords({
+    state: mediaState,
+    rules: {
+      meeting: meetingMediaRules(membership),
+      voice_room: voiceMediaRules(voice.api, ownMediaServerId(config, media)),
+    },
+    broadcaster: wired.publisher,
+    owns,
+    logger,
+  });
+  const routerCaches = followRouterCaches(mediaServers);
+  const stopMediaEvents = followMediaEvents(
+    config,
+    media,
+    logger,
+    [routerCaches.onEvent, voiceAudio.bridge.onEvent, records.onEvent],
+    directory,
+    routerCaches.onGap,
+  );
+  sweepOrphanMedia(config, holders, { meeting: signalling, voice: voiceAudio }, logger, closers);
+  // Closed after the sockets (closers run in reverse): their disconnects release media first.
+  closers.push(() => signalling.close());
+  closers.push(() => voiceAudio.close());
+  closers.push(() => records.close());
+  closers.push(() => reactor.stop());
+  closers.push(() => Promise.resolve(stopMediaEvents()));
+  return { signalling, voiceAudio, reactor };
 }

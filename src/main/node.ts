@@ -17,61 +17,34 @@ import { RedisNodeRegistry } from '../adapters/redis/redis-node-registry.js';
 import { RedisRateLimiter } from '../adapters/redis/redis-rate-limiter.js';
 import { openSqlBackend, sqlFlavorOf, type SqlBackend } from '../adapters/sql/database.js';
 import { SqlCellStore } from '../adapters/sql/sql-cell-store.js';
-import { SqlNotificationStore } from '../adapters/sql/notifications/sql-notification-store.js';
-import { NotificationCentre } from '../notifications/notification-centre.js';
-import { sqlNotificationRetentionStore } from '../adapters/sql/notifications/notification-retention.js';
-import { NotificationRetention } from '../notifications/notification-retention.js';
-import { sqlLogRetentionStore } from '../adapters/sql/log-retention-store.js';
-import { LogRetention } from '../cell/log-retention.js';
-import { Reactor } from '../cell/reactions.js';
-import { sqlReactionStore } from '../adapters/sql/reaction-store.js';
+import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
+import type { CommittedBatch } from '../cell/cell-events.js';
+import type { NotificationCentre } from '../notifications/notification-centre.js';
+import type { NotificationRetention } from '../notifications/notification-retention.js';
+import type { Reactor } from '../cell/reactions.js';
 import { CellHost } from '../cell/host.js';
-import type { CellKey, LeaseManager, NodeRegistry } from '../cell/lease.js';
-import { httpLogSerializers } from '../edge/http/log-redaction.js';
-import { followRouterCaches } from '../meeting/router-cache.js';
-import { MediaRouterJanitor } from '../meeting/router-janitor.js';
-import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
-import { sqlRoomFrameLog } from '../adapters/sql/room-frame-log.js';
-import { DestinationPolicy } from '../outbox/destinations.js';
-import { SqlOutboxStore } from '../outbox/sql-outbox-store.js';
-import { SqlWebhookDirectory } from '../outbox/webhooks.js';
+import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
+import type { MediaRouterJanitor } from '../meeting/router-janitor.js';
 import { systemClock } from '../shared/clock.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { wireAccounts } from './accounts.js';
 import type { Config } from './config.js';
-import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
-import { buildHttpApp } from './http-app.js';
-import { defaultWebDist } from '../edge/http/web-client.js';
-import { wireAdminInspection } from './admin-inspection.js';
+import type { Delivery, DeliveryPlugins } from './delivery.js';
 import { embeddedMediaLoad, registerMediaMetrics, remoteMediaLoad } from './media-metrics.js';
-import { nodeControl, nodeReadiness } from './node-ops.js';
-import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
-import { wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
-import { edgeCellsTier, startCellsService, startRelaySweeps } from './node-roles.js';
-import { wireMeetingMedia } from './meeting-media.js';
-import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
-import { followMediaEvents } from './media-events.js';
-import { wireMedia, type NodeMedia } from './node-media.js';
-import {
-  ownMediaServerId,
-  wireMediaDirectory,
-  sweepOrphanMedia,
-  wireMediaFailover,
-  wireMediaHolders,
-} from './media-cluster.js';
-import { MemoryRoomMediaState } from '../adapters/memory/memory-meeting-media.js';
-import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
-import { MediaRecords } from '../edge/room-media/media-records.js';
-import { meetingMediaRules } from '../edge/meeting-ws/media-rules.js';
-import { voiceMediaRules } from '../edge/voice-ws/media-rules.js';
-import { wireMeetings, type Meetings } from './meetings.js';
-import { meetingFrames } from '../edge/meeting/meeting-frames.js';
+import type { VoiceRooms } from './voice-rooms.js';
+import { edgeCellsTier, startCellsService } from './node-roles.js';
+import type { VoiceMedia } from './voice-media.js';
+import { wireMedia, wireRoomsMedia, type NodeMedia } from './node-media.js';
+import { wireMediaDirectory } from './media-cluster.js';
+import type { Meetings } from './meetings.js';
 import { meetingMembership } from '../edge/meeting/membership.js';
 import type { MeetingSignalling } from '../edge/meeting-ws/signalling.js';
-import type { CanFollow } from '../edge/ws/hub.js';
 import { MemoryKeyValue } from '../adapters/memory/memory-key-value.js';
 import { RedisKeyValue } from '../adapters/redis/redis-key-value.js';
 import type { KeyValue } from '../shared/key-value.js';
+import { buildNodeHttp, nodeOutbox, serveNode, wireNodeDelivery } from './node-http.js';
+import { wireRooms } from './node-rooms.js';
+import { startNodeSweeps } from './node-sweeps.js';
 
 export interface RoomsNode {
   readonly host: CellHost;
@@ -140,227 +113,46 @@ export async function startNode(
       logger,
       closers,
     );
-    const hostConfig = {
-      nodeId: config.nodeId,
-      advertiseAddr: config.advertiseAddr,
-      ...config.cell,
-      ownsCells: config.roles.cells,
-    };
     let delivery: Delivery | null = null;
     let reactor: Reactor | null = null;
-    const host = new CellHost(hostConfig, {
-      store: new SqlCellStore(sql, { logger: logger.child({ module: 'cell-store' }) }),
-      lease,
-      registry,
-      clock: systemClock,
+    const { host, hostConfig } = createCellHost(
+      config,
+      sql,
+      { lease, registry },
       logger,
-      onCommitted: (batch) => {
+      (batch) => {
         delivery?.onCommitted(batch);
         reactor?.onCommitted(batch);
       },
-    });
-    collectDefaultMetrics({ register: host.metrics.registry });
-    const { orchestrator } = media;
-    registerMediaMetrics(
-      host.metrics.registry,
-      config.media.serverId,
-      config.media.embedded || !orchestrator
-        ? embeddedMediaLoad(media.server)
-        : remoteMediaLoad(() => orchestrator.serverInfo()),
     );
+    registerNodeMetrics(config, host, media);
+    const base = { config, logger, sql, redis, host, media, mediaServers };
     const accounts = wireAccounts(config, sql, limiter, jwtSecret);
-
-    const voice = wireVoiceRooms({
-      config,
-      host,
-      sql,
-      limiter,
-      cellsTier: tier,
-      media: mediaServers,
-    });
-    closers.push(() => voice.close());
-    const notifications = new NotificationCentre({
-      store: new SqlNotificationStore(sql),
-      // Delivery attaches to the HTTP app built below; until then no socket could be reached.
-      push: { toUser: (...args) => delivery?.publisher.toUser(...args) },
-      clock: systemClock,
-      logger,
-    });
-    const notificationRetention = new NotificationRetention(config.notifications, {
-      store: sqlNotificationRetentionStore(sql.db),
-      clock: systemClock,
-      logger,
-    });
-    const meetings = wireMeetings({
-      config,
-      host,
-      sql,
-      kv,
-      limiter,
-      forwarder: voice.forwarder,
-      notifier: notifications,
-      logger,
-      media: mediaServers,
-      cellsTier: tier,
-    });
-    const routerJanitor = new MediaRouterJanitor(
-      {},
-      { media: mediaServers, rooms: sqlEndedRooms(sql.db), logger },
-    );
-    const logRetention = new LogRetention(
-      {
-        logMs: config.cell.commandLogRetentionMs,
-        requestIdMs: config.cell.requestIdRetentionMs,
-      },
-      { store: sqlLogRetentionStore(sql.db), clock: systemClock, logger },
-    );
-    startRelaySweeps(
-      config,
-      [notificationRetention, meetings.chatRetention, routerJanitor, logRetention],
+    const rooms = wireRooms(
+      { ...base, kv, limiter, cellsTier: tier, delivery: () => delivery },
       closers,
     );
-    const outbox = {
-      store: new SqlOutboxStore(sql),
-      webhooks: new SqlWebhookDirectory(sql),
-      destinations: new DestinationPolicy(config.outbox.webhookAllowPrivate),
-    };
-    const http = buildHttpApp({
-      // Its serializers keep tokens out of logged URLs (`/ws?token=…`).
-      logger: logger.child({ module: 'http' }, { serializers: httpLogSerializers }),
-      trustProxy: config.http.trustProxy,
-      ops: {
-        nodeId: config.nodeId,
-        draining: () => !host.isServing,
-        cellsLoaded: () => host.loadedCells.length,
-        media: media.health,
-        readiness: nodeReadiness(host, sql, redis),
-      },
-      node: nodeControl(host),
-      metrics: host.metrics.registry,
-      accounts,
-      voice,
-      meetings,
-      adminToken: config.admin.token,
-      outbox,
-      inspection: wireAdminInspection(host, sql),
-      clock: systemClock,
-      docs: config.http.docsEnabled,
-      notifications,
-      web: { dist: defaultWebDist() },
-      edge: config.roles.edge,
-    });
+    const { voice, notifications, notificationRetention, meetings } = rooms;
+    const routerJanitor = startNodeSweeps({ ...base, meetings, notificationRetention }, closers);
+    const outbox = nodeOutbox(config, sql);
+    const http = buildNodeHttp({ ...base, ...rooms, accounts, outbox });
     const advertiseAddr = await startCellsService(config, voice, meetings, logger);
     const membership = meetingMembership(meetings.api, meetings.limits);
-    const meetingFollowers: CanFollow = (user, key) =>
-      membership.member(user.appCode, key.roomId, user.userId).then(
-        () => user.appCode === key.appCode,
-        () => false,
-      );
-    const wired = wireDelivery({
-      config,
-      http,
-      outbox,
-      authenticate: (token) => accounts.authenticate(token),
-      frameLog: sqlRoomFrameLog(sql.db),
-      registry: host.metrics.registry,
-      clock: systemClock,
-      logger,
-      plugins: {
-        // Present voice-room members and active meeting participants follow their room.
-        canFollow: plugins.canFollow ?? anyOf(voiceRoomFollowers(voice.api), meetingFollowers),
-        frameMappers: {
-          voice_room: voiceRoomFrames,
-          meeting: meetingFrames,
-          ...plugins.frameMappers,
-        },
-      },
-    });
+    const wired = wireNodeDelivery({ ...base, http, outbox, accounts, voice, membership, plugins });
     delivery = wired;
-    // What users hold on the media server, for both room kinds (Redis in a cluster).
-    const holders = await wireMediaHolders(config, redis, logger, closers);
-    const mediaState = redis
-      ? new RedisRoomMediaState({ redis, keyPrefix: config.keyPrefix, holder: holders!.self })
-      : new MemoryRoomMediaState();
-    const owns = (key: CellKey) => host.ownsNow(key);
-    const failover = wireMediaFailover(
-      directory,
-      { meetings: meetings.api, voice: voice.api },
-      logger,
+    const onReactor = (created: Reactor) => {
+      reactor = created;
+    };
+    const {
+      signalling,
+      voiceAudio,
+      reactor: reactions,
+    } = await wireRoomsMedia(
+      { ...base, directory, meetings, voice, membership, delivery: wired, onReactor },
       closers,
     );
-    const meetingMedia = wireMeetingMedia({
-      failover,
-      holders,
-      hub: wired.hub,
-      publisher: wired.publisher,
-      meetings,
-      media: mediaServers,
-      state: mediaState,
-      logger,
-      nodeId: config.nodeId,
-      presenceTtlMs: config.meeting.presenceTtlMs,
-      caps: config.media.caps,
-    });
-    const signalling = meetingMedia;
-    const voiceAudio = wireVoiceMedia({
-      config,
-      failover,
-      holders,
-      hub: wired.hub,
-      publisher: wired.publisher,
-      api: voice.api,
-      media: mediaServers,
-      nodeMedia: media,
-      state: mediaState,
-      owns,
-      logger,
-    });
-    // What commits make happen on the media servers: at once here when this node owns the
-    // room, else (a death after COMMIT, a failure) by any node with media, until done.
-    reactor = new Reactor(
-      {},
-      {
-        store: sqlReactionStore(sql.db),
-        clock: systemClock,
-        logger,
-        handlers: new Map([...meetingMedia.reactions, ...voiceAudio.reactions]),
-      },
-    );
-    reactor.start();
-    const records = new MediaRecords({
-      state: mediaState,
-      rules: {
-        meeting: meetingMediaRules(membership),
-        voice_room: voiceMediaRules(voice.api, ownMediaServerId(config, media)),
-      },
-      broadcaster: wired.publisher,
-      owns,
-      logger,
-    });
-    const routerCaches = followRouterCaches(mediaServers);
-    const stopMediaEvents = followMediaEvents(
-      config,
-      media,
-      logger,
-      [routerCaches.onEvent, voiceAudio.bridge.onEvent, records.onEvent],
-      directory,
-      routerCaches.onGap,
-    );
-    sweepOrphanMedia(config, holders, { meeting: signalling, voice: voiceAudio }, logger, closers);
-    // Closed after the sockets (closers run in reverse): their disconnects release media first.
-    closers.push(() => signalling.close());
-    closers.push(() => voiceAudio.close());
-    closers.push(() => records.close());
-    closers.push(() => reactor.stop());
-    closers.push(() => Promise.resolve(stopMediaEvents()));
     if (advertiseAddr) hostConfig.advertiseAddr = advertiseAddr;
-    // Closed in reverse: the host drains first while HTTP still answers (healthz says 503).
-    closers.push(() => http.close());
-    // Sockets close before HTTP does (open WebSockets would hold its close).
-    closers.push(() => wired.close());
-    await host.start();
-    closers.push(() => host.drain());
-    const httpAddress = await http.listen({ host: config.http.host, port: config.http.port });
+    const httpAddress = await serveNode(config, { host, http, delivery: wired }, closers);
 
     let closing: Promise<void> | undefined;
     return {
@@ -376,7 +168,7 @@ export async function startNode(
       notifications,
       meetingSignalling: signalling.signalling,
       voiceMedia: voiceAudio,
-      reactions: reactor,
+      reactions,
       notificationRetention,
       httpAddress,
       close: () => (closing ??= closeAll()),
@@ -387,12 +179,42 @@ export async function startNode(
   }
 }
 
-/** A follow allowed by any room kind's check (each refuses rooms of other kinds). */
-function anyOf(...checks: CanFollow[]): CanFollow {
-  return async (user, key) => {
-    for (const check of checks) if (await check(user, key)) return true;
-    return false;
+/** The cell host; `hostConfig.advertiseAddr` is set once the cells service listens. */
+function createCellHost(
+  config: Config,
+  sql: SqlBackend,
+  { lease, registry }: { lease: LeaseManager; registry: NodeRegistry },
+  logger: Logger,
+  onCommitted: (batch: CommittedBatch) => void,
+): { host: CellHost<SqlStoreTypes>; hostConfig: { advertiseAddr: string } } {
+  const hostConfig = {
+    nodeId: config.nodeId,
+    advertiseAddr: config.advertiseAddr,
+    ...config.cell,
+    ownsCells: config.roles.cells,
   };
+  const host = new CellHost(hostConfig, {
+    store: new SqlCellStore(sql, { logger: logger.child({ module: 'cell-store' }) }),
+    lease,
+    registry,
+    clock: systemClock,
+    logger,
+    onCommitted,
+  });
+  return { host, hostConfig };
+}
+
+/** The process's default metrics and the media server's load, on the host's registry. */
+function registerNodeMetrics(config: Config, host: CellHost, media: NodeMedia): void {
+  collectDefaultMetrics({ register: host.metrics.registry });
+  const { orchestrator } = media;
+  registerMediaMetrics(
+    host.metrics.registry,
+    config.media.serverId,
+    config.media.embedded || !orchestrator
+      ? embeddedMediaLoad(media.server)
+      : remoteMediaLoad(() => orchestrator.serverInfo()),
+  );
 }
 
 /** Redis when configured (cluster: leases and rate counters shared), else in-process. */

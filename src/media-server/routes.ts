@@ -92,13 +92,23 @@ export function registerMediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps)
   });
 }
 
+const ok = (request: FastifyRequest, reply: FastifyReply, data: unknown, status = 200) =>
+  sendOk(request, reply, data, status);
+const idOf = (request: FastifyRequest) => parse(idParams, request.params).id;
+
 /** Every `/internal/*` route; only ever registered inside the token-checking scope. */
 function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): void {
-  const { registry, pool, bus } = deps;
-  const ok = (request: FastifyRequest, reply: FastifyReply, data: unknown, status = 200) =>
-    sendOk(request, reply, data, status);
-  const idOf = (request: FastifyRequest) => parse(idParams, request.params).id;
+  registerServerRoutes(app, deps);
+  registerRouterRoutes(app, deps.registry);
+  registerTransportRoutes(app, deps.registry);
+  registerProducerRoutes(app, deps.registry);
+  registerConsumerRoutes(app, deps.registry);
+  registerEventStream(app, deps.bus);
+}
 
+/** The server itself: what it runs and holds, and its drain flag. */
+function registerServerRoutes(app: FastifyInstance, deps: MediaRoutesDeps): void {
+  const { registry, pool, bus } = deps;
   app.get('/internal/info', async (request, reply) =>
     ok(request, reply, {
       mediasoup_version: deps.mediasoupVersion,
@@ -123,7 +133,10 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, { draining: deps.drain.draining() });
     }),
   );
+}
 
+/** Routers and the rooms they serve. */
+function registerRouterRoutes(app: FastifyInstance, registry: MediaRegistry): void {
   // Routers: one per room code; a second create returns the same router (200, not 201).
   app.post(
     '/internal/v1/routers',
@@ -178,7 +191,9 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, { closed: true });
     }),
   );
+}
 
+function registerTransportRoutes(app: FastifyInstance, registry: MediaRegistry): void {
   // WebRTC transports.
   app.post(
     '/internal/v1/transports',
@@ -229,7 +244,9 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, { stats: await transport.getStats() });
     }),
   );
+}
 
+function registerProducerRoutes(app: FastifyInstance, registry: MediaRegistry): void {
   // Producers.
   app.post(
     '/internal/v1/producers',
@@ -269,7 +286,9 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, { stats: await producer.getStats() });
     }),
   );
+}
 
+function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): void {
   // Consumers: created paused; `resume` once the client has mounted the track.
   app.post(
     '/internal/v1/consumers',
@@ -318,6 +337,4 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
       return ok(request, reply, { stats: await consumer.getStats() });
     }),
   );
-
-  registerEventStream(app, bus);
 }

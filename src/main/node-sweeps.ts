@@ -1,0 +1,48 @@
+/**
+ * The sweeps a node with the relay role runs (./node.ts): old notifications, meeting chat,
+ * ended meetings' routers and the command log.
+ */
+import type { Logger } from 'pino';
+import type { SqlBackend } from '../adapters/sql/database.js';
+import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
+import { sqlLogRetentionStore } from '../adapters/sql/log-retention-store.js';
+import { LogRetention } from '../cell/log-retention.js';
+import type { MediaServers } from '../meeting/media-servers.js';
+import { MediaRouterJanitor } from '../meeting/router-janitor.js';
+import type { NotificationRetention } from '../notifications/notification-retention.js';
+import { systemClock } from '../shared/clock.js';
+import type { Config } from './config.js';
+import type { Meetings } from './meetings.js';
+import { startRelaySweeps } from './node-roles.js';
+
+/** Starts the relay's sweeps (each stopped by the node's close); returns the router janitor. */
+export function startNodeSweeps(
+  deps: {
+    config: Config;
+    sql: SqlBackend;
+    mediaServers: MediaServers;
+    meetings: Meetings;
+    notificationRetention: NotificationRetention;
+    logger: Logger;
+  },
+  closers: (() => Promise<unknown>)[],
+): MediaRouterJanitor {
+  const { config, sql, mediaServers, meetings, notificationRetention, logger } = deps;
+  const routerJanitor = new MediaRouterJanitor(
+    {},
+    { media: mediaServers, rooms: sqlEndedRooms(sql.db), logger },
+  );
+  const logRetention = new LogRetention(
+    {
+      logMs: config.cell.commandLogRetentionMs,
+      requestIdMs: config.cell.requestIdRetentionMs,
+    },
+    { store: sqlLogRetentionStore(sql.db), clock: systemClock, logger },
+  );
+  startRelaySweeps(
+    config,
+    [notificationRetention, meetings.chatRetention, routerJanitor, logRetention],
+    closers,
+  );
+  return routerJanitor;
+}
