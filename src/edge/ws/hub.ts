@@ -10,106 +10,33 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CellKey } from '../../cell/lease.js';
-import { roomChannel, userChannel, type RealtimeBus } from '../../realtime/bus.js';
-import { END_FOLLOWS, type UserMessage, type WsFrame } from '../../realtime/frames.js';
-import type { ReplayAnswer, ReplayFrom } from '../../realtime/frame-replay.js';
+import { roomChannel, userChannel } from '../../realtime/bus.js';
+import type { UserMessage, WsFrame } from '../../realtime/frames.js';
 import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metrics.js';
 import { ChannelMembers } from './channel-members.js';
 import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
-import type { FrameLimits } from './frame-budget.js';
 import { FrameCoalescer } from './frame-coalescer.js';
+import type {
+  HubDeps,
+  HubOptions,
+  SocketClosedListener,
+  WsContext,
+  WsHandler,
+} from './hub-types.js';
+import { isEndOfFollows, replayFromOf, textOf } from './hub-payloads.js';
 import { KeepAlive } from './keep-alive.js';
 import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
 
 export type { WsUser } from './connection.js';
-
-/** Port: the token's user, or null for a bad token (accounts implement it). */
-export type AuthenticateToken = (token: string) => Promise<WsUser | null>;
-/** Port: may this user follow this room now? (Present in the voice room, active in the meeting.) */
-export type CanFollow = (user: WsUser, key: CellKey) => Promise<boolean>;
-
-/** What a registered C→S handler can do; it returns the ACK's data or throws an AppError. */
-export interface WsContext {
-  readonly user: WsUser;
-  /** Stands for this socket while it lives (a WeakMap key for what is counted per socket). */
-  readonly socket: object;
-  follow(key: CellKey): Promise<void>;
-  unfollow(key: CellKey): void;
-  /** Whether this socket follows the room. */
-  follows(key: CellKey): boolean;
-  /**
-   * Queues a frame for this socket only, sent right after the ACK (before any later frame
-   * of a room), in call order. Dropped if the handler throws: a refused request sends only
-   * its ACK.
-   */
-  sendAfterAck(event: string, data: Record<string, unknown>): void;
-}
-
-/**
- * Called once per closed socket, after it left every channel, with the rooms it still
- * followed (room kinds release what the socket held, e.g. a meeting's media).
- * `shuttingDown` is true when the hub itself is closing. Must not throw.
- */
-export type SocketClosedListener = (
-  user: WsUser,
-  rooms: readonly CellKey[],
-  shuttingDown: boolean,
-) => void;
-export type WsHandler = (
-  context: WsContext,
-  data: Readonly<Record<string, unknown>>,
-) => Promise<unknown>;
-
-export interface HubOptions {
-  readonly path?: string;
-  /** Unsent bytes a socket may hold before it is closed as too slow. */
-  readonly maxBufferedBytes: number;
-  /** Ping period; a socket that has not answered the previous ping is cut. */
-  readonly pingIntervalMs: number;
-  readonly maxRoomsPerSocket?: number;
-  /** Per-socket C→S budget; past it the socket is closed with 4029. */
-  readonly frames?: FrameLimits;
-  /**
-   * Room frames leave at most once per this many ms (0: at the end of each turn of the
-   * event loop). A frame after a quiet spell leaves at once; under a steady stream the
-   * frames of the window go out in one write per socket instead of one each.
-   */
-  readonly coalesceMs?: number;
-}
-
-/** An event id as the outbox makes them (a UUID), or any short printable id. */
-const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** `since_event_id` (a string) or `since_version` (a JSON integer ≥ 0), or neither. */
-function replayFromOf(data: Readonly<Record<string, unknown>>): ReplayFrom | null {
-  const { since_event_id: eventId, since_version: version } = data;
-  if (eventId !== undefined) {
-    if (typeof eventId !== 'string' || !EVENT_ID.test(eventId)) {
-      throw wsErrors.badRequest('since_event_id');
-    }
-    return { eventId };
-  }
-  if (version !== undefined) {
-    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
-      throw wsErrors.badRequest('since_version');
-    }
-    return { version };
-  }
-  return null;
-}
-
-export interface HubDeps {
-  readonly bus: RealtimeBus;
-  readonly authenticate: AuthenticateToken;
-  readonly canFollow: CanFollow;
-  /**
-   * The room's frames after the client's last one (`room.subscribe {since_event_id}`);
-   * absent: a subscribe never replays.
-   */
-  readonly replay?: (key: CellKey, from: ReplayFrom) => Promise<ReplayAnswer>;
-  readonly logger: Logger;
-  readonly metrics?: RealtimeMetrics;
-}
+export type {
+  AuthenticateToken,
+  CanFollow,
+  HubDeps,
+  HubOptions,
+  SocketClosedListener,
+  WsContext,
+  WsHandler,
+} from './hub-types.js';
 
 export class WsHub {
   readonly metrics: RealtimeMetrics;
@@ -431,17 +358,4 @@ export class WsHub {
       this.logger.warn({ err: error, event: request.event }, 'ws event failed');
     }
   }
-}
-
-const END_FOLLOWS_BYTES = Buffer.from(END_FOLLOWS);
-
-function isEndOfFollows(payload: Buffer): boolean {
-  return payload.length === END_FOLLOWS_BYTES.length && payload.equals(END_FOLLOWS_BYTES);
-}
-
-/** A text message's payload as a string (ws hands over a Buffer, or fragments). */
-function textOf(data: Buffer | ArrayBuffer | Buffer[]): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  return Buffer.from(new Uint8Array(data)).toString('utf8');
 }
