@@ -3,60 +3,18 @@
  * place that creates and closes them. A router belongs to one room code (idempotent
  * creation); transports, producers and consumers are found by id alone, as the meeting
  * module addresses them. Each resource reports its close exactly once on the event bus,
- * with why it closed.
+ * with why it closed (resource-events.ts). The entries it keeps are in media-entries.ts.
  */
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
-import type {
-  CloseReason,
-  MediaEventBus,
-  MediaEventScope,
-  TransportEventFields,
-} from './events.js';
+import type { MediaEventBus } from './events.js';
+import type { ConsumerEntry, ProducerEntry, RouterEntry, TransportEntry } from './media-entries.js';
 import { MEDIA_CODECS, type MediaServerOptions } from './options.js';
-import {
-  onFirstRtp,
-  producerEventFields,
-  storedProducerData,
-  type ProducerAppData,
-} from './producer-data.js';
+import { producerEventFields, storedProducerData, type ProducerAppData } from './producer-data.js';
+import { eventScope, watchConsumer, watchProducer, watchTransport } from './resource-events.js';
 import { RouterSpeakers } from './speakers.js';
 import type { WorkerPool, WorkerSlot } from './worker-pool.js';
 import { errors } from '../shared/error-codes.js';
-
-/** A router and what we know about it. */
-export interface RouterEntry {
-  readonly router: types.Router;
-  readonly roomCode: string;
-  readonly slot: WorkerSlot;
-  readonly worker: types.Worker;
-  readonly speakers: RouterSpeakers;
-  closing?: CloseReason;
-}
-
-/** The transports the registry holds: WebRTC for clients, plain RTP for local feeders. */
-export type RegistryTransport = types.WebRtcTransport | types.PlainTransport;
-
-export interface TransportEntry<T extends RegistryTransport = RegistryTransport> {
-  readonly transport: T;
-  readonly routerEntry: RouterEntry;
-  readonly direction: 'send' | 'recv';
-  readonly peerId: string | null;
-  closing?: CloseReason;
-}
-
-export interface ProducerEntry {
-  /** Its `appData` is a `StoredProducerData` (peer id and the caller's app data). */
-  readonly producer: types.Producer;
-  readonly transportEntry: TransportEntry;
-  closing?: CloseReason;
-}
-
-export interface ConsumerEntry {
-  readonly consumer: types.Consumer;
-  readonly transportEntry: TransportEntry;
-  closing?: CloseReason;
-}
 
 /** Counts of open resources (`stats` in `/internal/info`). */
 export interface MediaStats {
@@ -164,7 +122,7 @@ export class MediaRegistry {
         });
     const entry = { transport, routerEntry, direction, peerId };
     this.#transports.set(transport.id, entry);
-    this.#watchTransport(entry);
+    watchTransport(entry, this.bus, () => this.#transports.delete(transport.id));
     return entry;
   }
 
@@ -186,7 +144,7 @@ export class MediaRegistry {
     });
     const entry = { transport, routerEntry, direction: 'send' as const, peerId };
     this.#transports.set(transport.id, entry);
-    this.#watchTransport(entry);
+    watchTransport(entry, this.bus, () => this.#transports.delete(transport.id));
     return entry;
   }
 
@@ -226,9 +184,9 @@ export class MediaRegistry {
     });
     const entry: ProducerEntry = { producer, transportEntry };
     this.#producers.set(producer.id, entry);
-    const fields = producerEventFields(this.#scope(transportEntry), entry);
+    const fields = producerEventFields(eventScope(transportEntry), entry);
     this.bus.publish({ type: 'producer_created', ...fields });
-    this.#watchProducer(entry);
+    watchProducer(entry, this.bus, () => this.#producers.delete(producer.id));
     await transportEntry.routerEntry.speakers.add(producer, this.logger);
     return entry;
   }
@@ -281,7 +239,7 @@ export class MediaRegistry {
     }
     const entry: ConsumerEntry = { consumer, transportEntry };
     this.#consumers.set(consumer.id, entry);
-    this.#watchConsumer(entry);
+    watchConsumer(entry, this.bus, () => this.#consumers.delete(consumer.id));
     return entry;
   }
 
@@ -338,87 +296,6 @@ export class MediaRegistry {
       this.#lostBySlot.set(entry.slot.index, lost);
     }
     this.bus.publish({ type: 'router_closed', room_code: roomCode, router_id: router.id, reason });
-  }
-
-  #scope(entry: TransportEntry): MediaEventScope {
-    const { routerEntry, peerId } = entry;
-    return { room_code: routerEntry.roomCode, router_id: routerEntry.router.id, peer_id: peerId };
-  }
-
-  /** Why a resource closed that we did not close ourselves. */
-  #cause(routerEntry: RouterEntry, event: CloseReason): CloseReason {
-    return routerEntry.worker.died ? 'worker_died' : event;
-  }
-
-  #watchTransport(entry: TransportEntry): void {
-    const { transport } = entry;
-    const scope = (): TransportEventFields => ({
-      ...this.#scope(entry),
-      transport_id: transport.id,
-      direction: entry.direction,
-    });
-    if (transport.type === 'webrtc') {
-      let connected = false;
-      transport.on('icestatechange', (state) => {
-        if (state === 'disconnected') {
-          connected = false;
-          this.bus.publish({ type: 'ice_disconnected', ...scope() });
-        } else if ((state === 'connected' || state === 'completed') && !connected) {
-          connected = true;
-          this.bus.publish({ type: 'ice_connected', ...scope() });
-        }
-      });
-      transport.on('dtlsstatechange', (state) => {
-        if (state === 'failed') this.bus.publish({ type: 'dtls_failed', ...scope() });
-      });
-    }
-    const common: types.Transport = transport;
-    common.on('routerclose', () => {
-      entry.closing ??= this.#cause(entry.routerEntry, 'router_closed');
-    });
-    common.observer.once('close', () => {
-      this.#transports.delete(transport.id);
-      const reason = entry.closing ?? this.#cause(entry.routerEntry, 'router_closed');
-      this.bus.publish({ type: 'transport_closed', ...scope(), reason });
-    });
-  }
-
-  #watchProducer(entry: ProducerEntry): void {
-    const { producer, transportEntry } = entry;
-    const body = () => producerEventFields(this.#scope(transportEntry), entry);
-    onFirstRtp(producer, () => this.bus.publish({ type: 'producer_rtp_started', ...body() }));
-    producer.observer.on('pause', () => this.bus.publish({ type: 'producer_paused', ...body() }));
-    producer.observer.on('resume', () => this.bus.publish({ type: 'producer_resumed', ...body() }));
-    producer.on('transportclose', () => {
-      entry.closing ??= this.#cause(transportEntry.routerEntry, 'transport_closed');
-    });
-    producer.observer.once('close', () => {
-      this.#producers.delete(producer.id);
-      transportEntry.routerEntry.speakers.forget(producer.id);
-      const reason = entry.closing ?? this.#cause(transportEntry.routerEntry, 'transport_closed');
-      this.bus.publish({ type: 'producer_closed', ...body(), reason });
-    });
-  }
-
-  #watchConsumer(entry: ConsumerEntry): void {
-    const { consumer, transportEntry } = entry;
-    consumer.on('transportclose', () => {
-      entry.closing ??= this.#cause(transportEntry.routerEntry, 'transport_closed');
-    });
-    consumer.on('producerclose', () => {
-      entry.closing ??= this.#cause(transportEntry.routerEntry, 'producer_closed');
-    });
-    consumer.observer.once('close', () => {
-      this.#consumers.delete(consumer.id);
-      this.bus.publish({
-        type: 'consumer_closed',
-        ...this.#scope(transportEntry),
-        transport_id: transportEntry.transport.id,
-        consumer_id: consumer.id,
-        producer_id: consumer.producerId,
-        reason: entry.closing ?? this.#cause(transportEntry.routerEntry, 'transport_closed'),
-      });
-    });
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { types } from 'mediasoup';
 import type { MediaEventScope, ProducerEventFields } from './events.js';
-import type { ProducerEntry } from './media-registry.js';
+import type { ProducerEntry } from './media-entries.js';
 
 /** The caller's small flat string map (see `appData` in schemas.ts for its limits). */
 export type ProducerAppData = Readonly<Record<string, string>>;

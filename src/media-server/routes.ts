@@ -11,7 +11,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendOk } from '../shared/http-envelope.js';
 import { secretEquals } from '../shared/secrets.js';
 import type { MediaEventBus } from './events.js';
-import type { MediaRegistry, RouterEntry } from './media-registry.js';
+import type { RouterEntry } from './media-entries.js';
+import type { MediaRegistry } from './media-registry.js';
 import {
   asDtls,
   asRtpCapabilities,
