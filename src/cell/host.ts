@@ -3,90 +3,40 @@
  * and drains cleanly. Domain-agnostic: room kinds register a {@link CellDomain}.
  */
 import type { Logger } from 'pino';
-import type { Clock } from '../shared/clock.js';
 import { RouteCache } from './route-cache.js';
 import { errors } from '../shared/error-codes.js';
-import { AppError, type DomainError } from '../shared/errors.js';
-import { Cell, type CommandResult, type CommittedBatch } from './cell.js';
-import type { CellStore, StoreTypes } from './cell-store.js';
+import type { Cell, CommandResult } from './cell.js';
+import type { StoreTypes } from './cell-store.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
-import { routeKey, type CellKey, type LeaseManager, type NodeRegistry } from './lease.js';
+import { routeKey, type CellKey } from './lease.js';
 import { createCellMetrics, type CellMetrics } from './metrics.js';
 import { startBackgroundWork, type BackgroundWork } from './background.js';
 import { LeaseRenewals } from './lease-renewal.js';
+import {
+  loadCell,
+  MissingCell,
+  registeredForForwarding,
+  type ActivationHooks,
+} from './activation.js';
+import type {
+  AnyCell,
+  AnyDomain,
+  CellHostConfig,
+  CellHostDeps,
+  ExecuteOptions,
+  HandOverReport,
+  Routed,
+  ServiceState,
+} from './host-types.js';
 
-export interface CellHostConfig {
-  readonly nodeId: string;
-  /** This instance's own address, written to `room:node:{node_id}` for forwarding. */
-  readonly advertiseAddr: string;
-  readonly leaseTtlMs: number;
-  /** A snapshot is written every N versions (and on deactivation). */
-  readonly snapshotEvery: number;
-  /** Most commands decided in one commit transaction. */
-  readonly maxBatch: number;
-  /** A cell with no command for this long is unloaded. */
-  readonly idleAfterMs: number;
-  readonly timerTickMs: number;
-  readonly sweepIntervalMs: number;
-  readonly drainTimeoutMs: number;
-  /**
-   * false: a node without the cells role. It never activates a cell, never registers in the
-   * node registry, and runs no timers, renewals or sweeper; its edges send every call to the
-   * cells tier (./cells-tier.ts). The host still carries the node's serving/draining state.
-   */
-  readonly ownsCells?: boolean;
-}
-
-export interface CellHostDeps<T extends StoreTypes = StoreTypes> {
-  readonly store: CellStore<T>;
-  readonly lease: LeaseManager;
-  readonly registry: NodeRegistry;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  readonly metrics?: CellMetrics;
-  /** Called after every commit of every cell on this node (the realtime bus publishes). */
-  readonly onCommitted?: (batch: CommittedBatch) => void;
-}
-
-export interface ExecuteOptions {
-  readonly requestId?: string;
-  /** Set on a call another node forwarded: it must not be forwarded again. */
-  readonly forwarded?: boolean;
-  /**
-   * When the caller stops waiting (ms, the host's clock). A command still queued then is
-   * never decided: its caller was already told it failed, so it must not take effect.
-   */
-  readonly deadlineMs?: number;
-  /**
-   * What the request id names: the caller's operation and body (./request-fingerprint.ts).
-   * The same id with another fingerprint is refused `REQUEST_ID_REUSED`.
-   */
-  readonly fingerprint?: string;
-}
-
-/** Either the answer, or where the room lives so the edge can forward. */
-export type Routed<T> =
-  | { readonly kind: 'local'; readonly value: T }
-  | {
-      readonly kind: 'remote';
-      readonly nodeId: string;
-      readonly addr: string;
-      /** The route came from the host's short-lived cache (./route-cache.ts), not Redis. */
-      readonly cached?: true;
-    };
-
-type AnyCell<T extends StoreTypes> = Cell<unknown, Command, DomainEvent, T>;
-type AnyDomain<T extends StoreTypes> = CellDomain<unknown, Command, DomainEvent, T>;
-
-/** What a hand-over did: how many cells it unloaded, whether its deadline cut it short. */
-export interface HandOverReport {
-  readonly cells: number;
-  readonly timedOut: boolean;
-  readonly tookMs: number;
-}
-
-/** Whether the host takes cells: `serving`, or why not. */
-export type ServiceState = 'starting' | 'serving' | 'draining' | 'drained' | 'stopping' | 'stopped';
+export type {
+  CellHostConfig,
+  CellHostDeps,
+  ExecuteOptions,
+  Routed,
+  HandOverReport,
+  ServiceState,
+} from './host-types.js';
 
 type Phase = 'new' | 'running' | 'draining' | 'drained' | 'stopping' | 'stopped';
 
@@ -109,6 +59,14 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
   private state: Phase = 'new';
   private drained: Promise<void> | null = null;
   private handingOver: Promise<HandOverReport> | null = null;
+  /** What activation (./activation.ts) changes of this host's state. */
+  private readonly hooks: ActivationHooks<T> = {
+    reclaimLease: (route) => this.reclaimLease(route),
+    adopt: (route, cell) => {
+      this.cells.set(route, cell);
+    },
+    forget: (route, cell) => this.forget(route, cell),
+  };
 
   constructor(
     readonly config: CellHostConfig,
@@ -309,100 +267,17 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     const route = routeKey(key);
     const pending = this.activating.get(route);
     if (pending) return pending;
-    const started = this.load(domain, key, route, create).finally(() =>
+    const started = loadCell(this, this.hooks, domain, key, route, create).finally(() =>
       this.activating.delete(route),
     );
     this.activating.set(route, started);
     return started;
   }
 
-  private async load(
-    domain: AnyDomain<T>,
-    key: CellKey,
-    route: string,
-    create: boolean,
-  ): Promise<AnyCell<T> | { ownerNodeId: string }> {
-    const { lease, store, clock } = this.deps;
-    const askedAtMs = this.leases.now();
-    const granted = await lease.ensureOwner(route, this.nodeId, this.config.leaseTtlMs);
-    if (!granted.granted) return { ownerNodeId: granted.ownerNodeId };
-    this.routes.forget(route);
-    try {
-      const [loaded] = await Promise.all([
-        store.activate(key, domain.kind, this.nodeId, clock.nowMs(), create, {
-          confirmOwner: () => lease.verifyOwner(route, granted.token),
-        }),
-        this.registeredForForwarding(),
-      ]);
-      if (!loaded) throw new MissingCell(domain.notFound);
-      let state =
-        loaded.snapshot === null
-          ? domain.initialState(key)
-          : (JSON.parse(loaded.snapshot) as unknown);
-      let version = loaded.snapshotVersion;
-      for (const row of loaded.log) {
-        for (const event of JSON.parse(row.events) as DomainEvent[])
-          state = domain.evolve(state, event);
-        version = row.version;
-      }
-      if (version !== loaded.version) {
-        throw errors.LOG_GAP(version, loaded.version);
-      }
-      if (this.state !== 'running') throw errors.NODE_DRAINING(this.nodeId);
-      const logger = this.logger.child({ room: route.replace('\u0000', '/') });
-      const cell: AnyCell<T> = new Cell(
-        key,
-        domain,
-        {
-          state,
-          version,
-          snapshotVersion: loaded.snapshotVersion,
-          leaseEpoch: loaded.leaseEpoch,
-          leaseToken: granted.token,
-          persisted: loaded.persisted,
-        },
-        {
-          store,
-          metrics: this.metrics,
-          logger,
-          nodeId: this.nodeId,
-          nowMs: () => clock.nowMs(),
-          verifyOwner: (token) => lease.verifyOwner(route, token),
-          reclaimLease: () => this.reclaimLease(route),
-          snapshotEvery: this.config.snapshotEvery,
-          maxBatch: this.config.maxBatch,
-        },
-      );
-      const { onCommitted } = this.deps;
-      if (onCommitted) cell.observer.on('commit', onCommitted);
-      cell.observer.once('close', () => this.forget(route, cell));
-      this.leases.held(cell, askedAtMs);
-      this.cells.set(route, cell);
-      this.metrics.cellsLoaded.inc({ kind: domain.kind });
-      logger.debug({ version, epoch: loaded.leaseEpoch }, 'cell activated');
-      return cell;
-    } catch (error) {
-      await lease.release(route, granted.token).catch(() => false);
-      throw error;
-    }
-  }
-
   /** Writes `room:node:{node_id}` (start, heartbeat, and whenever this node takes a lease). */
   registerSelf(): Promise<void> {
     const { nodeId, advertiseAddr, leaseTtlMs } = this.config;
     return this.deps.registry.register(nodeId, advertiseAddr, leaseTtlMs);
-  }
-
-  /**
-   * A lease just granted is only reachable through this node's registry entry, which Redis
-   * may have lost with the lease (FLUSHALL, a restart): other nodes would answer
-   * OWNER_UNREACHABLE until the next heartbeat. Written again with every grant; a failure
-   * only delays forwarding, so the room still loads.
-   */
-  private async registeredForForwarding(): Promise<void> {
-    await this.registerSelf().catch((err: unknown) => {
-      this.logger.warn({ err }, 'registering the node after taking a lease failed');
-    });
   }
 
   /** A loaded cell's lease was gone at its commit: see {@link LeaseRenewals.reclaim}. */
@@ -412,7 +287,7 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     const token = await this.leases.reclaim(cell, this.nodeId, (key) =>
       this.deps.store.leaseEpochOf(key),
     );
-    if (token) await this.registeredForForwarding();
+    if (token) await registeredForForwarding(this);
     return token;
   }
 
@@ -516,17 +391,6 @@ export class CellHost<T extends StoreTypes = StoreTypes> {
     this.drained ??= Promise.resolve();
     await this.background?.stop();
     for (const cell of this.loadedCells) cell.close('aborted');
-  }
-}
-
-/** The room has no row and the command may not create one. */
-class MissingCell extends AppError {
-  constructor(error?: DomainError) {
-    super(
-      error?.kind ?? 'not_found',
-      error?.code ?? 'ROOM_NOT_FOUND',
-      error?.message ?? 'room not found',
-    );
   }
 }
 
