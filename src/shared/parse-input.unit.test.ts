@@ -15,7 +15,7 @@ const schema = z
   .object({
     room_id: z.string().min(1, '1-128 characters'),
     seats: z.array(z.object({ index: z.number().int('an integer') })).optional(),
-    count: z.coerce.number().int().default(1),
+    count: z.number().int('an integer').default(1),
   })
   .strict();
 
@@ -30,12 +30,20 @@ function refusal(fn: () => unknown): AppError {
 }
 
 void describe('parseInput', () => {
-  void it('returns what the schema reads (defaults, coercions)', () => {
-    assert.deepEqual(parseInput(schema, { room_id: 'r-1', count: '3' }), {
+  void it('returns what the schema reads, defaults filled in', () => {
+    assert.deepEqual(parseInput(schema, { room_id: 'r-1', count: 3 }), {
       room_id: 'r-1',
       count: 3,
     });
     assert.deepEqual(parseInput(schema, { room_id: 'r-1' }), { room_id: 'r-1', count: 1 });
+  });
+
+  void it('takes input as typed: a JSON string is never a number', () => {
+    for (const count of ['3', true, [3], null, 1.5]) {
+      const e = refusal(() => parseInput(schema, { room_id: 'r-1', count }));
+      assert.equal(e.code, 'INVALID_ARGUMENT', JSON.stringify(count));
+      assert.match(e.message, /^count: /);
+    }
   });
 
   void it('refuses with INVALID_ARGUMENT naming the first failing field, dotted', () => {
