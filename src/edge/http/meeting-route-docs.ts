@@ -94,7 +94,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
   if (declared.scope === 'room') responses[404] = NOT_FOUND;
   const limited = LIMITED[name] ?? (declared.scope === 'room' ? LOOKUPS : undefined);
   if (limited) responses[429] = limited;
-  if (name === 'CreateMeeting') responses[409] = OPEN_MEETINGS;
+  if (route.limit === 'create') responses[409] = OPEN_MEETINGS;
   const doc: RouteDoc = {
     tag: 'meetings',
     access: 'user',

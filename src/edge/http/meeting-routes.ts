@@ -21,7 +21,7 @@ import { parseInput } from '../../shared/parse-input.js';
 import { AppError, RateLimitedError } from '../../shared/errors.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { cellRequestId, meetingCalls, meetingMethods } from '../meeting/commands.js';
-import type { MeetingRequest } from '../meeting/declaration.js';
+import type { RestRoute } from '../meeting/declaration.js';
 import type { MeetingLimits } from '../meeting/limits.js';
 import type { MeetingApi } from '../meeting/meeting-api.js';
 import type { MeetingStore } from '../meeting/meeting-store.js';
@@ -30,6 +30,15 @@ import { authOf, requireAuth } from './auth-routes.js';
 import { meetingRouteDoc } from './meeting-route-docs.js';
 
 type Body = Record<string, unknown>;
+
+/** Who asks what, as a route's limit sees it. */
+interface Admitted {
+  readonly appCode: string;
+  readonly userId: string;
+  readonly roomCode: string | undefined;
+  /** The cell's request id (the caller's id, scoped to the caller), if one was named. */
+  readonly requestKey: string | undefined;
+}
 
 function bodyOf(request: FastifyRequest): Body {
   const body = request.body;
@@ -57,8 +66,9 @@ function queryOf(request: FastifyRequest): Body {
  * without either is a new command each time, and no retry can name it, so its outcome is
  * not kept.
  */
-function requestIdOf(request: FastifyRequest, body: Body): unknown {
-  if (body.request_id !== undefined) return body.request_id;
+function requestIdOf(request: FastifyRequest, body: Body): string | undefined {
+  // The body was checked against its schema: a request_id there is a string.
+  if (typeof body.request_id === 'string') return body.request_id;
   const header = request.headers['idempotency-key'];
   return typeof header === 'string' ? header : undefined;
 }
@@ -77,25 +87,30 @@ export interface MeetingRouteDeps {
 
 export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDeps): void {
   const { limits } = deps;
-  /** A retry of a create that drew its code already is not counted again. */
-  const admitCreate = async (req: Body): Promise<CreationTicket | null> => {
-    const requestKey = cellRequestId(req as unknown as MeetingRequest);
-    const appCode = req.app_code as string;
-    if (requestKey !== undefined && (await deps.store.hasCodeClaim(appCode, requestKey))) {
-      return null;
+  /**
+   * The route's limit, checked before the call; a ticket to give back when nothing was made.
+   * A retry of a decided request is not counted again: a create that drew its code, a chat
+   * line the meeting decided (it gets its first answer even past the limit).
+   */
+  const admit = async (
+    limit: RestRoute['limit'],
+    call: Admitted,
+  ): Promise<CreationTicket | null> => {
+    if (limit === 'create') {
+      const known =
+        call.requestKey && (await deps.store.hasCodeClaim(call.appCode, call.requestKey));
+      return known ? null : deps.createQuota.admit(call.appCode, call.userId);
     }
-    return deps.createQuota.admit(appCode, req.caller_id as string);
-  };
-  /** Counts the line unless its request was decided already (a retry gets its first answer). */
-  const admitChat = async (req: Body) => {
-    try {
-      await limits.admitChat(req.app_code as string, req.caller_id as string);
-    } catch (error) {
-      const requestId = cellRequestId(req as unknown as MeetingRequest);
-      const code = req.room_code as string;
-      if (!(error instanceof RateLimitedError) || requestId === undefined) throw error;
-      if (!(await deps.store.requestDecided(req.app_code as string, code, requestId))) throw error;
+    if (limit === 'chat') {
+      try {
+        await limits.admitChat(call.appCode, call.userId);
+      } catch (error) {
+        const { requestKey, roomCode } = call;
+        if (!(error instanceof RateLimitedError) || !requestKey || !roomCode) throw error;
+        if (!(await deps.store.requestDecided(call.appCode, roomCode, requestKey))) throw error;
+      }
     }
+    return null;
   };
   const authed = { preHandler: requireAuth(deps.auth) };
   for (const method of meetingMethods) {
@@ -124,14 +139,19 @@ export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDe
         }
         const requestId = declared.kind === 'command' ? requestIdOf(request, body) : undefined;
         if (requestId !== undefined) req.request_id = requestId;
+        const call: Admitted = {
+          appCode: me.appCode,
+          userId: me.userId,
+          roomCode: typeof req.room_code === 'string' ? req.room_code : undefined,
+          requestKey: cellRequestId({ caller_id: me.userId, request_id: requestId }),
+        };
         try {
           // Not a code at all: no meeting has it, and no cell is touched.
           const code = req.room_code;
           if (typeof code === 'string' && !ROOM_CODE_PATTERN.test(code)) {
             throw AppError.from(refuse(MEETING_NOT_FOUND));
           }
-          if (method === 'SendChat') await admitChat(req);
-          const ticket = method === 'CreateMeeting' ? await admitCreate(req) : null;
+          const ticket = await admit(route.limit, call);
           let data: unknown;
           try {
             data = await deps.api.call(method, req);

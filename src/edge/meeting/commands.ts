@@ -42,7 +42,9 @@ const MINE_LIMIT = { fallback: 20, max: 50 };
 const CHATS_LIMIT = { fallback: 30, max: 100 };
 
 /** The cell's request id: the caller's own, scoped to the caller (another user's is not theirs). */
-export function cellRequestId(req: MeetingRequest): string | undefined {
+export function cellRequestId(
+  req: Pick<MeetingRequest, 'caller_id' | 'request_id'>,
+): string | undefined {
   return req.request_id === undefined ? undefined : `${req.caller_id}:${req.request_id}`;
 }
 
@@ -158,7 +160,7 @@ const restCalls = {
   CreateMeeting: declare({
     kind: 'command',
     scope: 'none',
-    rest: { method: 'POST', path: '/rooms', status: 201 },
+    rest: { method: 'POST', path: '/rooms', status: 201, limit: 'create' },
     body: b.CreateBody,
     handle: async (ctx, req) => {
       // Retries of one create request draw one code. A create without a request id is new
@@ -340,7 +342,7 @@ const restCalls = {
   SendChat: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/chats', status: 201 },
+    rest: { method: 'POST', path: '/rooms/:code/chats', status: 201, limit: 'chat' },
     body: b.ChatBody,
     handle: (ctx, req) =>
       ctx.execute(

@@ -51,6 +51,11 @@ export interface RestRoute {
   /** Under /api/v1/meeting; `:code` is the room code. */
   readonly path: string;
   readonly status?: 200 | 201;
+  /**
+   * The per-user limit REST checks before the call (../http/meeting-routes.ts): `create`,
+   * the creation quota; `chat`, chat lines. A retry of a decided request is not counted.
+   */
+  readonly limit?: 'create' | 'chat';
 }
 
 export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
