@@ -111,6 +111,14 @@ function withLast(
   };
 }
 
+/**
+ * A scripted test holds the cell's lane while it waits for commands to queue. With the
+ * suite's 900 ms lease, a slow machine could find the lease stale by then: the next command
+ * would wait for a renewal on that lane, held by the script, until the script timed out.
+ * That wait is the script's, not the cell's, so these tests take a lease that outlives them.
+ */
+const scriptLease = { leaseTtlMs: 60_000 };
+
 async function pipelined(host: CellHost, outcome: 'committed' | 'decided_again') {
   const metric = await host.metrics.pipelined.get();
   return metric.values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
@@ -175,6 +183,7 @@ void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
 
     let scripted!: ReturnType<typeof scriptedStore>;
     const { host: b } = await host({
+      config: scriptLease,
       wrapStore: (inner) => (scripted = scriptedStore(inner, suite.backend().inspect)).store,
     });
     await runLocal(b, key, { type: 'Add', amount: 0 }); // loaded
@@ -234,6 +243,7 @@ void describe('pipelined batches (MariaDB + Redis)', { skip }, () => {
     const key = freshRoom();
     let scripted!: ReturnType<typeof scriptedStore>;
     const { host: b } = await host({
+      config: scriptLease,
       wrapStore: (inner) => (scripted = scriptedStore(inner, suite.backend().inspect)).store,
     });
     await runLocal(b, key, { type: 'Add', amount: 0 }); // loaded
