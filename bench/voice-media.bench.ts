@@ -38,7 +38,7 @@ import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import type { types } from 'mediasoup';
 import type { TestClient } from '../src/edge/ws/testing/ws-client.js';
-import type { VoiceProducerAppData } from '../src/edge/voice/media-events.js';
+import type { VoiceProducerAppData } from '../src/voice-room/api/media-events.js';
 import { startMeetingNode, type MeetingNode } from '../src/main/testing/meeting-node.js';
 import type { MediaServer } from '../src/media-server/server.js';
 import { CLIENT_DTLS, opusRtpParameters } from '../src/media-server/testing/harness.js';
@@ -47,7 +47,7 @@ import {
   plainSendTransport,
   RtpSender,
 } from '../src/media-server/testing/plain-rtp.js';
-import { mediaRoomOf } from '../src/meeting/media-servers.js';
+import { mediaRoomOf } from '../src/media-cluster/media-servers.js';
 import { median, quantile } from './load.js';
 import { describeStep, measureStep, Receivers, rtpStream, sendPaced } from './rtp.js';
 

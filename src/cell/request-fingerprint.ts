@@ -14,7 +14,7 @@ import { hash } from 'node:crypto';
 /**
  * Fields that are not what the request asks: its id, and the target of a media move, which
  * each node running the move picks for itself (where a new room would go at that moment)
- * under the one request id of that move (src/meeting/media-failover.ts).
+ * under the one request id of that move (src/media-cluster/media-failover.ts).
  */
 const NOT_PART_OF_THE_REQUEST = new Set(['request_id', 'to_server']);
 

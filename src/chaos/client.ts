@@ -7,8 +7,8 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GrpcForwarder } from '../edge/grpc/room-service.js';
-import type { MeetingMethod } from '../edge/meeting/commands.js';
-import type { RpcName } from '../edge/voice/commands.js';
+import type { MeetingMethod } from '../meeting/api/commands.js';
+import type { RpcName } from '../voice-room/api/commands.js';
 import { AppError } from '../shared/errors.js';
 import {
   ADMIN_TOKEN,

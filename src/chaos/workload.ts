@@ -6,7 +6,7 @@
  * end each voice room is closed, so none of its timers is left to commit later.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RpcName } from '../edge/voice/commands.js';
+import type { RpcName } from '../voice-room/api/commands.js';
 import type { ChaosClient, Sent } from './client.js';
 import type { Prng } from './prng.js';
 import type { RtcFeed } from './rtc.js';

@@ -746,7 +746,7 @@ void describe('loadConfig', () => {
   });
 
   void it('ROOMS_GRPC_TOKEN: optional in embedded mode (SQLite, no Redis), gRPC on loopback', () => {
-    // Unset: the node makes up a random token per start (src/main/grpc-embedded.int.test.ts).
+    // Unset: the node makes up a random token per start (src/edge/grpc/grpc-embedded.int.test.ts).
     assert.equal(loadConfig({ ROOMS_DB_URL: './x.sqlite' }).grpc.token, null);
     const config = loadConfig({ ROOMS_GRPC_TOKEN: 't'.repeat(32) });
     assert.equal(config.grpc.token, 't'.repeat(32));

@@ -2,7 +2,7 @@
  * Several media servers in a cluster: the directory a node places rooms with and reaches
  * each room's server through (Redis: src/adapters/redis/redis-media-servers.ts; without
  * Redis, the node's one server), the embedded server's own registration settings, and the
- * failover that moves a dead server's rooms (src/meeting/media-failover.ts).
+ * failover that moves a dead server's rooms (src/media-cluster/media-failover.ts).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -11,15 +11,15 @@ import { RedisMediaHolders } from '../adapters/redis/media-holders.js';
 import { RedisMediaServers } from '../adapters/redis/redis-media-servers.js';
 import { OrphanMediaSweep } from '../edge/room-media/orphan-media.js';
 import type { MediaRegistrationSettings } from '../media-server/registration.js';
-import { FAILOVER_CALLER, MediaFailover, type RoomMover } from '../meeting/media-failover.js';
-import type { MediaRoomKind } from '../meeting/media-servers.js';
-import { singleMediaServer, type MediaServers } from '../meeting/media-servers.js';
-import type { MeetingApi } from '../edge/meeting/meeting-api.js';
-import type { VoiceRoomApi } from '../edge/voice/voice-api.js';
+import { FAILOVER_CALLER, MediaFailover, type RoomMover } from '../media-cluster/media-failover.js';
+import type { MediaRoomKind } from '../media-cluster/media-servers.js';
+import { singleMediaServer, type MediaServers } from '../media-cluster/media-servers.js';
+import type { MeetingApi } from '../meeting/api/meeting-api.js';
+import type { VoiceRoomApi } from '../voice-room/api/voice-api.js';
 import type { Config } from './config.js';
-import type { MeetingMedia } from './meeting-media.js';
+import type { MeetingMedia } from '../meeting/wiring/meeting-media.js';
 import type { NodeMedia } from './node-media.js';
-import type { VoiceMedia } from './voice-media.js';
+import type { VoiceMedia } from '../voice-room/wiring/voice-media.js';
 
 type Closers = (() => Promise<unknown>)[];
 
@@ -75,7 +75,7 @@ export async function wireMediaDirectory(
 
 /**
  * Each room kind's `MoveMediaServer`, through its API (forwarded to the room's owner, which
- * names the move in the cell: src/meeting/media-failover.ts).
+ * names the move in the cell: src/media-cluster/media-failover.ts).
  */
 export function roomMovers(apis: {
   meetings: MeetingApi;

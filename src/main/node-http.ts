@@ -11,9 +11,9 @@ import { sqlRoomFrameLog } from '../adapters/sql/room-frame-log.js';
 import type { CellHost } from '../cell/host.js';
 import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { defaultWebDist } from '../edge/http/web-client.js';
-import { meetingFrames } from '../edge/meeting/meeting-frames.js';
-import type { MeetingMembership } from '../edge/meeting-ws/ports.js';
-import { voiceRoomFollowers, voiceRoomFrames } from '../edge/voice/voice-frames.js';
+import { meetingFrames } from '../meeting/api/meeting-frames.js';
+import type { MeetingMembership } from '../meeting/signalling/ports.js';
+import { voiceRoomFollowers, voiceRoomFrames } from '../voice-room/api/voice-frames.js';
 import type { CanFollow } from '../edge/ws/hub.js';
 import type { NotificationCentre } from '../notifications/notification-centre.js';
 import { DestinationPolicy } from '../outbox/destinations.js';
@@ -24,10 +24,10 @@ import { wireAdminInspection } from './admin-inspection.js';
 import type { Config } from './config.js';
 import { wireDelivery, type Delivery, type DeliveryPlugins } from './delivery.js';
 import { buildHttpApp } from './http-app.js';
-import type { Meetings } from './meetings.js';
+import type { Meetings } from '../meeting/wiring/meetings.js';
 import type { NodeMedia } from './node-media.js';
 import { nodeControl, nodeReadiness } from './node-ops.js';
-import type { VoiceRooms } from './voice-rooms.js';
+import type { VoiceRooms } from '../voice-room/wiring/voice-rooms.js';
 
 type Closers = (() => Promise<unknown>)[];
 

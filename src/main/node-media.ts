@@ -24,19 +24,19 @@ import { sqlReactionStore } from '../adapters/sql/reaction-store.js';
 import type { CellHost } from '../cell/host.js';
 import type { CellKey } from '../cell/lease.js';
 import { Reactor } from '../cell/reactions.js';
-import type { MeetingMembership } from '../edge/meeting-ws/ports.js';
-import { meetingMediaRules } from '../edge/meeting-ws/media-rules.js';
+import type { MeetingMembership } from '../meeting/signalling/ports.js';
+import { meetingMediaRules } from '../meeting/signalling/media-rules.js';
 import { MediaRecords } from '../edge/room-media/media-records.js';
-import { voiceMediaRules } from '../edge/voice-ws/media-rules.js';
-import type { MediaServers } from '../meeting/media-servers.js';
-import { followRouterCaches } from '../meeting/router-cache.js';
+import { voiceMediaRules } from '../voice-room/signalling/media-rules.js';
+import type { MediaServers } from '../media-cluster/media-servers.js';
+import { followRouterCaches } from '../media-cluster/router-cache.js';
 import { systemClock } from '../shared/clock.js';
 import type { Delivery } from './delivery.js';
 import { followMediaEvents } from './media-events.js';
-import { wireMeetingMedia, type MeetingMedia } from './meeting-media.js';
-import type { Meetings } from './meetings.js';
-import { wireVoiceMedia, type VoiceMedia } from './voice-media.js';
-import type { VoiceRooms } from './voice-rooms.js';
+import { wireMeetingMedia, type MeetingMedia } from '../meeting/wiring/meeting-media.js';
+import type { Meetings } from '../meeting/wiring/meetings.js';
+import { wireVoiceMedia, type VoiceMedia } from '../voice-room/wiring/voice-media.js';
+import type { VoiceRooms } from '../voice-room/wiring/voice-rooms.js';
 
 /** The media side of a node: the orchestrator the meeting module calls, and its server. */
 export interface NodeMedia {

@@ -9,8 +9,8 @@ import { cellsTier, type CellsTier } from '../cell/cells-tier.js';
 import type { LeaseManager, NodeRegistry } from '../cell/lease.js';
 import type { InstanceIdentity } from '../edge/grpc/who-are-you.js';
 import type { Config } from './config.js';
-import type { Meetings } from './meetings.js';
-import { advertiseAddrFor, type VoiceRooms } from './voice-rooms.js';
+import type { Meetings } from '../meeting/wiring/meetings.js';
+import { advertiseAddrFor, type VoiceRooms } from '../voice-room/wiring/voice-rooms.js';
 
 /** How long the node waits for its own advertise address to answer (each of 3 attempts). */
 export const ADVERTISE_CHECK_TIMEOUT_MS = 3_000;

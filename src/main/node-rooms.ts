@@ -9,7 +9,7 @@ import { sqlNotificationRetentionStore } from '../adapters/sql/notifications/not
 import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import type { CellsTier } from '../cell/cells-tier.js';
 import type { CellHost } from '../cell/host.js';
-import type { MediaServers } from '../meeting/media-servers.js';
+import type { MediaServers } from '../media-cluster/media-servers.js';
 import { NotificationCentre } from '../notifications/notification-centre.js';
 import { NotificationRetention } from '../notifications/notification-retention.js';
 import { systemClock } from '../shared/clock.js';
@@ -17,8 +17,8 @@ import type { KeyValue } from '../shared/key-value.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import type { Config } from './config.js';
 import type { Delivery } from './delivery.js';
-import { wireMeetings, type Meetings } from './meetings.js';
-import { wireVoiceRooms, type VoiceRooms } from './voice-rooms.js';
+import { wireMeetings, type Meetings } from '../meeting/wiring/meetings.js';
+import { wireVoiceRooms, type VoiceRooms } from '../voice-room/wiring/voice-rooms.js';
 
 export interface NodeRooms {
   readonly voice: VoiceRooms;

@@ -7,12 +7,12 @@ import type { SqlBackend } from '../adapters/sql/database.js';
 import { sqlEndedRooms } from '../adapters/sql/ended-rooms.js';
 import { sqlLogRetentionStore } from '../adapters/sql/log-retention-store.js';
 import { LogRetention } from '../cell/log-retention.js';
-import type { MediaServers } from '../meeting/media-servers.js';
-import { MediaRouterJanitor } from '../meeting/router-janitor.js';
+import type { MediaServers } from '../media-cluster/media-servers.js';
+import { MediaRouterJanitor } from '../media-cluster/router-janitor.js';
 import type { NotificationRetention } from '../notifications/notification-retention.js';
 import { systemClock } from '../shared/clock.js';
 import type { Config } from './config.js';
-import type { Meetings } from './meetings.js';
+import type { Meetings } from '../meeting/wiring/meetings.js';
 import { startRelaySweeps } from './node-roles.js';
 
 /** Starts the relay's sweeps (each stopped by the node's close); returns the router janitor. */

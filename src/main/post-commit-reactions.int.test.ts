@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import pino from 'pino';
 import { RedisRoomMediaState } from '../adapters/redis/redis-meeting-media.js';
 import type { CellKey } from '../cell/lease.js';
-import { meetingClient, type MeetingClient } from '../edge/meeting/testing/meeting-client.js';
+import { meetingClient, type MeetingClient } from '../meeting/api/testing/meeting-client.js';
 import { TestClient, type Frame } from '../edge/ws/testing/ws-client.js';
 import { mediaServerTestOptions } from '../media-server/options.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
@@ -29,8 +29,8 @@ import {
   TEST_TOKEN,
   waitFor,
 } from '../media-server/testing/harness.js';
-import { FAILOVER_CALLER } from '../meeting/media-failover.js';
-import { mediaRoomOf } from '../meeting/media-servers.js';
+import { FAILOVER_CALLER } from '../media-cluster/media-failover.js';
+import { mediaRoomOf } from '../media-cluster/media-servers.js';
 import {
   clusterSkipReason,
   createTestDatabase,

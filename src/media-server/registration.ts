@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 import { MediaServerKeys } from '../adapters/redis/media-server-records.js';
 import { createRedisClient } from '../adapters/redis/redis-client.js';
 import { quitQuietly } from '../adapters/redis/redis-lease.js';
-import type { MediaServerRecord } from '../meeting/media-placement.js';
+import type { MediaServerRecord } from '../media-cluster/media-placement.js';
 import type { MediaRegistry } from './media-registry.js';
 import type { WorkerPool } from './worker-pool.js';
 

@@ -14,7 +14,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkipReason, bundlePage, launchChromium, PEER_PAGE } from './testing/chromium.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
-import type { MediaOrchestrator } from '../meeting/media-orchestrator.js';
+import type { MediaOrchestrator } from '../media-cluster/media-orchestrator.js';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
 import { call, startTestMediaServer, TEST_TOKEN, waitFor } from './testing/harness.js';

@@ -3,7 +3,7 @@
  * and message (Fastify's `createError` style): code sites call `errors.X(…)` and never spell
  * a code or a message of their own. `%s` in a message is filled by the call's arguments in
  * order. A room kind's domain refusals live in its own table beside its decider (e.g.
- * src/domain/voice-room/errors.ts); docs/errors.md lists both (a test keeps it complete).
+ * src/voice-room/domain/errors.ts); docs/errors.md lists both (a test keeps it complete).
  */
 import { format } from 'node:util';
 import { INVALID_ARGUMENT } from '../domain/decider.js';
@@ -135,7 +135,7 @@ export const errors = defineErrors({
   TRANSPORT_NOT_FOUND: ['not_found', 'transport %s not found'],
   PRODUCER_NOT_FOUND: ['not_found', 'producer %s not found'],
   CONSUMER_NOT_FOUND: ['not_found', 'consumer %s not found'],
-  // The meeting's WebSocket signalling (src/edge/meeting-ws).
+  // The meeting's WebSocket signalling (src/meeting/signalling).
   /** The media server refused a call for another reason than the two above (the seed's text). */
   MEDIA_ORCHESTRATOR_ERROR: ['validation', 'mediaOrchestrator error: %s'],
   MEDIA_WRONG_DIRECTION: ['illegal_state', '%s 需要 %s 方向的 transport'],
@@ -147,7 +147,7 @@ export const errors = defineErrors({
   /** What one socket made (in every room of a kind) is at its cap. */
   MEDIA_SOCKET_LIMIT: ['conflict', '媒体资源已达上限：每个连接最多 %s 个 %s，请先关闭不再使用的'],
   MEETING_NOT_JOINED: ['illegal_state', '请先发送 meeting.room.join'],
-  // The voice room's media signalling (src/edge/voice-ws).
+  // The voice room's media signalling (src/voice-room/signalling).
   VOICE_MEDIA_NOT_JOINED: ['illegal_state', 'send room.subscribe for the room first'],
   VOICE_AUDIO_ONLY: ['validation', 'voice rooms carry audio only'],
   MEDIA_STATE_UNAVAILABLE: ['unavailable', '服务暂不可用，请稍后重试'],

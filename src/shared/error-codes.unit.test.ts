@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { invalidArgument as meetingInvalid, meetingReasons } from '../domain/meeting/errors.js';
-import { invalidArgument as voiceInvalid, voiceRoomReasons } from '../domain/voice-room/errors.js';
+import { invalidArgument as meetingInvalid, meetingReasons } from '../meeting/domain/errors.js';
+import { invalidArgument as voiceInvalid, voiceRoomReasons } from '../voice-room/domain/errors.js';
 import { errorCatalog, errors } from './error-codes.js';
 import { AppError, RateLimitedError } from './errors.js';
 
@@ -52,8 +52,8 @@ void describe('error codes', () => {
   void it('every code of every table is defined exactly once, so it has one kind and one text', () => {
     const definitions = [
       ...errorCatalog.map((e) => ({ table: 'src/shared/error-codes.ts', code: e.code })),
-      ...voiceRoomReasons.map((r) => ({ table: 'src/domain/voice-room/errors.ts', code: r.code })),
-      ...meetingReasons.map((r) => ({ table: 'src/domain/meeting/errors.ts', code: r.code })),
+      ...voiceRoomReasons.map((r) => ({ table: 'src/voice-room/domain/errors.ts', code: r.code })),
+      ...meetingReasons.map((r) => ({ table: 'src/meeting/domain/errors.ts', code: r.code })),
     ];
     const tables = new Map<string, string[]>();
     for (const { table, code } of definitions)
@@ -77,9 +77,9 @@ void describe('error codes', () => {
       if (table) holders.push(file.slice(root.length));
     }
     assert.deepEqual(holders.sort(), [
-      'src/domain/meeting/errors.ts',
-      'src/domain/voice-room/errors.ts',
+      'src/meeting/domain/errors.ts',
       'src/shared/error-codes.ts',
+      'src/voice-room/domain/errors.ts',
     ]);
   });
 

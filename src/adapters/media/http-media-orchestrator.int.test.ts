@@ -16,7 +16,10 @@ import {
   TEST_TOKEN,
   waitFor,
 } from '../../media-server/testing/harness.js';
-import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
+import {
+  isMediaResourceNotFound,
+  isMediaServerError,
+} from '../../media-cluster/media-orchestrator.js';
 import { AppError } from '../../shared/errors.js';
 import {
   opusLevelRtpParameters,

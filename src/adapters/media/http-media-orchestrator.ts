@@ -18,7 +18,7 @@ import {
   type RouterInfo,
   type TransportDirection,
   type TransportInfo,
-} from '../../meeting/media-orchestrator.js';
+} from '../../media-cluster/media-orchestrator.js';
 import { MediaHttp } from './media-http.js';
 
 export interface HttpMediaOrchestratorOptions {

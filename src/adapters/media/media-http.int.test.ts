@@ -6,7 +6,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
+import {
+  isMediaResourceNotFound,
+  isMediaServerError,
+} from '../../media-cluster/media-orchestrator.js';
 import { AppError } from '../../shared/errors.js';
 import { closeRetryDelayMs, HttpMediaOrchestrator } from './http-media-orchestrator.js';
 

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { mediaResourceNotFound, mediaServerError } from '../../meeting/media-orchestrator.js';
+import { mediaResourceNotFound, mediaServerError } from '../../media-cluster/media-orchestrator.js';
 import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 

@@ -14,7 +14,7 @@ import type {
   TransportRecord,
   UserMediaResources,
 } from '../../edge/room-media/ports.js';
-import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
+import type { MediaKind, TransportDirection } from '../../media-cluster/media-orchestrator.js';
 import { systemClock, type Clock } from '../../shared/clock.js';
 
 /** The seed's TTL of a user's resources set: 1 hour. */

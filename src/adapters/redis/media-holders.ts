@@ -18,7 +18,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
 import type { HeldMedia, MediaHolders } from '../../edge/room-media/ports.js';
-import type { MediaRoomKind } from '../../meeting/media-servers.js';
+import type { MediaRoomKind } from '../../media-cluster/media-servers.js';
 
 /** How long a dead holder is claimed by the node releasing what it held. */
 const CLAIM_MS = 60_000;

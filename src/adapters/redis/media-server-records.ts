@@ -13,7 +13,7 @@
  * only the record, so the nodes move those rooms as for a death.
  */
 import type { Redis } from 'ioredis';
-import type { MediaServerRecord } from '../../meeting/media-placement.js';
+import type { MediaServerRecord } from '../../media-cluster/media-placement.js';
 
 /** Rooms lists outlive their server by at most this (a dead server's rooms move within seconds). */
 const ROOMS_TTL_MS = 24 * 3_600_000;

@@ -13,8 +13,8 @@ import {
   testKeyPrefix,
   testRedisUrl,
 } from '../../testing/backends.js';
-import type { MediaServerRecord } from '../../meeting/media-placement.js';
-import { unreachableMediaServer } from '../../meeting/media-servers.js';
+import type { MediaServerRecord } from '../../media-cluster/media-placement.js';
+import { unreachableMediaServer } from '../../media-cluster/media-servers.js';
 import { MediaServerKeys } from './media-server-records.js';
 import { RedisMediaServers } from './redis-media-servers.js';
 

@@ -9,17 +9,17 @@
  * id, registered or not, so a cluster whose servers do not register works as before: while
  * no registered server is live, rooms go on it. A registered id whose record expired is
  * reported to the listeners' `onDead` at every refresh until its rooms moved
- * (src/meeting/media-failover.ts).
+ * (src/media-cluster/media-failover.ts).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { MediaOrchestrator } from '../../media-cluster/media-orchestrator.js';
 import {
   leastLoaded,
   withOneMoreRouter,
   type MediaServerRecord,
-} from '../../meeting/media-placement.js';
-import { unreachableMediaServer, type MediaServers } from '../../meeting/media-servers.js';
+} from '../../media-cluster/media-placement.js';
+import { unreachableMediaServer, type MediaServers } from '../../media-cluster/media-servers.js';
 import { MediaServerKeys } from './media-server-records.js';
 
 export interface RedisMediaServersDeps {

@@ -23,7 +23,7 @@ import type {
   TransportRecord,
   UserMediaResources,
 } from '../../edge/room-media/ports.js';
-import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
+import type { MediaKind, TransportDirection } from '../../media-cluster/media-orchestrator.js';
 import { errors } from '../../shared/error-codes.js';
 import { MEETING_MEDIA_TTL_MS } from '../memory/memory-meeting-media.js';
 

@@ -4,7 +4,7 @@
  * question (the janitor asks in chunks of at most a few hundred rooms).
  */
 import type { Kysely } from 'kysely';
-import type { EndedRooms, MediaRoom } from '../../meeting/router-janitor.js';
+import type { EndedRooms, MediaRoom } from '../../media-cluster/router-janitor.js';
 import type { Database } from './schema.js';
 
 export function sqlEndedRooms(db: Kysely<Database>): EndedRooms {

@@ -23,8 +23,8 @@ import {
 } from '@grpc/grpc-js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
-import type { CallOptions } from '../voice/voice-api.js';
-import type { RpcName } from '../voice/commands.js';
+import type { CallOptions } from '../../voice-room/api/voice-api.js';
+import type { RpcName } from '../../voice-room/api/commands.js';
 import {
   GrpcForwarder,
   roomServiceClient,

@@ -22,7 +22,7 @@ import {
   type ServerDuplexStream,
   type ServiceError,
 } from '@grpc/grpc-js';
-import type { CallOptions } from '../voice/voice-api.js';
+import type { CallOptions } from '../../voice-room/api/voice-api.js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
 import { deadlineExceeded, fromServiceError, isErrorKind } from './status.js';

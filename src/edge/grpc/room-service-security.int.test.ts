@@ -8,8 +8,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import type { AppError } from '../../shared/errors.js';
 import { createTestCa, type TestCa } from '../../testing/test-certs.js';
-import type { CallOptions } from '../voice/voice-api.js';
-import type { RpcName } from '../voice/commands.js';
+import type { CallOptions } from '../../voice-room/api/voice-api.js';
+import type { RpcName } from '../../voice-room/api/commands.js';
 import {
   GrpcForwarder,
   roomServiceClient,

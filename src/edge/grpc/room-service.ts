@@ -16,10 +16,10 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import type { CallOptions, Forwarder, VoiceRoomApi } from '../voice/voice-api.js';
-import { declarationOf, rpcNames, type RpcName } from '../voice/commands.js';
-import { meetingCalls, type MeetingMethod } from '../meeting/commands.js';
-import type { MeetingApi, MeetingForwarder } from '../meeting/meeting-api.js';
+import type { CallOptions, Forwarder, VoiceRoomApi } from '../../voice-room/api/voice-api.js';
+import { declarationOf, rpcNames, type RpcName } from '../../voice-room/api/commands.js';
+import { meetingCalls, type MeetingMethod } from '../../meeting/api/commands.js';
+import type { MeetingApi, MeetingForwarder } from '../../meeting/api/meeting-api.js';
 import {
   authorizedMetadata,
   channelCredentials,

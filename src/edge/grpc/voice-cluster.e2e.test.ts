@@ -24,7 +24,7 @@ import {
   reportingOutput,
   waitForHealthy,
 } from '../../testing/server-process.js';
-import type { RpcName } from '../voice/commands.js';
+import type { RpcName } from '../../voice-room/api/commands.js';
 import { GrpcForwarder } from './room-service.js';
 import { rawGrpcCall } from './testing/raw-grpc.js';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
-import { meetingClient, type Envelope } from '../meeting/testing/meeting-client.js';
+import { meetingClient, type Envelope } from '../../meeting/api/testing/meeting-client.js';
 
 export const ADMIN_TOKEN = 'admin-token-for-inspection-tests-0123';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Clock } from '../../shared/clock.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { parseInput } from '../../shared/parse-input.js';
-import type { VoiceRoomStore } from '../voice/voice-store.js';
+import type { VoiceRoomStore } from '../../voice-room/api/voice-store.js';
 import { requireAdminToken } from './admin-token.js';
 import { documented, jsonSchemaOf } from './openapi.js';
 

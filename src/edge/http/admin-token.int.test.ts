@@ -17,7 +17,7 @@ import { SqlOutboxStore } from '../../outbox/sql-outbox-store.js';
 import { SqlWebhookDirectory } from '../../outbox/webhooks.js';
 import { systemClock } from '../../shared/clock.js';
 import { rawRequest } from '../../testing/raw-http.js';
-import { sqlVoiceRoomStore } from '../../adapters/sql/voice-room/store.js';
+import { sqlVoiceRoomStore } from '../../voice-room/sql/store.js';
 import { registerAdminRoutes } from './admin-routes.js';
 import { installEnvelopeErrors } from '../../shared/http-envelope.js';
 

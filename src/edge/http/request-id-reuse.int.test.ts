@@ -2,13 +2,13 @@
  * A request id names one request (DESIGN invariant 3), on REST: the same id sent with another
  * endpoint or another body is refused 409 `REQUEST_ID_REUSED` and changes nothing, never
  * answered with the first request's result; the plain retry still gets its first answer.
- * Across nodes and after the owner's kill -9: ../../main/meeting-cluster.e2e.test.ts and
+ * Across nodes and after the owner's kill -9: ../../meeting/wiring/meeting-cluster.e2e.test.ts and
  * ../grpc/voice-cluster.e2e.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
-import { meetingClient } from '../meeting/testing/meeting-client.js';
+import { meetingClient } from '../../meeting/api/testing/meeting-client.js';
 
 describe('a request id used for another request (REST)', () => {
   let app: TestHttpApp;

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
-import { meetingClient } from '../meeting/testing/meeting-client.js';
+import { meetingClient } from '../../meeting/api/testing/meeting-client.js';
 
 describe('user lookups per caller', () => {
   let app: TestHttpApp;

@@ -3,7 +3,7 @@
  * (./media-handlers.ts): producers first, so the others' consumers of them go too, then
  * transports, whose consumers close with them; each close counts 404 as done.
  */
-import type { MediaOrchestrator } from '../../meeting/media-orchestrator.js';
+import type { MediaOrchestrator } from '../../media-cluster/media-orchestrator.js';
 import type { ProducerRecord, UserMediaResources } from './ports.js';
 
 export interface ClosedMedia {

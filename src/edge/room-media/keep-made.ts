@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
-import type { MediaKind } from '../../meeting/media-orchestrator.js';
+import type { MediaKind } from '../../media-cluster/media-orchestrator.js';
 import type { MediaHolders, MediaResourceIds, RoomMediaRules, RoomMediaState } from './ports.js';
 
 export interface KeepDeps {

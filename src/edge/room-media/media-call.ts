@@ -3,7 +3,10 @@
  * room's frame chain, and the mapping of media server failures to the seed's ACK texts.
  */
 import type { CellKey } from '../../cell/lease.js';
-import { isMediaResourceNotFound, isMediaServerError } from '../../meeting/media-orchestrator.js';
+import {
+  isMediaResourceNotFound,
+  isMediaServerError,
+} from '../../media-cluster/media-orchestrator.js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
 

@@ -13,8 +13,8 @@ import {
   isMediaServerError,
   type MediaKind,
   type MediaOrchestrator,
-} from '../../meeting/media-orchestrator.js';
-import { mediaRoomOf, type MediaServers } from '../../meeting/media-servers.js';
+} from '../../media-cluster/media-orchestrator.js';
+import { mediaRoomOf, type MediaServers } from '../../media-cluster/media-servers.js';
 import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import { closeHeld } from './close-held.js';
@@ -41,7 +41,7 @@ export interface MediaHandlerDeps {
   readonly logger: Logger;
   /**
    * A call failed on the room's server: if the directory lost that server, move the room
-   * (src/meeting/media-failover.ts) and answer the server it records now; else null.
+   * (src/media-cluster/media-failover.ts) and answer the server it records now; else null.
    */
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
   /** Which node process holds what (a cluster's); absent: this process holds everything. */

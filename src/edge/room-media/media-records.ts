@@ -11,7 +11,7 @@
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
 import type { MediaEvent } from '../../media-server/events.js';
-import { parseMediaRoom, type MediaRoomKind } from '../../meeting/media-servers.js';
+import { parseMediaRoom, type MediaRoomKind } from '../../media-cluster/media-servers.js';
 import type { RoomBroadcaster } from './media-call.js';
 import type { RoomMediaRules, RoomMediaState } from './ports.js';
 

@@ -10,7 +10,11 @@
  */
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
-import { mediaRoomOf, type MediaRoomKind, type MediaServers } from '../../meeting/media-servers.js';
+import {
+  mediaRoomOf,
+  type MediaRoomKind,
+  type MediaServers,
+} from '../../media-cluster/media-servers.js';
 import type { RoomBroadcaster } from './media-call.js';
 import type { RoomMediaState } from './ports.js';
 

@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
-import type { MediaRoomKind } from '../../meeting/media-servers.js';
+import type { MediaRoomKind } from '../../media-cluster/media-servers.js';
 import { PeriodicSweep } from '../../shared/periodic-sweep.js';
 import type { MediaHolders } from './ports.js';
 

@@ -4,8 +4,8 @@
  * room's kind (who may use media, who may produce what, how producers are announced).
  */
 import type { CellKey } from '../../cell/lease.js';
-import type { MediaKind, TransportDirection } from '../../meeting/media-orchestrator.js';
-import type { MediaRoomKind } from '../../meeting/media-servers.js';
+import type { MediaKind, TransportDirection } from '../../media-cluster/media-orchestrator.js';
+import type { MediaRoomKind } from '../../media-cluster/media-servers.js';
 import type { AppError } from '../../shared/errors.js';
 
 /**

@@ -28,13 +28,13 @@ import { loadConfig } from '../config.js';
 import { buildHttpApp } from '../http-app.js';
 import type { WebClientOptions } from '../../edge/http/web-client.js';
 import { wireAdminInspection } from '../admin-inspection.js';
-import { wireVoiceRooms, type VoiceRooms } from '../voice-rooms.js';
-import type { MediaServers } from '../../meeting/media-servers.js';
+import { wireVoiceRooms, type VoiceRooms } from '../../voice-room/wiring/voice-rooms.js';
+import type { MediaServers } from '../../media-cluster/media-servers.js';
 import { MemoryKeyValue } from '../../adapters/memory/memory-key-value.js';
-import type { MeetingStore } from '../../edge/meeting/meeting-store.js';
+import type { MeetingStore } from '../../meeting/api/meeting-store.js';
 import type { KeyValue } from '../../shared/key-value.js';
-import { wireMeetings, type Meetings } from '../meetings.js';
-import { sqlMeetingStore } from '../../adapters/sql/meeting/store.js';
+import { wireMeetings, type Meetings } from '../../meeting/wiring/meetings.js';
+import { sqlMeetingStore } from '../../meeting/sql/store.js';
 import { nodeControl, nodeReadiness } from '../node-ops.js';
 
 export interface TestHttpApp {

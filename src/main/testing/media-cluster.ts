@@ -5,7 +5,7 @@
  */
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MediaServerRecord } from '../../meeting/media-placement.js';
+import type { MediaServerRecord } from '../../media-cluster/media-placement.js';
 import { READY_TIMEOUT_MS, ServerProcess } from '../../testing/server-process.js';
 
 /** The cluster's shared internal token (nodes and media servers). */

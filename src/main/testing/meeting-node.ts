@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../cell/testing/harness.js';
-import { meetingClient, type MeetingClient } from '../../edge/meeting/testing/meeting-client.js';
+import { meetingClient, type MeetingClient } from '../../meeting/api/testing/meeting-client.js';
 import { TestClient } from '../../edge/ws/testing/ws-client.js';
 import { loadConfig } from '../config.js';
 import { startNode, type RoomsNode } from '../node.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { meetingClient, type MeetingClient } from '../../edge/meeting/testing/meeting-client.js';
+import { meetingClient, type MeetingClient } from '../../meeting/api/testing/meeting-client.js';
 import { TestClient, type Frame } from '../../edge/ws/testing/ws-client.js';
 import {
   createTestDatabase,

@@ -3,7 +3,7 @@
  * send what grpc-js never would (no or odd `authorization` bytes, a deadline already spent).
  */
 import { connect, constants } from 'node:http2';
-import type { RpcName } from '../../voice/commands.js';
+import type { RpcName } from '../../../voice-room/api/commands.js';
 import { roomServiceClient } from '../room-service.js';
 
 export interface RawGrpcResult {

@@ -1,0 +1,391 @@
+/**
+ * Every meeting endpoint of meeting-api.md, declared once. The REST routes (../http/meeting-routes.ts),
+ * MeetingApi (./meeting-api.ts) and the gRPC `MeetingCall` that forwards to the owner are
+ * derived from this table. Create and join answer the meeting's router (`router_id`,
+ * `rtp_capabilities`), null on a node without media.
+ */
+import { randomUUID } from 'node:crypto';
+import { refuse } from '../domain/errors.js';
+import { isActive } from '../domain/evolve.js';
+import { checkMeetingAccess } from '../domain/guards.js';
+import type { MeetingState } from '../domain/types.js';
+import { meetingDetail, type MeetingView, type ParticipantView } from '../domain/view.js';
+import {
+  FAILOVER_CALLER,
+  moveOffLostServer,
+  moveRequestId,
+} from '../../media-cluster/media-failover.js';
+import { isMediaServerError } from '../../media-cluster/media-orchestrator.js';
+import { mediaRoomOf } from '../../media-cluster/media-servers.js';
+import type { z } from 'zod';
+import { AppError } from '../../shared/errors.js';
+import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
+import { inviteMembers, redeemInvite } from './invites.js';
+import { hashPassword, judgePassword } from './password-lock.js';
+import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
+import * as b from './requests.js';
+import { signalCalls } from './signal-calls.js';
+
+/** Draws of a room code before 会议号冲突，请重试 (the seed: 5). */
+export const ROOM_CODE_TRIES = 5;
+/**
+ * A create the cell refused (nothing made there): its code is released. ROOM_KIND_MISMATCH
+ * (the code is another kind's room, e.g. a voice room's id) draws another code.
+ */
+const REFUSED_CREATE = new Set<unknown>([
+  'IN_OTHER_MEETING',
+  'INVALID_ARGUMENT',
+  'ROOM_KIND_MISMATCH',
+]);
+const REDRAW = new Set<unknown>(['ROOM_KIND_MISMATCH']);
+const MINE_LIMIT = { fallback: 20, max: 50 };
+const CHATS_LIMIT = { fallback: 30, max: 100 };
+
+/** The cell's request id: the caller's own, scoped to the caller (another user's is not theirs). */
+export function cellRequestId(
+  req: Pick<MeetingRequest, 'caller_id' | 'request_id'>,
+): string | undefined {
+  return req.request_id === undefined ? undefined : `${req.caller_id}:${req.request_id}`;
+}
+
+/**
+ * The key of a request sent without an id, for what must be keyed outside the cell (a
+ * create's code claim, an invite's notifications): nothing can name it again.
+ */
+function onceKey(req: MeetingRequest): string {
+  return `${req.caller_id}:once:${randomUUID()}`;
+}
+
+type Reply = {
+  room: MeetingView;
+  participant: ParticipantView | null;
+};
+
+/**
+ * The meeting's router for `Device.load()`: created once per meeting on the media server
+ * its state records (idempotent, cached), so a join reuses it (S5). A meeting created
+ * without media answers null. `moves`: the moves the meeting's state recorded (a move off a
+ * lost server is named by it, ../../meeting/media-failover.ts).
+ */
+async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, moves: number) {
+  const from = room.media_server;
+  if (from === null) return { router_id: null, rtp_capabilities: null };
+  const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
+  // The seed's ResolveRouterInfo: the router this node already knows, kept true by the
+  // server's events (src/media-cluster/router-cache.ts); a call to the server only when unknown.
+  const known = ctx.media.of(from).resolveRouterInfo(mediaRoom);
+  if (known.ok) return { router_id: known.routerId, rtp_capabilities: known.rtpCapabilities };
+  let router;
+  try {
+    router = await ctx.media.of(from).createRouter(mediaRoom);
+  } catch (error) {
+    // A server the directory lost, that the failover did not move this meeting off (the
+    // router was made after its last beat): move it now, and answer the new router.
+    const now = isMediaServerError(error)
+      ? await moveOffLostServer(ctx.media, from, async (to, requestId) => {
+          const moved = (await ctx.execute(
+            {
+              app_code: appCode,
+              caller_id: FAILOVER_CALLER,
+              room_code: room.room_code,
+              request_id: moveRequestId(requestId, { from, to, moves }),
+            },
+            { type: 'MoveMediaServer', from_server: from, to_server: to },
+            (result) => result.reply,
+          )) as { media_server?: string | null };
+          return moved.media_server ?? null;
+        }).catch(() => null)
+      : null;
+    if (now === null || now === from) throw error;
+    router = await ctx.media.of(now).createRouter(mediaRoom);
+  }
+  return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
+}
+
+async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknown, moves = 0) {
+  const { room, participant } = reply as Reply;
+  const id = await ctx.meetingId(req.app_code, room.room_code);
+  return {
+    room: roomJson(room, id),
+    ...(participant ? { participant: participantJson(participant, id) } : {}),
+    ...(await mediaOf(ctx, req.app_code, room, moves)),
+  };
+}
+
+function mustAccess(state: MeetingState | null, userId: string): MeetingState {
+  const denied = state ? checkMeetingAccess(state, userId) : refuse('MEETING_NOT_FOUND');
+  if (denied) throw AppError.from(denied);
+  return state!;
+}
+
+function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
+  return req as MeetingRequest & { room_code: string };
+}
+
+/** The meeting of create request `req` in the cell of the code it claimed. */
+async function createIn(
+  ctx: MeetingContext,
+  req: MeetingRequest & z.output<typeof b.CreateBody>,
+  claim: { readonly id: number; readonly room_code: string },
+): Promise<unknown> {
+  const code = claim.room_code;
+  // A retry of a create that committed finds its caller active in that meeting: not "other".
+  const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
+  const inOther = active !== null && active !== code;
+  const hostRow = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
+  const hash =
+    req.password === undefined || inOther ? null : await hashPassword(ctx.passwords, req.password);
+  return ctx.execute(
+    { ...req, room_code: code },
+    {
+      type: 'CreateMeeting',
+      meeting_id: claim.id,
+      host_user_id: req.caller_id,
+      host_participant_id: String(hostRow),
+      room_code: code,
+      title: req.title,
+      password_hash: hash,
+      max_members: req.max_members,
+      in_other_meeting: inOther,
+      media_server: ctx.media.place(),
+    },
+    async (result) => {
+      const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);
+      return rest;
+    },
+  );
+}
+
+const restCalls = {
+  CreateMeeting: declare({
+    kind: 'command',
+    scope: 'none',
+    rest: { method: 'POST', path: '/rooms', status: 201, limit: 'create' },
+    body: b.CreateBody,
+    handle: async (ctx, req) => {
+      // Retries of one create request draw one code. A create without a request id is new
+      // each time: its claim gets a key of its own, which names nothing in the cell.
+      const requestKey = cellRequestId(req) ?? onceKey(req);
+      for (let draws = 0; draws < ROOM_CODE_TRIES; draws++) {
+        const claim = await ctx.store.claimMeetingCode(
+          req.app_code,
+          requestKey,
+          ctx.newRoomCode(),
+          ctx.clock.nowMs(),
+        );
+        if (claim.kind !== 'claimed') continue;
+        try {
+          return await createIn(ctx, req, claim);
+        } catch (error) {
+          const reason = (error as { code?: unknown }).code;
+          // Anything else may have committed (a lost answer): the claim stands for the retry.
+          if (!REFUSED_CREATE.has(reason)) throw error;
+          // Refused, nothing created: the code is free again, for this request's next draw
+          // or anyone's.
+          await ctx.store.releaseMeetingCode(req.app_code, requestKey, claim.room_code);
+          if (!REDRAW.has(reason)) throw error;
+        }
+      }
+      throw AppError.from(refuse('ROOM_CODE_CONFLICT'));
+    },
+  }),
+  ListMyMeetings: declare({
+    kind: 'query',
+    scope: 'none',
+    rest: { method: 'GET', path: '/rooms/mine' },
+    body: b.MineQuery,
+    handle: async (ctx, req) => {
+      const page = await ctx.store.listMine(req.app_code, req.caller_id, {
+        ...(req.status === undefined ? {} : { status: req.status }),
+        ...(req.before_id === undefined ? {} : { beforeId: req.before_id }),
+        limit: Math.min(req.limit ?? MINE_LIMIT.fallback, MINE_LIMIT.max),
+      });
+      return { list: page.list.map(rowJson), has_more: page.has_more };
+    },
+  }),
+  GetMeeting: declare({
+    kind: 'query',
+    scope: 'room',
+    rest: { method: 'GET', path: '/rooms/:code' },
+    body: b.EmptyBody.omit({ request_id: true }),
+    handle: async (ctx, req, state) => {
+      const s = mustAccess(state, req.caller_id);
+      const detail = meetingDetail(s);
+      const id = await ctx.meetingId(req.app_code, s.room_code);
+      return {
+        room: roomJson(detail.room, id),
+        participants: detail.participants.map((p) => participantJson(p, id)),
+        online_count: detail.online_count,
+      };
+    },
+  }),
+  JoinMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/join' },
+    body: b.JoinBody,
+    handle: async (ctx, req, state) => {
+      const code = inRoom(req).room_code;
+      // The seed's order: 房间存在 → 未结束 → 单点参会 → 密码锁定 → 密码校验 → 容量. The
+      // cell answers the first two and capacity; the edge judges the middle three, skipping
+      // the password when an earlier step refuses (a refused join never counts an attempt).
+      const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
+      const inOther = active !== null && active !== code;
+      const skip = !state || state.status !== 1 || inOther || isActive(state, req.caller_id);
+      const password = skip
+        ? 'not_required'
+        : await judgePassword(ctx.passwords, state, {
+            appCode: req.app_code,
+            roomCode: code,
+            userId: req.caller_id,
+            password: req.password,
+          });
+      const row = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
+      return ctx.execute(
+        inRoom(req),
+        {
+          type: 'JoinMeeting',
+          user_id: req.caller_id,
+          participant_id: String(row),
+          in_other_meeting: inOther,
+          password,
+        },
+        (result) => roomReply(ctx, req, result.reply, state?.media_moves ?? 0),
+      );
+    },
+  }),
+  LeaveMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/leave' },
+    body: b.EmptyBody,
+    handle: (ctx, req) =>
+      ctx.execute(inRoom(req), { type: 'LeaveMeeting', user_id: req.caller_id }, (result) => ({
+        duration: (result.reply as { duration?: number }).duration ?? 0,
+      })),
+  }),
+  EndMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/end' },
+    body: b.EmptyBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        { type: 'EndMeeting', operator_user_id: req.caller_id },
+        async (result) => {
+          const { room } = result.reply as { room: MeetingView };
+          return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
+        },
+      ),
+  }),
+  TransferHost: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/transfer-host' },
+    body: b.TransferBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        {
+          type: 'TransferHost',
+          operator_user_id: req.caller_id,
+          target_user_id: req.target_user_id,
+        },
+        (result) => {
+          const r = result.reply as { old_host_id: string; new_host_id: string };
+          return { old_host_id: idJson(r.old_host_id), new_host_id: idJson(r.new_host_id) };
+        },
+      ),
+  }),
+  KickMember: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/kick' },
+    body: b.KickBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        { type: 'KickMember', operator_user_id: req.caller_id, target_user_id: req.user_id },
+        (result) => {
+          const r = result.reply as { user_id: string; duration: number };
+          return { user_id: idJson(r.user_id), duration: r.duration };
+        },
+      ),
+  }),
+  InviteMembers: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/invite' },
+    body: b.InviteBody,
+    // Outside the cell: tokens and notifications are not meeting state. The request id makes
+    // it idempotent all the same (see ./invites.ts); without one it is new each time.
+    handle: (ctx, req, state) =>
+      inviteMembers(
+        { ...ctx.invites, clock: ctx.clock },
+        {
+          ...inRoom(req),
+          request_key: cellRequestId(req) ?? onceKey(req),
+          invitee_ids: req.invitee_ids,
+        },
+        state,
+      ),
+  }),
+  RedeemInvite: declare({
+    kind: 'query',
+    scope: 'none',
+    rest: { method: 'POST', path: '/invite-tokens/:token/redeem' },
+    body: b.EmptyBody.omit({ request_id: true }),
+    params: b.TokenParam,
+    handle: (ctx, req) => redeemInvite(ctx.invites.kv, req as typeof req & { token: string }),
+  }),
+  SendChat: declare({
+    kind: 'command',
+    scope: 'room',
+    rest: { method: 'POST', path: '/rooms/:code/chats', status: 201, limit: 'chat' },
+    body: b.ChatBody,
+    handle: (ctx, req) =>
+      ctx.execute(
+        inRoom(req),
+        { type: 'SendChat', user_id: req.caller_id, content: req.content },
+        async (result) => {
+          const { message } = result.reply as {
+            message: { id: number; user_id: string; content: string; created_at_ms: number };
+          };
+          const id = await ctx.meetingId(req.app_code, inRoom(req).room_code);
+          return {
+            message: chatJson(
+              {
+                message_id: message.id,
+                user_id: message.user_id,
+                content: message.content,
+                created_at_ms: message.created_at_ms,
+              },
+              id,
+            ),
+          };
+        },
+      ),
+  }),
+  ListChats: declare({
+    kind: 'query',
+    scope: 'room',
+    rest: { method: 'GET', path: '/rooms/:code/chats' },
+    body: b.ChatsQuery,
+    handle: async (ctx, req, state) => {
+      const s = mustAccess(state, req.caller_id);
+      const page = await ctx.store.listChats(req.app_code, s.room_code, {
+        ...(req.before_id === undefined ? {} : { beforeId: req.before_id }),
+        limit: Math.min(req.limit ?? CHATS_LIMIT.fallback, CHATS_LIMIT.max),
+      });
+      const id = await ctx.meetingId(req.app_code, s.room_code);
+      return { list: page.list.map((c) => chatJson(c, id)), has_more: page.has_more };
+    },
+  }),
+};
+
+/** Every meeting call: the REST endpoints and the WebSocket signalling's own. */
+export const meetingCalls = { ...restCalls, ...signalCalls };
+
+export type MeetingMethod = keyof typeof meetingCalls;
+export const meetingMethods = Object.keys(meetingCalls) as MeetingMethod[];

@@ -1,0 +1,90 @@
+/**
+ * What one declaration of ./commands.ts says about a meeting endpoint: its REST route, the
+ * schema of what REST takes from the body (or query string), whether it runs in the
+ * meeting's cell (so on its owner), and the handler. MeetingApi, the REST routes and the
+ * gRPC `MeetingCall` are derived from these declarations.
+ */
+import type { z } from 'zod';
+import type { CommandResult } from '../../cell/cell.js';
+import type { MeetingCommand, MeetingState } from '../domain/types.js';
+import type { MediaServers } from '../../media-cluster/media-servers.js';
+import type { Clock } from '../../shared/clock.js';
+import type { MeetingInviteDeps } from './invites.js';
+import type { MeetingStore } from './meeting-store.js';
+import type { MeetingPasswords } from './password-lock.js';
+
+/** The full request of an endpoint, as parsed. */
+export interface MeetingRequest {
+  readonly app_code: string;
+  /** The caller: the token's user (named apart from body fields like kick's `user_id`). */
+  readonly caller_id: string;
+  readonly room_code?: string;
+  /** Commands: the caller's id for this request (scoped to the caller before the cell). */
+  readonly request_id?: string;
+}
+
+export interface MeetingContext {
+  readonly store: MeetingStore;
+  readonly passwords: MeetingPasswords;
+  readonly clock: Clock;
+  /** Where meetings' routers are placed, and the orchestrator of each meeting's server. */
+  readonly media: MediaServers;
+  /** The invite tokens' store, the notification centre and the inviters' profiles. */
+  readonly invites: MeetingInviteDeps;
+  /** Draws a fresh `XXX-XXX-XXX` code. */
+  readonly newRoomCode: () => string;
+  /** The meeting's numeric id (`meeting_rooms.id`), cached: it never changes. */
+  meetingId(appCode: string, roomCode: string): Promise<number | null>;
+  /**
+   * Runs `command` in the cell of `room_code` and shapes its result. When the owner is
+   * another node, the whole call is forwarded and the owner's reply returned as it is.
+   */
+  execute(
+    req: MeetingRequest & { readonly room_code: string },
+    command: MeetingCommand,
+    shape: (result: CommandResult) => unknown,
+  ): Promise<unknown>;
+}
+
+export interface RestRoute {
+  readonly method: 'GET' | 'POST';
+  /** Under /api/v1/meeting; `:code` is the room code. */
+  readonly path: string;
+  readonly status?: 200 | 201;
+  /**
+   * The per-user limit REST checks before the call (../http/meeting-routes.ts): `create`,
+   * the creation quota; `chat`, chat lines. A retry of a decided request is not counted.
+   */
+  readonly limit?: 'create' | 'chat';
+}
+
+export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
+  /**
+   * A command carries the caller's request id when it names one (REST: body, else
+   * Idempotency-Key); without one it runs unrecorded, a new command each time.
+   */
+  readonly kind: 'command' | 'query';
+  /** Absent: an internal call (the WebSocket signalling's), served only by MeetingApi. */
+  readonly rest?: RestRoute;
+  /** What REST takes from the body (POST) or the query string (GET). */
+  readonly body: B;
+  /**
+   * Fields REST takes from the path besides `:code` (e.g. `:token`), each named as in the
+   * path; the full request carries them beside the body's fields.
+   */
+  readonly params?: Readonly<Record<string, z.ZodType>>;
+  /**
+   * `room`: the endpoint names a meeting (`:code`); the API reads its state on the owner
+   * first (forwarding the whole call when the owner is away) and passes it to `handle`.
+   */
+  readonly scope: 'room' | 'none';
+  readonly handle: (
+    ctx: MeetingContext,
+    req: MeetingRequest & z.output<B>,
+    state: MeetingState | null,
+  ) => Promise<unknown>;
+}
+
+export function declare<B extends z.ZodObject>(d: MeetingDeclaration<B>): MeetingDeclaration<B> {
+  return d;
+}

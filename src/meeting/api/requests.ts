@@ -1,0 +1,67 @@
+/**
+ * The meeting API's requests: what REST takes from a body or query string (strict: an
+ * unknown field, or a field of the wrong JSON type, is refused; nothing is coerced), and
+ * the full request an RPC runs with (the body plus who calls, in which app, on which
+ * meeting, under which request id). A forwarded call is parsed again on the owner.
+ */
+import { z } from 'zod';
+import { ROOM_CODE_PATTERN } from '../domain/decide-membership.js';
+
+/** Only a JSON integer: `"1"`, `1.5`, `true`, `[1]` and `null` are refused, never coerced. */
+const int = z.int();
+const userId = int.min(1).transform(String);
+const chars = (min: number, max: number, what: string) =>
+  z.string().refine((s) => {
+    const n = [...s].length;
+    return n >= min && n <= max;
+  }, `${what} must be ${min}-${max} characters`);
+
+/** A caller-chosen request id; the edge scopes it to the caller before the cell sees it. */
+export const RequestIdField = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,100}$/, 'request_id must be 1-100 printable ASCII characters');
+
+const withRequestId = { request_id: RequestIdField.optional() };
+
+export const CreateBody = z.strictObject({
+  ...withRequestId,
+  title: chars(1, 200, 'title'),
+  password: chars(4, 20, 'password').optional(),
+  // The seed: 2~8, larger values truncated to 8 (the decider truncates to its cap).
+  max_members: int.min(2, 'max_members must be at least 2').optional(),
+});
+export const JoinBody = z.strictObject({
+  ...withRequestId,
+  password: z.string().max(200, 'password is too long').optional(),
+});
+export const EmptyBody = z.strictObject({ ...withRequestId });
+export const TransferBody = z.strictObject({ ...withRequestId, target_user_id: userId });
+export const KickBody = z.strictObject({ ...withRequestId, user_id: userId });
+/** The seed: 1~50 invitees, de-duplicated (by the endpoint: a repeat counts once). */
+export const InviteBody = z.strictObject({
+  ...withRequestId,
+  invitee_ids: z
+    .array(userId)
+    .min(1, 'invitee_ids must name 1-50 users')
+    .max(50, 'invitee_ids must name 1-50 users'),
+});
+/** The token is judged by the endpoint: any malformed one is 邀请链接已失效, not 400 参数错误. */
+export const TokenParam = { token: z.string() };
+export const ChatBody = z.strictObject({ ...withRequestId, content: chars(1, 500, 'content') });
+/** Query strings arrive as text: REST turns decimal digits into integers before this. */
+export const MineQuery = z.strictObject({
+  status: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
+  before_id: int.min(1).optional(),
+  limit: int.min(1).optional(),
+});
+export const ChatsQuery = z.strictObject({
+  before_id: int.min(1).optional(),
+  limit: int.min(1).optional(),
+});
+
+/** Who calls: the token's app and user (REST), or the forwarding node's copy of them. */
+export const Caller = {
+  app_code: z.string().regex(/^[a-z0-9_-]{1,64}$/),
+  caller_id: z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/),
+};
+export const InRoom = { room_code: z.string().regex(ROOM_CODE_PATTERN, '会议不存在') };

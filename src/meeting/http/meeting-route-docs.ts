@@ -1,0 +1,135 @@
+/**
+ * The documentation of the meeting REST routes (./openapi.ts), derived from the declarations
+ * of ../meeting/commands.ts: the body (POST) or query string (GET) is the declaration's
+ * `body` schema, what the client sends; the caller, the app and the room code are never body
+ * fields. Every declared call needs a line in CALLS below, else the node refuses to start:
+ * a new endpoint cannot go undocumented.
+ */
+import type { MeetingMethod } from '../api/commands.js';
+import type { MeetingDeclaration } from '../api/declaration.js';
+import { InRoom } from '../api/requests.js';
+import {
+  documented,
+  jsonSchemaOf,
+  type JsonSchema,
+  type RouteDoc,
+} from '../../edge/http/openapi.js';
+
+type Documented = ReturnType<typeof documented>;
+
+/** The invite endpoints of meeting-api.md, declared next (their lines are ready below). */
+type ComingCall = 'InviteMembers' | 'RedeemInvite';
+
+interface CallDoc {
+  readonly summary: string;
+  /** Only the host may call it (仅主持人可操作, 403). */
+  readonly hostOnly?: true;
+}
+
+/** One line per declared call; `Partial` so that a missing one is named at start-up. */
+const CALLS: Partial<Record<MeetingMethod | ComingCall, CallDoc>> = {
+  CreateMeeting: { summary: 'Create an instant meeting hosted by the caller' },
+  ListMyMeetings: { summary: 'The meetings the caller hosted or joined, newest first' },
+  GetMeeting: { summary: 'The meeting and its active participants (participants only)' },
+  JoinMeeting: { summary: 'Join the meeting (with its password when it has one)' },
+  LeaveMeeting: { summary: 'Leave the meeting' },
+  EndMeeting: { summary: 'End the meeting for everyone (host)', hostOnly: true },
+  TransferHost: { summary: 'Hand the host role to an active participant (host)', hostOnly: true },
+  KickMember: { summary: 'Remove an active participant (host)', hostOnly: true },
+  SendChat: { summary: 'Send a chat message to the meeting' },
+  ListChats: { summary: "The meeting's chat history, newest first" },
+  InviteMembers: { summary: 'Invite users: each gets a meeting_invite notification' },
+  RedeemInvite: { summary: "An invite token's meeting: room code, inviter, has_password" },
+};
+
+const REFUSED =
+  "Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message";
+const HOST_ONLY = 'Only the host may do this (仅主持人可操作)';
+const NOT_FOUND = 'No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX';
+
+const LOOKUPS =
+  'Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)';
+/** The limits of docs/meetings.md, by call (429, `Retry-After`). */
+const LIMITED: Partial<Record<string, string>> = {
+  CreateMeeting: 'Too many meetings created in the window (CREATE_RATE_LIMITED)',
+  SendChat: `Too many chat lines in the window (CHAT_RATE_LIMITED); or: ${LOOKUPS}`,
+  InviteMembers: `Too many invitees for the inviter or the meeting (INVITE_RATE_LIMITED); or: ${LOOKUPS}`,
+};
+const OPEN_MEETINGS = 'The caller hosts the most meetings not ended allowed (TOO_MANY_OPEN_ROOMS)';
+
+/** Path parameters other than these are documented as plain text. */
+const PARAMS: Record<string, JsonSchema> = {
+  code: {
+    ...jsonSchemaOf(InRoom.room_code),
+    description: "The meeting's room code XXX-XXX-XXX",
+  },
+  token: { type: 'string', description: 'The invite token of the meeting_invite notification' },
+};
+
+const idempotencyKey = {
+  type: 'object',
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      description:
+        'The request id when the body has no `request_id` (a retry answers the first outcome)',
+    },
+  },
+};
+
+/** The documentation of a declared call's REST route (throws when CALLS has no line for it). */
+export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Documented {
+  const route = declared.rest;
+  if (!route) throw new Error(`meeting call ${name} has no REST route to document`);
+  const call = (CALLS as Partial<Record<string, CallDoc>>)[name];
+  if (!call) {
+    throw new Error(
+      `meeting route ${name} (${route.method} ${route.path}) is not documented: ` +
+        'add its summary to CALLS in src/meeting/http/meeting-route-docs.ts',
+    );
+  }
+  const input = jsonSchemaOf(declared.body);
+  if (declared.kind === 'command') addRequestIdNote(input);
+  const params = route.path.match(/:\w+/g)?.map((p) => p.slice(1)) ?? [];
+  const responses: Record<number, string> = {
+    [route.status ?? 200]: 'The result (docs/meetings.md)',
+    400: REFUSED,
+  };
+  if (call.hostOnly) responses[403] = HOST_ONLY;
+  if (declared.scope === 'room') responses[404] = NOT_FOUND;
+  const limited = LIMITED[name] ?? (declared.scope === 'room' ? LOOKUPS : undefined);
+  if (limited) responses[429] = limited;
+  if (route.limit === 'create') responses[409] = OPEN_MEETINGS;
+  const doc: RouteDoc = {
+    tag: 'meetings',
+    access: 'user',
+    summary: call.summary,
+    responses,
+    ...(params.length > 0
+      ? {
+          params: {
+            type: 'object',
+            required: params,
+            properties: Object.fromEntries(params.map((p) => [p, PARAMS[p] ?? { type: 'string' }])),
+          },
+        }
+      : {}),
+    ...(declared.kind === 'command' ? { headers: idempotencyKey } : {}),
+    ...(route.method === 'GET' ? (hasProperties(input) ? { query: input } : {}) : { body: input }),
+  };
+  return documented(doc);
+}
+
+function hasProperties(schema: JsonSchema): boolean {
+  return Object.keys((schema.properties as object | undefined) ?? {}).length > 0;
+}
+
+function addRequestIdNote(schema: JsonSchema): void {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties?.request_id) return;
+  properties.request_id = {
+    ...properties.request_id,
+    description:
+      'Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)',
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Wires the meetings' live side into a node: the WebSocket signalling (media resources in
+ * Redis with a cluster, in memory otherwise), and what a meeting's commits make happen on
+ * the media server: a member who stopped being active loses its transports, producers and
+ * consumers; an ended meeting's router is closed; a meeting moved off a dead media server
+ * gets its router on the new one and its members `meeting.media.reset`
+ * (../edge/room-media/media-reset.ts). Without a media server the signalling
+ * still follows meetings and answers every media event with 会议媒体服务暂不可用.
+ */
+import type { Logger } from 'pino';
+import type { CellKey } from '../../cell/lease.js';
+import type { ReactionHandler } from '../../cell/reactions.js';
+import type { MeetingMembership } from '../signalling/ports.js';
+import { meetingMembership } from '../api/membership.js';
+import { MeetingSignalling } from '../signalling/signalling.js';
+import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
+import type { MediaCaps } from '../../edge/room-media/media-admission.js';
+import { resetRoomMedia } from '../../edge/room-media/media-reset.js';
+import type { WsHub } from '../../edge/ws/hub.js';
+import type { MediaFailover } from '../../media-cluster/media-failover.js';
+import { mediaRoomOf, type MediaServers } from '../../media-cluster/media-servers.js';
+import type { RealtimePublisher } from '../../realtime/publisher.js';
+import { AppError } from '../../shared/errors.js';
+import type { Meetings } from './meetings.js';
+
+export interface MeetingMedia {
+  readonly signalling: MeetingSignalling;
+  /** What a meeting's commits make happen on its media server (../cell/reactions.ts). */
+  readonly reactions: ReadonlyMap<string, ReactionHandler>;
+  close(): Promise<void>;
+}
+
+/** Whether the user is an active member of the meeting again (a refusal says no). */
+async function activeAgain(
+  members: MeetingMembership,
+  key: CellKey,
+  userId: string,
+): Promise<boolean> {
+  try {
+    await members.member(key.appCode, key.roomId, userId);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.kind !== 'unavailable' && error.kind !== 'internal') {
+      return false;
+    }
+    throw error;
+  }
+}
+
+export function wireMeetingMedia(deps: {
+  hub: WsHub;
+  publisher: RealtimePublisher;
+  meetings: Meetings;
+  /** Each meeting's media server, by the id its state records. */
+  media: MediaServers;
+  /** The media resources users hold (shared with the voice rooms' signalling). */
+  state: RoomMediaState;
+  logger: Logger;
+  /** This node's id: the key of its presence leases in the meetings. */
+  nodeId: string;
+  /** The meetings' presence TTL; the signalling refreshes every third of it. */
+  presenceTtlMs: number;
+  /** Moves meetings off lost media servers (null: a node without a media directory). */
+  failover: MediaFailover | null;
+  /** Which node process holds what (null: no cluster). */
+  holders: MediaHolders | null;
+  /** How much media a user may hold in a meeting, and a socket (`ROOMS_MEDIA_*_MAX_*`). */
+  caps?: MediaCaps;
+}): MeetingMedia {
+  const logger = deps.logger.child({ module: 'meeting-media' });
+  const { media, failover } = deps;
+  const signalling = new MeetingSignalling({
+    hub: deps.hub,
+    membership: meetingMembership(deps.meetings.api, deps.meetings.limits),
+    media,
+    state: deps.state,
+    broadcaster: deps.publisher,
+    logger,
+    nodeId: deps.nodeId,
+    liveRefreshMs: Math.floor(deps.presenceTtlMs / 3),
+    ...(failover ? { rescue: (key, from) => failover.rescue('meeting', key, from) } : {}),
+    ...(deps.holders ? { holders: deps.holders } : {}),
+    ...(deps.caps ? { caps: deps.caps } : {}),
+  });
+  // Asked without the lookup limits: a reaction is the server's question, not the user's.
+  const members = meetingMembership(deps.meetings.api);
+  const reset = { state: deps.state, media, broadcaster: deps.publisher, logger };
+  const text = (data: Readonly<Record<string, unknown>>, name: string) =>
+    typeof data[name] === 'string' ? data[name] : null;
+  const reactions = new Map<string, ReactionHandler>([
+    [
+      'meeting.member_media.release',
+      async (key, data) => {
+        const userId = text(data, 'user_id')!;
+        // Carried out late (its owner died, the media server was away) after the member
+        // came back: what they hold now is their new session's, not the one that ended.
+        if (await activeAgain(members, key, userId)) return;
+        await signalling.releaseUserMedia(key, userId, text(data, 'media_server'));
+      },
+    ],
+    [
+      'meeting.router.close',
+      (key, data) => media.of(text(data, 'media_server')).closeRouter(mediaRoomOf(key)),
+    ],
+    [
+      'meeting.media.reset',
+      (key, data) =>
+        resetRoomMedia(reset, 'meeting', key, {
+          to_server: text(data, 'to_server')!,
+          user_ids: data.user_ids as readonly string[],
+        }),
+    ],
+  ]);
+  return {
+    signalling,
+    reactions,
+    close: () => signalling.close(),
+  };
+}

@@ -1,0 +1,295 @@
+/**
+ * Every RPC of the voice-room API, declared once: its request schema (./requests.ts, named
+ * after the proto message), the command it runs or its handler, its reply and its REST
+ * route. The gRPC RoomService (../grpc/room-service.ts), the REST routes
+ * (../http/voice-routes.ts) and VoiceRoomApi's dispatch (./voice-api.ts) are derived from
+ * this table. A command type added to the decider does not compile until it is declared
+ * here (or listed as a system command); the service's methods in the proto must be the
+ * declared names (commands.unit.test.ts).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { refuse } from '../domain/errors.js';
+import { checkRoomAccess } from '../domain/guards.js';
+import type { VoiceRoomCommand } from '../domain/types.js';
+import { roomView } from '../domain/view.js';
+import { moveRequestId } from '../../media-cluster/media-failover.js';
+import { AppError } from '../../shared/errors.js';
+import {
+  command,
+  custom,
+  withDecision,
+  type AnyDeclaration,
+  type DeclarationOf,
+} from './declaration.js';
+import * as m from './requests.js';
+
+/** Commands no client sends: the timer worker's. */
+type SystemCommand = 'ExpireDeadlines';
+type QueryName = 'GetRoom' | 'CheckRoomAccess' | 'GetRoomMedia';
+export type RpcName = Exclude<VoiceRoomCommand['type'], SystemCommand> | QueryName;
+
+/** The id CreateRoom gives a room created without one: retries of one request land on one room. */
+export function createdRoomIdOf(appCode: string, requestId: string): string {
+  const digest = createHash('sha256').update(`${appCode}\n${requestId}`).digest('base64url');
+  return `vr_${digest.slice(0, 16)}`;
+}
+
+const inRoom = (action: string) => `/rooms/:room_id/${action}`;
+
+export const voiceCommands = {
+  CreateRoom: custom({
+    kind: 'command',
+    schema: m.CreateRoomRequest,
+    handle: (ctx, req) => {
+      // Retries with one request id must land on one room: derive the id from it.
+      const room_id = req.room_id ?? createdRoomIdOf(req.app_code, req.request_id ?? randomUUID());
+      const { owner_user_id, title, seat_count } = req;
+      // The room's router goes on the least loaded media server (recorded in the room).
+      const media_server = ctx.placeMedia();
+      return ctx.execute(
+        { ...req, room_id },
+        { type: 'CreateRoom', owner_user_id, title, seat_count, media_server },
+        (result) => ({ room_id, room_version: result.version, duplicate: result.duplicate }),
+      );
+    },
+    rest: {
+      method: 'POST',
+      path: '/rooms',
+      caller: 'owner_user_id',
+      body: ['title', 'seat_count'],
+      defaults: { seat_count: 8 },
+      status: 201,
+      creates: createdRoomIdOf,
+    },
+  }),
+  CloseRoom: command({
+    schema: m.OperatorRequest,
+    toCommand: (r) => ({ type: 'CloseRoom', operator_user_id: r.operator_user_id }),
+    rest: { method: 'POST', path: inRoom('close'), caller: 'operator_user_id' },
+  }),
+  JoinRoom: command({
+    schema: m.UserRequest,
+    toCommand: (r) => ({ type: 'JoinRoom', user_id: r.user_id }),
+    rest: { method: 'POST', path: inRoom('join'), caller: 'user_id' },
+  }),
+  LeaveRoom: command({
+    schema: m.UserRequest,
+    toCommand: (r) => ({ type: 'LeaveRoom', user_id: r.user_id }),
+    rest: { method: 'POST', path: inRoom('leave'), caller: 'user_id' },
+  }),
+  RoomHeartbeat: command({
+    schema: m.UserRequest,
+    toCommand: (r) => ({ type: 'RoomHeartbeat', user_id: r.user_id }),
+    rest: { method: 'POST', path: inRoom('heartbeat'), caller: 'user_id' },
+  }),
+  KickUser: command({
+    schema: m.ManageUserRequest,
+    toCommand: (r) => ({
+      type: 'KickUser',
+      user_id: r.user_id,
+      operator_user_id: r.operator_user_id,
+    }),
+    rest: { method: 'POST', path: inRoom('kick'), caller: 'operator_user_id', body: ['user_id'] },
+  }),
+  UnbanUser: command({
+    schema: m.ManageUserRequest,
+    toCommand: (r) => ({
+      type: 'UnbanUser',
+      user_id: r.user_id,
+      operator_user_id: r.operator_user_id,
+    }),
+    rest: { method: 'POST', path: inRoom('unban'), caller: 'operator_user_id', body: ['user_id'] },
+  }),
+  SetRoomAdmin: command({
+    schema: m.SetRoomAdminRequest,
+    toCommand: (r) => ({
+      type: 'SetRoomAdmin',
+      user_id: r.user_id,
+      operator_user_id: r.operator_user_id,
+      is_admin: r.is_admin,
+    }),
+    rest: {
+      method: 'POST',
+      path: inRoom('admins'),
+      caller: 'operator_user_id',
+      body: ['user_id', 'is_admin'],
+    },
+  }),
+  SetMicSeatLock: command({
+    schema: m.SetMicSeatLockRequest,
+    toCommand: (r) => ({
+      type: 'SetMicSeatLock',
+      seat_index: r.seat_index,
+      locked: r.locked,
+      operator_user_id: r.operator_user_id,
+    }),
+    rest: {
+      method: 'POST',
+      path: inRoom('seats/lock'),
+      caller: 'operator_user_id',
+      body: ['seat_index', 'locked'],
+    },
+  }),
+  MicUp: command({
+    schema: m.SeatRequest,
+    toCommand: (r) => ({ type: 'MicUp', user_id: r.user_id, seat_index: r.seat_index }),
+    reply: withDecision,
+    rest: { method: 'POST', path: inRoom('mic/up'), caller: 'user_id', body: ['seat_index'] },
+  }),
+  MicDown: command({
+    schema: m.MicDownRequest,
+    toCommand: (r) => ({
+      type: 'MicDown',
+      user_id: r.user_id,
+      operator_user_id: r.operator_user_id,
+    }),
+    rest: {
+      method: 'POST',
+      path: inRoom('mic/down'),
+      // Yourself, or (an owner or admin) the body's user_id: then the caller is the operator.
+      fields: (me, b) =>
+        b.user_id !== undefined && b.user_id !== me
+          ? { user_id: b.user_id, operator_user_id: me }
+          : { user_id: me },
+    },
+  }),
+  ChangeMicSeat: command({
+    schema: m.SeatRequest,
+    toCommand: (r) => ({ type: 'ChangeMicSeat', user_id: r.user_id, seat_index: r.seat_index }),
+    reply: withDecision,
+    rest: { method: 'POST', path: inRoom('mic/change'), caller: 'user_id', body: ['seat_index'] },
+  }),
+  ConfirmMicPublishing: command({
+    schema: m.ConfirmMicPublishingRequest,
+    toCommand: (r) => ({
+      type: 'ConfirmMicPublishing',
+      user_id: r.user_id,
+      mic_session_id: r.mic_session_id,
+    }),
+    reply: withDecision,
+    rest: {
+      method: 'POST',
+      path: inRoom('mic/confirm'),
+      caller: 'user_id',
+      body: ['mic_session_id'],
+    },
+  }),
+  // The RTC events come from the RTC provider's callbacks (../http/trtc-callback.ts), not REST.
+  RtcAudioStarted: command({ schema: m.RtcEventRequest, toCommand: rtcEvent('RtcAudioStarted') }),
+  RtcAudioStopped: command({ schema: m.RtcEventRequest, toCommand: rtcEvent('RtcAudioStopped') }),
+  RtcRoomExited: command({ schema: m.RtcEventRequest, toCommand: rtcEvent('RtcRoomExited') }),
+  SendGift: custom({
+    kind: 'command',
+    schema: m.SendGiftRequest,
+    handle: async (ctx, req) => {
+      // The price is the catalog's, never the caller's; the commit checks it again.
+      const gift = await ctx.store.findGift(req.app_code, req.gift_id);
+      if (!gift?.active) throw AppError.from(refuse('GIFT_NOT_FOUND', req.gift_id));
+      const { sender_user_id, receiver_user_ids, gift_id, count } = req;
+      return ctx.execute(
+        req,
+        {
+          type: 'SendGift',
+          sender_user_id,
+          receiver_user_ids,
+          gift_id,
+          count,
+          unit_price: gift.price,
+        },
+        async (result) => {
+          const reply = result.reply as { total_price?: number; balance?: number };
+          return {
+            room_version: result.version,
+            duplicate: result.duplicate,
+            total_price: reply.total_price ?? 0,
+            // The balance right after the charge (recorded with it, so a retry answers the
+            // same); gifts recorded before it was kept answer the current balance.
+            balance: reply.balance ?? (await ctx.store.balanceOf(req.app_code, req.sender_user_id)),
+          };
+        },
+      );
+    },
+    rest: {
+      method: 'POST',
+      path: inRoom('gifts'),
+      caller: 'sender_user_id',
+      body: ['receiver_user_ids', 'gift_id', 'count'],
+      defaults: { count: 1 },
+    },
+  }),
+  GetRoom: custom({
+    kind: 'query',
+    schema: m.GetRoomRequest,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state, version) => (state.status === 'absent' ? null : roomView(state, version)),
+        (view) => {
+          if (!view) throw AppError.from(refuse('ROOM_NOT_FOUND'));
+          return { app_code: req.app_code, room_id: req.room_id, ...view };
+        },
+      ),
+    rest: { method: 'GET', path: '/rooms/:room_id' },
+  }),
+  // Not on REST: the nodes' media signalling asks where the room's router is, and moves it
+  // off a dead media server (src/media-cluster/media-failover.ts).
+  GetRoomMedia: custom({
+    kind: 'query',
+    schema: m.GetRoomRequest,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => state.media_server ?? '',
+        (media_server) => ({ media_server }),
+      ),
+  }),
+  // The cell's request id names this move, the moves the room made so far included
+  // (src/media-cluster/media-failover.ts): read on the owner, then the move decided there.
+  MoveMediaServer: custom({
+    kind: 'command',
+    schema: m.MoveMediaServerRequest,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => state.media_moves ?? 0,
+        (moves) => {
+          const move = { from: req.from_server, to: req.to_server, moves };
+          return ctx.execute(
+            { ...req, request_id: moveRequestId(req.request_id ?? '', move) },
+            { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
+            withDecision,
+          );
+        },
+      ),
+  }),
+  CheckRoomAccess: custom({
+    kind: 'query',
+    schema: m.CheckRoomAccessRequest,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => checkRoomAccess(state, req.user_id, req.action),
+        (denied) =>
+          denied
+            ? { allowed: false, reason: denied.code, message: denied.message }
+            : { allowed: true, reason: '', message: '' },
+      ),
+  }),
+} satisfies { readonly [M in RpcName]: DeclarationOf<M> };
+
+function rtcEvent<T extends 'RtcAudioStarted' | 'RtcAudioStopped' | 'RtcRoomExited'>(type: T) {
+  return (r: z.output<typeof m.RtcEventRequest>) => ({
+    type,
+    user_id: r.user_id,
+    event_time_ms: r.event_time_ms,
+    mic_session_id: r.mic_session_id,
+  });
+}
+
+export const rpcNames = Object.keys(voiceCommands) as RpcName[];
+
+/** The declaration of `method`, as the edges use it (each edge parses with its schema first). */
+export function declarationOf(method: RpcName): AnyDeclaration {
+  return voiceCommands[method];
+}

@@ -1,0 +1,63 @@
+/**
+ * The voice room's live frames for what CloseRoom commits: one `voice.mic.released` per mic
+ * session it ends, then `voice.room.closed`, as members (and webhooks, from the same outbox
+ * envelopes) see them.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isDomainError } from '../../shared/errors.js';
+import { voiceRoomDomain } from '../domain/domain.js';
+import {
+  activeRoom,
+  decide,
+  fold,
+  locked,
+  onSeat,
+  OWNER,
+  publishingOnSeat,
+  settings,
+} from '../domain/testing/given-when-then.js';
+import type { RoomEventEnvelope } from '../../cell/envelope.js';
+import { voiceRoomFrames } from './voice-frames.js';
+
+describe('voice-room frames', () => {
+  it('CloseRoom: a voice.mic.released frame per occupied seat, then voice.room.closed', () => {
+    const domain = voiceRoomDomain(settings);
+    const state = fold([
+      ...activeRoom({ seats: 4 }),
+      ...onSeat('u-1', 0),
+      locked(1),
+      ...publishingOnSeat('u-2', 3),
+    ]);
+    const events = decide(state, { type: 'CloseRoom', operator_user_id: OWNER });
+    assert.ok(!isDomainError(events));
+    const frames = events.flatMap((event, i) => {
+      const out = domain.toOutbox!(event)!;
+      const envelope: RoomEventEnvelope = {
+        app_code: 'app',
+        event_id: `e-${i}`,
+        room_id: 'room-1',
+        room_version: 7,
+        type: out.type,
+        occurred_at_ms: 0,
+        data: out.data,
+      };
+      return voiceRoomFrames.toFrames(envelope);
+    });
+    assert.deepEqual(
+      frames.map((f) => [f.to, f.event, f.data.user_id ?? null, f.data.reason ?? null]),
+      [
+        ['room', 'voice.mic.released', 'u-1', 'room_closed'],
+        ['room', 'voice.mic.released', 'u-2', 'room_closed'],
+        ['room', 'voice.room.closed', null, null],
+      ],
+    );
+    assert.deepEqual(
+      frames.slice(0, 2).map((f) => [f.data.seat_index, f.data.mic_session_id]),
+      [
+        [0, 'ms-u-1'],
+        [3, 'ms-u-2'],
+      ],
+    );
+  });
+});

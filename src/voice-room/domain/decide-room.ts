@@ -1,0 +1,222 @@
+/** Deciders of the Room and Presence machines. Each: guard first, then the events. */
+import type { DecideContext } from '../../domain/decider.js';
+import type { Decision } from '../../domain/decider.js';
+import {
+  DISGUISING_CHARACTERS,
+  hasControlCharacters,
+  hasDisguisingCharacters,
+  hasLoneSurrogate,
+  isMediaServerId,
+} from '../../domain/text.js';
+import { invalidArgument, refuse } from './errors.js';
+import { presenceOf } from './evolve.js';
+import {
+  isPresent,
+  mustBeActive,
+  mustBeOwnerOrAdmin,
+  mustBePresent,
+  mustOutrank,
+  seatOf,
+} from './guards.js';
+import type {
+  MicReleaseReason,
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomSettings,
+  VoiceRoomState,
+} from './types.js';
+
+type Cmd<T extends VoiceRoomCommand['type']> = Extract<VoiceRoomCommand, { type: T }>;
+type Events = Decision<VoiceRoomEvent>;
+
+export function createRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'CreateRoom'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
+  if (state.status !== 'absent') return refuse('ROOM_ALREADY_EXISTS');
+  const title = cmd.title.trim();
+  if (title.length < 1 || title.length > 100) return invalidArgument('title 1-100 chars');
+  // The same rule as nicknames (a display text), plus valid UTF-16: a lone surrogate has
+  // no UTF-8 form for the rooms table or the clients.
+  if (hasControlCharacters(title))
+    return invalidArgument('title must not contain control characters');
+  if (hasDisguisingCharacters(title)) return invalidArgument(`title ${DISGUISING_CHARACTERS}`);
+  if (hasLoneSurrogate(title)) return invalidArgument('title must be valid UTF-16');
+  if (
+    !Number.isInteger(cmd.seat_count) ||
+    cmd.seat_count < 1 ||
+    cmd.seat_count > settings.maxSeats
+  ) {
+    return invalidArgument(`seat_count 1-${settings.maxSeats}`);
+  }
+  if (cmd.media_server != null && !isMediaServerId(cmd.media_server)) {
+    return invalidArgument('media_server must be a media server id');
+  }
+  // creating → active in the same commit: "CreateRoom 持久化成功".
+  return [
+    {
+      type: 'RoomCreated',
+      owner_user_id: cmd.owner_user_id,
+      title,
+      seat_count: cmd.seat_count,
+      ...(cmd.media_server ? { media_server: cmd.media_server } : {}),
+      at_ms: ctx.nowMs,
+    },
+    { type: 'RoomActivated', at_ms: ctx.nowMs },
+  ];
+}
+
+/**
+ * The room's router moves off a dead media server: only an active room still on
+ * `from_server` moves (one without a recorded server was on its node's, which the edge names
+ * as `from_server`); anything else changes nothing.
+ */
+export function moveMediaServer(
+  state: VoiceRoomState,
+  cmd: Cmd<'MoveMediaServer'>,
+  ctx: DecideContext,
+): Events {
+  if (!isMediaServerId(cmd.from_server) || !isMediaServerId(cmd.to_server)) {
+    return invalidArgument('from_server and to_server must be media server ids');
+  }
+  const current = state.media_server ?? null;
+  if (state.status !== 'active' || (current !== null && current !== cmd.from_server)) return [];
+  return [
+    {
+      type: 'MediaServerMoved',
+      from_server: cmd.from_server,
+      to_server: cmd.to_server,
+      user_ids: Object.entries(state.presence)
+        .filter(([, p]) => p.state === 'present')
+        .map(([userId]) => userId),
+      at_ms: ctx.nowMs,
+    },
+  ];
+}
+
+/**
+ * Presence → closed_left, every seat released (numbers and locks kept), one commit. Each
+ * occupied seat gets its own MicReleased first, so consumers see every mic session end.
+ */
+export function closeRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'CloseRoom'>,
+  ctx: DecideContext,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  const releases = state.seats.flatMap((seat) =>
+    seat.user_id ? releaseSeatOf(state, seat.user_id, 'room_closed') : [],
+  );
+  return [
+    ...releases,
+    { type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs },
+  ];
+}
+
+/** absent/left/stale_left/kicked(after unban) → present; a retry only refreshes. */
+export function joinRoom(state: VoiceRoomState, cmd: Cmd<'JoinRoom'>, ctx: DecideContext): Events {
+  const guard = mustBeActive(state);
+  if (guard) return guard;
+  if (state.banned.includes(cmd.user_id)) return refuse('USER_BANNED');
+  if (isPresent(state, cmd.user_id)) {
+    return [{ type: 'PresenceRefreshed', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+  }
+  return [{ type: 'UserJoined', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+}
+
+/** Refreshes an existing presence only; never creates one. */
+export function heartbeat(
+  state: VoiceRoomState,
+  cmd: Cmd<'RoomHeartbeat'>,
+  ctx: DecideContext,
+): Events {
+  const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
+  if (guard) return guard;
+  return [{ type: 'PresenceRefreshed', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+}
+
+/** present → left, releasing the user's seat. */
+export function leaveRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'LeaveRoom'>,
+  ctx: DecideContext,
+): Events {
+  const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
+  if (guard) return guard;
+  return [
+    ...releaseSeatOf(state, cmd.user_id, 'leave'),
+    { type: 'UserLeft', user_id: cmd.user_id, at_ms: ctx.nowMs },
+  ];
+}
+
+/** Adds the user to the ban set (whether present or not) and frees their seat. */
+export function kickUser(state: VoiceRoomState, cmd: Cmd<'KickUser'>): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (cmd.user_id === cmd.operator_user_id) return refuse('CANNOT_TARGET_SELF');
+  const outranked = mustOutrank(state, cmd.operator_user_id, cmd.user_id, 'CANNOT_KICK_OWNER');
+  if (outranked) return outranked;
+  if (state.banned.includes(cmd.user_id) && !isPresent(state, cmd.user_id)) return [];
+  return [
+    ...releaseSeatOf(state, cmd.user_id, 'kicked'),
+    { type: 'UserKicked', user_id: cmd.user_id, operator_user_id: cmd.operator_user_id },
+  ];
+}
+
+export function unbanUser(state: VoiceRoomState, cmd: Cmd<'UnbanUser'>): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (!state.banned.includes(cmd.user_id)) return refuse('NOT_BANNED');
+  return [{ type: 'UserUnbanned', user_id: cmd.user_id, operator_user_id: cmd.operator_user_id }];
+}
+
+export function setRoomAdmin(state: VoiceRoomState, cmd: Cmd<'SetRoomAdmin'>): Events {
+  const guard = mustBeActive(state);
+  if (guard) return guard;
+  if (cmd.operator_user_id !== state.owner_user_id) return refuse('NOT_OWNER');
+  if (cmd.user_id === state.owner_user_id) return refuse('CANNOT_TARGET_SELF');
+  if (state.admins.includes(cmd.user_id) === cmd.is_admin) return [];
+  return [{ type: 'RoomAdminSet', user_id: cmd.user_id, is_admin: cmd.is_admin }];
+}
+
+/** Stale presence (with its seat) for every present user past the timeout. */
+export function expireStalePresence(
+  state: VoiceRoomState,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): VoiceRoomEvent[] {
+  if (state.status !== 'active') return [];
+  return Object.keys(state.presence).flatMap((userId) => {
+    const p = presenceOf(state, userId)!;
+    if (p.state !== 'present' || p.last_seen_at_ms + settings.presenceTimeoutMs > ctx.nowMs)
+      return [];
+    return [
+      ...releaseSeatOf(state, userId, 'stale'),
+      { type: 'PresenceStale' as const, user_id: userId, at_ms: ctx.nowMs },
+    ];
+  });
+}
+
+/** The user's seat released; `rtcEventTimeMs` (RTC clock) when an RTC event releases it. */
+export function releaseSeatOf(
+  state: VoiceRoomState,
+  userId: string,
+  reason: MicReleaseReason,
+  rtcEventTimeMs?: number,
+): VoiceRoomEvent[] {
+  const seat = seatOf(state, userId);
+  if (!seat?.mic_session_id) return [];
+  return [
+    {
+      type: 'MicReleased',
+      user_id: userId,
+      seat_index: seat.seat_index,
+      mic_session_id: seat.mic_session_id,
+      reason,
+      ...(rtcEventTimeMs === undefined ? {} : { event_time_ms: rtcEventTimeMs }),
+    },
+  ];
+}

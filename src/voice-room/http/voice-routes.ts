@@ -1,0 +1,206 @@
+/**
+ * Public REST for voice rooms under /api/v1/voice, for apps and browsers: the routes the
+ * RPCs of ../voice/commands.ts declare, the lobby and the wallet. The caller is the JWT's
+ * user in the JWT's app; any node serves any room (the API forwards to the owner).
+ * Retries: send the same `request_id` (body) or `Idempotency-Key` header.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator } from '../../accounts/tokens.js';
+import type { AuthIdentity } from '../../accounts/tokens.js';
+import type { CreationQuota, CreationTicket } from '../../edge/quotas.js';
+import { declarationOf, rpcNames } from '../api/commands.js';
+import type { Body, RestRoute } from '../api/declaration.js';
+import type { VoiceRoomApi } from '../api/voice-api.js';
+import { authOf, requireAuth } from '../../edge/http/auth-routes.js';
+import { documented } from '../../edge/http/openapi.js';
+import { voiceRouteDoc } from './voice-route-docs.js';
+import { sendOk } from '../../shared/http-envelope.js';
+import { errors } from '../../shared/error-codes.js';
+import type { VoiceRoomStore } from '../api/voice-store.js';
+
+function bodyOf(request: FastifyRequest): Body {
+  const body = request.body;
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw errors.INVALID_ARGUMENT('body must be a JSON object');
+  }
+  return body as Body;
+}
+
+/** What a REST caller may name a request (the cell's id adds the caller in front). */
+const CALLER_REQUEST_ID = /^[\x21-\x7e]{1,100}$/;
+
+/**
+ * The body's `request_id`, else the `Idempotency-Key` header, else a new id (a command sent
+ * without one is a new command each time), scoped to the caller: another user who sends
+ * the same id makes a request of their own, never gets this caller's recorded answer.
+ */
+function requestIdOf(request: FastifyRequest, body: Body, callerId: string): string {
+  const header = request.headers['idempotency-key'];
+  const given = body.request_id !== undefined ? body.request_id : header;
+  if (given === undefined) return `rest:${randomUUID()}`;
+  if (typeof given !== 'string' || !CALLER_REQUEST_ID.test(given)) {
+    throw errors.INVALID_ARGUMENT('request_id: 1-100 printable ASCII characters');
+  }
+  return `${callerId}:${given}`;
+}
+
+function roomIdOf(request: FastifyRequest): string {
+  return (request.params as { room_id: string }).room_id;
+}
+
+const docs = {
+  lobby: documented({
+    tag: 'voice rooms',
+    summary: "The lobby: the app's open rooms",
+    access: 'user',
+    query: {
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', default: 20, description: 'Decimal digits, clamped to 1-50' },
+        offset: { type: 'integer', default: 0, description: 'Decimal digits, clamped to 0-10000' },
+      },
+    },
+    responses: { 200: 'A page of rooms' },
+  }),
+  wallet: documented({
+    tag: 'voice rooms',
+    summary: "The caller's wallet",
+    access: 'user',
+    responses: { 200: '`balance`' },
+  }),
+  gifts: documented({
+    tag: 'voice rooms',
+    summary: "The gifts one can send in the caller's app",
+    description: 'The active gifts of the catalog (written with the admin API), cheapest first.',
+    access: 'user',
+    responses: { 200: '`list`: `{gift_id, name, price}` of each active gift' },
+  }),
+};
+
+export function registerVoiceRoutes(
+  app: FastifyInstance,
+  deps: {
+    api: VoiceRoomApi;
+    auth: Authenticator;
+    store: VoiceRoomStore;
+    createQuota?: CreationQuota;
+  },
+): void {
+  const { api, store } = deps;
+  const authed = { preHandler: requireAuth(deps.auth) };
+
+  /** A retry of a creation that committed is not a new creation: it passes unchecked. */
+  const admitCreation = async (
+    me: AuthIdentity,
+    requestId: string | undefined,
+    creates: (appCode: string, requestId: string) => string,
+  ): Promise<CreationTicket | null> => {
+    const quota = deps.createQuota;
+    if (!quota) return null;
+    if (requestId && (await store.roomExists(me.appCode, creates(me.appCode, requestId)))) {
+      return null;
+    }
+    return quota.admit(me.appCode, me.userId);
+  };
+
+  /** Runs a creation under the quota: a creation that made nothing gives its place back. */
+  const underQuota = async (
+    me: AuthIdentity,
+    requestId: unknown,
+    creates: (appCode: string, requestId: string) => string,
+    run: () => Promise<unknown>,
+  ): Promise<unknown> => {
+    const ticket = await admitCreation(
+      me,
+      typeof requestId === 'string' ? requestId : undefined,
+      creates,
+    );
+    let data: unknown;
+    try {
+      data = await run();
+    } catch (error) {
+      await ticket?.refund().catch(() => undefined); // nothing created: the place is free
+      throw error;
+    }
+    // A copy of the request raced past the retry check and found the room made: nothing new.
+    if ((data as { duplicate?: unknown }).duplicate === true) {
+      await ticket?.refund().catch(() => undefined);
+    }
+    return data;
+  };
+
+  /** Every RPC that declares a REST route, on behalf of the caller (../voice/commands.ts). */
+  for (const method of rpcNames) {
+    const declared = declarationOf(method);
+    const route = declared.rest;
+    if (!route) continue;
+    app.route({
+      method: route.method,
+      url: `/api/v1/voice${route.path}`,
+      ...authed,
+      ...voiceRouteDoc(method, declared),
+      handler: async (request, reply) => {
+        const me = authOf(request);
+        const body = route.method === 'GET' ? {} : bodyOf(request);
+        const req: Body = {
+          app_code: me.appCode,
+          ...(route.path.includes(':room_id') ? { room_id: roomIdOf(request) } : {}),
+          ...(declared.kind === 'command'
+            ? { request_id: requestIdOf(request, body, me.userId) }
+            : {}),
+          ...fieldsOf(route, me.userId, body),
+        };
+        const run = () => api.call(method, req);
+        const data = route.creates
+          ? await underQuota(me, req.request_id, route.creates, run)
+          : await run();
+        return sendOk(request, reply, data, route.status ?? 200);
+      },
+    });
+  }
+
+  app.get('/api/v1/voice/rooms', { ...authed, ...docs.lobby }, async (request, reply) => {
+    const me = authOf(request);
+    const q = request.query as { limit?: string; offset?: string };
+    const limit = clampInt(q.limit, 20, 1, 50);
+    const offset = clampInt(q.offset, 0, 0, 10_000);
+    return sendOk(request, reply, await store.listLobby(me.appCode, limit, offset));
+  });
+
+  app.get('/api/v1/voice/wallet', { ...authed, ...docs.wallet }, async (request, reply) => {
+    const me = authOf(request);
+    return sendOk(request, reply, { balance: await store.balanceOf(me.appCode, me.userId) });
+  });
+
+  // The gift picker's list: what a gift costs, never whether a retired one exists.
+  app.get('/api/v1/voice/gifts', { ...authed, ...docs.gifts }, async (request, reply) => {
+    const me = authOf(request);
+    const list = (await store.listGifts(me.appCode))
+      .filter((g) => g.active)
+      .sort((a, b) => a.price - b.price || (a.gift_id < b.gift_id ? -1 : 1))
+      .map(({ gift_id, name, price }) => ({ gift_id, name, price }));
+    return sendOk(request, reply, { list });
+  });
+}
+
+/** The request fields a route takes from the caller and the body (nothing else of the body). */
+function fieldsOf(route: RestRoute, me: string, body: Body): Body {
+  if (route.fields) return route.fields(me, body);
+  const fields: Record<string, unknown> = {};
+  for (const name of route.body ?? []) {
+    fields[name] = body[name] === undefined ? route.defaults?.[name] : body[name];
+  }
+  if (route.caller) fields[route.caller] = me;
+  return fields;
+}
+
+/** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */
+function clampInt(raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(raw)) {
+    throw errors.INVALID_ARGUMENT(`not a decimal integer: ${raw.slice(0, 20)}`);
+  }
+  return Math.min(max, Math.max(min, Number(raw)));
+}

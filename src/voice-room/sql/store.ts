@@ -1,0 +1,21 @@
+/** The voice-room edges' {@link VoiceRoomStore} on the SQL database. */
+import type { Kysely } from 'kysely';
+import type { VoiceRoomStore } from '../api/voice-store.js';
+import type { Database } from '../../adapters/sql/schema.js';
+import { findGift, listGifts, listLobby, putGift } from './catalog.js';
+import { countOpenRooms, roomExists } from './owners.js';
+import { balanceOf, topUp } from './wallet.js';
+
+export function sqlVoiceRoomStore(db: Kysely<Database>): VoiceRoomStore {
+  return {
+    balanceOf: (appCode, userId) => balanceOf(db, appCode, userId),
+    topUp: (appCode, userId, amount, requestId, nowMs) =>
+      topUp(db, appCode, userId, amount, requestId, nowMs),
+    findGift: async (appCode, giftId) => (await findGift(db, appCode, giftId)) ?? null,
+    listGifts: (appCode) => listGifts(db, appCode),
+    putGift: (appCode, gift, nowMs) => putGift(db, appCode, gift, nowMs),
+    listLobby: (appCode, limit, offset) => listLobby(db, appCode, limit, offset),
+    countOpenRooms: (appCode, owner) => countOpenRooms(db, appCode, owner),
+    roomExists: (appCode, roomId) => roomExists(db, appCode, roomId),
+  };
+}
