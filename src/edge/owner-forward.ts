@@ -9,8 +9,23 @@
  * ran (`NOT_OWNER_NODE`): an owner that could not be reached may have committed it. A call
  * out of time is not run again. Any other answer is the owner's.
  */
+import type { Routed } from '../cell/host.js';
 import type { CellKey } from '../cell/lease.js';
 import { AppError } from '../shared/errors.js';
+
+export type RemoteRoute = Extract<Routed<unknown>, { kind: 'remote' }>;
+
+/**
+ * Thrown by a handler's `execute` or `query` when the room's owner is another node: the API
+ * catches it and sends the whole call there, whose answer is the call's. Nothing of the
+ * handler after that point runs here, so no handler can mistake the owner's answer for the
+ * result of one of its steps.
+ */
+export class OwnerElsewhere extends Error {
+  constructor(readonly route: RemoteRoute) {
+    super(`the room is owned by ${route.nodeId}`);
+  }
+}
 
 /** Answers that say the route may be stale (the owner moved, died or paused). */
 const FORGET_ROUTE_ON = new Set([

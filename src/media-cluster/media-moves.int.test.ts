@@ -53,15 +53,15 @@ void describe('media moves', () => {
   after(() => app?.close());
 
   const serversNow = async () => {
-    const m = (await app.meetings.api.call('MeetingMember', {
+    const m = await app.meetings.api.call('MeetingMember', {
       app_code: 'default',
       room_code: meeting.roomId,
       caller_id: hostId,
-    })) as { media_server: string | null };
-    const v = (await app.voice.api.call('GetRoomMedia', {
+    });
+    const v = await app.voice.api.call('GetRoomMedia', {
       app_code: 'default',
       room_id: voiceRoom.roomId,
-    })) as { media_server: string };
+    });
     return [m.media_server, v.media_server];
   };
 

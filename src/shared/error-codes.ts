@@ -64,6 +64,7 @@ export const errors = defineErrors({
   LOG_GAP: ['internal', 'replay reached v%s, the room row says v%s'],
   DECIDE_FAILED: ['internal', 'the decider failed: %s'],
   INTERNAL: ['internal', 'internal error'],
+  REPLY_MISMATCH: ['internal', 'the answer of %s does not match its declared reply: %s'],
   // Input.
   /** Defined with the domains, which refuse bad input with it too. */
   INVALID_ARGUMENT,

@@ -16,7 +16,7 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import type { CallOptions, Forwarder, VoiceRoomApi } from '../../voice-room/api/voice-api.js';
+import type { CallOptions, Forwarder } from '../../voice-room/api/voice-api.js';
 import { declarationOf, rpcNames, type RpcName } from '../../voice-room/api/commands.js';
 import { meetingCalls, type MeetingMethod } from '../../meeting/api/commands.js';
 import type { MeetingApi, MeetingForwarder } from '../../meeting/api/meeting-api.js';
@@ -38,6 +38,11 @@ import {
   type ForwardDispatch,
   type OpenStream,
 } from './forward-stream.js';
+
+/** What the server needs of VoiceRoomApi: it sends any answer as the method's reply message. */
+export interface VoiceCalls {
+  call(method: RpcName, request: unknown, options?: CallOptions): Promise<unknown>;
+}
 
 const PROTO = fileURLToPath(new URL('../../../proto/room/v1/room_service.proto', import.meta.url));
 
@@ -140,7 +145,7 @@ function hasRequestId(request: unknown): boolean {
  * `Forward` stream alike: a voice-room RPC, or a meeting endpoint (`MeetingCall`).
  */
 function dispatcher(
-  api: Pick<VoiceRoomApi, 'call'>,
+  api: VoiceCalls,
   meetings: Pick<MeetingApi, 'call'> | undefined,
 ): ForwardDispatch {
   return async (method, request, callOptions) => {
@@ -176,7 +181,7 @@ function dispatcher(
  * ./security.ts); with `tls`, also a client certificate signed by the CA.
  */
 export async function startRoomServiceServer(
-  api: Pick<VoiceRoomApi, 'call'>,
+  api: VoiceCalls,
   options: RoomServiceServerOptions,
 ): Promise<GrpcServerHandle> {
   const server = new Server({

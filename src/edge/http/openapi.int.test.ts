@@ -32,13 +32,19 @@ type Operation = {
   security?: Record<string, string[]>[];
   requestBody?: { content?: Record<string, { schema?: Record<string, any> }> };
   parameters?: { in: string; name: string; required?: boolean; schema: Record<string, any> }[];
-  responses?: Record<string, { description?: string }>;
+  responses?: Record<
+    string,
+    { description?: string; content?: Record<string, { schema?: Record<string, any> }> }
+  >;
 };
 type Document = {
   openapi: string;
   info: { title: string; version: string };
   paths: Record<string, Record<string, Operation>>;
-  components: { securitySchemes: Record<string, Record<string, string>> };
+  components: {
+    securitySchemes: Record<string, Record<string, string>>;
+    schemas?: Record<string, Record<string, any>>;
+  };
 };
 
 describe('OpenAPI document at /docs/json', () => {
@@ -104,6 +110,43 @@ describe('OpenAPI document at /docs/json', () => {
         assert.equal(schema?.type, 'object', `${method} ${url}: a JSON object body schema`);
       }
     }
+  });
+
+  it('gives every voice-room and meeting answer a named schema a client generator types', () => {
+    const schemas = doc.components.schemas ?? {};
+    const routesOfKinds = apiRoutes().filter(
+      ({ url }) => url.startsWith('/api/v1/voice/') || url.startsWith('/api/v1/meeting/'),
+    );
+    assert.ok(routesOfKinds.length >= 25, `voice and meeting routes: ${routesOfKinds.length}`);
+    for (const { method, url } of routesOfKinds) {
+      const op = operation(method, url)!;
+      const ok = Object.entries(op.responses ?? {}).filter(([status]) => Number(status) < 400);
+      assert.equal(ok.length, 1, `${method} ${url}: one success status`);
+      const envelope = ok[0]![1].content?.['application/json']?.schema;
+      const ref: unknown = envelope?.properties?.data?.$ref;
+      assert.equal(typeof ref, 'string', `${method} ${url}: data is a named schema`);
+      const name = (ref as string).replace('#/components/schemas/', '');
+      const named = schemas[name];
+      assert.equal(named?.type, 'object', `${method} ${url}: ${name} is in components`);
+      assert.ok(Object.keys(named.properties ?? {}).length > 0, `${name} has properties`);
+      assert.equal(named.additionalProperties, false, `${name} lists every field it sends`);
+    }
+    // Shared objects are one component, referenced where they appear.
+    assert.deepEqual(schemas.MeetingDetail!.properties.room, {
+      $ref: '#/components/schemas/MeetingRoom',
+    });
+    assert.deepEqual(schemas.MeetingDetail!.properties.participants.items, {
+      $ref: '#/components/schemas/MeetingParticipant',
+    });
+    assert.ok(schemas.MeetingRoom!.required.includes('room_code'));
+    assert.deepEqual(Object.keys(schemas.VoiceMicReply!.properties).sort(), [
+      'duplicate',
+      'mic_session_id',
+      'publish_deadline_ms',
+      'room_version',
+      'seat_index',
+      'state',
+    ]);
   });
 
   it('documents the security each route demands: bearer, X-Admin-Token, TRTC, or none', async () => {

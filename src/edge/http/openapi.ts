@@ -43,6 +43,8 @@ export interface RouteDoc {
    * route's input and access.
    */
   readonly responses: Readonly<Record<number, string>>;
+  /** The envelope's `data` on success: the route's declared reply ({@link replySchemaOf}). */
+  readonly data?: JsonSchema;
   /** Not the REST envelope (health, metrics, the TRTC callback): the answer's own shape. */
   readonly raw?: { readonly contentType?: string; readonly schema: JsonSchema };
 }
@@ -62,6 +64,14 @@ export function documented(doc: RouteDoc): { config: { openapi: RouteDoc } } {
 /** The JSON Schema of what a zod schema accepts (its input side; refinements are not shown). */
 export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
   return z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0' });
+}
+
+/**
+ * The JSON Schema of a declared reply (what is sent: its output side). A reply schema named
+ * with `.meta({ title })` becomes a named component of the document (see `hoistTitled`).
+ */
+export function replySchemaOf(schema: z.ZodType): JsonSchema {
+  return z.toJSONSchema(schema, { io: 'output', target: 'openapi-3.0', reused: 'inline' });
 }
 
 /** An object schema's property `name` (throws if it has none: the docs must follow the code). */
@@ -102,6 +112,10 @@ const okEnvelope = {
   },
 };
 
+function withData(data: JsonSchema): JsonSchema {
+  return { ...okEnvelope, properties: { ...okEnvelope.properties, data } };
+}
+
 /** What @fastify/swagger documents for a route: never given to Fastify itself. */
 function swaggerSchemaOf(doc: RouteDoc): FastifySchema {
   const responses: Record<string, JsonSchema> = {};
@@ -111,7 +125,13 @@ function swaggerSchemaOf(doc: RouteDoc): FastifySchema {
   if (doc.access === 'user') all[401] ??= 'No valid bearer token';
   if (doc.access === 'admin') all[401] ??= 'No valid X-Admin-Token (or none configured)';
   for (const [status, description] of Object.entries(all)) {
-    const schema = doc.raw ? doc.raw.schema : Number(status) < 400 ? okEnvelope : errorEnvelope;
+    const schema = doc.raw
+      ? doc.raw.schema
+      : Number(status) >= 400
+        ? errorEnvelope
+        : doc.data
+          ? withData(doc.data)
+          : okEnvelope;
     responses[status] = { 'x-response-description': description, ...schema };
   }
   return {
@@ -144,6 +164,37 @@ function markOptionalBodies(document: { paths?: unknown }): void {
       }
     }
   }
+}
+
+/**
+ * Every schema of the document named with a `title` (the replies' `.meta({ title })`) moves
+ * to `components.schemas` under that name, a `$ref` in its place: a client generator then
+ * makes one named type of it, shared by every route that answers it. Two different schemas
+ * under one name are a bug in the declarations, refused when the document is built.
+ */
+export function hoistTitled(document: { paths?: unknown; components?: unknown }): void {
+  const named: Record<string, JsonSchema> = {};
+  const seen = new Map<string, string>();
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (typeof node !== 'object' || node === null) return node;
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(node)) out[key] = visit(value);
+    const title = out.title;
+    if (typeof title !== 'string' || out.type !== 'object') return out;
+    const text = JSON.stringify(out);
+    const earlier = seen.get(title);
+    if (earlier !== undefined && earlier !== text) {
+      throw new Error(`two different schemas are named ${title} in the API document`);
+    }
+    seen.set(title, text);
+    named[title] = out;
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  document.paths = visit(document.paths ?? {});
+  if (Object.keys(named).length === 0) return;
+  const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
+  document.components = { ...components, schemas: { ...components.schemas, ...named } };
 }
 
 /**
@@ -183,6 +234,7 @@ export function registerApiDocs(app: FastifyInstance): void {
     transformObject: (document) => {
       const openapi = 'openapiObject' in document ? document.openapiObject : {};
       markOptionalBodies(openapi);
+      hoistTitled(openapi);
       return openapi;
     },
   });

@@ -23,6 +23,7 @@ import { declare, type MeetingContext, type MeetingRequest } from './declaration
 import { inviteMembers, redeemInvite } from './invites.js';
 import { hashPassword, judgePassword } from './password-lock.js';
 import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
+import * as r from './replies.js';
 import * as b from './requests.js';
 import { signalCalls } from './signal-calls.js';
 
@@ -83,7 +84,7 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, 
     // router was made after its last beat): move it now, and answer the new router.
     const now = isMediaServerError(error)
       ? await moveOffLostServer(ctx.media, from, async (to, requestId) => {
-          const moved = (await ctx.execute(
+          const moved = await ctx.execute(
             {
               app_code: appCode,
               caller_id: FAILOVER_CALLER,
@@ -91,9 +92,9 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, 
               request_id: moveRequestId(requestId, { from, to, moves }),
             },
             { type: 'MoveMediaServer', from_server: from, to_server: to },
-            (result) => result.reply,
-          )) as { media_server?: string | null };
-          return moved.media_server ?? null;
+            (result) => r.MoveMediaReply.parse(result.reply),
+          );
+          return moved.media_server;
         }).catch(() => null)
       : null;
     if (now === null || now === from) throw error;
@@ -127,7 +128,7 @@ async function createIn(
   ctx: MeetingContext,
   req: MeetingRequest & z.output<typeof b.CreateBody>,
   claim: { readonly id: number; readonly room_code: string },
-): Promise<unknown> {
+): Promise<z.output<typeof r.CreateMeetingReply>> {
   const code = claim.room_code;
   // A retry of a create that committed finds its caller active in that meeting: not "other".
   const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
@@ -162,6 +163,7 @@ const restCalls = {
     scope: 'none',
     rest: { method: 'POST', path: '/rooms', status: 201, limit: 'create' },
     body: b.CreateBody,
+    reply: r.CreateMeetingReply,
     handle: async (ctx, req) => {
       // Retries of one create request draw one code. A create without a request id is new
       // each time: its claim gets a key of its own, which names nothing in the cell.
@@ -194,6 +196,7 @@ const restCalls = {
     scope: 'none',
     rest: { method: 'GET', path: '/rooms/mine' },
     body: b.MineQuery,
+    reply: r.MeetingPage,
     handle: async (ctx, req) => {
       const page = await ctx.store.listMine(req.app_code, req.caller_id, {
         ...(req.status === undefined ? {} : { status: req.status }),
@@ -208,6 +211,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'GET', path: '/rooms/:code' },
     body: b.EmptyBody.omit({ request_id: true }),
+    reply: r.MeetingDetail,
     handle: async (ctx, req, state) => {
       const s = mustAccess(state, req.caller_id);
       const detail = meetingDetail(s);
@@ -224,6 +228,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'POST', path: '/rooms/:code/join' },
     body: b.JoinBody,
+    reply: r.JoinMeetingReply,
     handle: async (ctx, req, state) => {
       const code = inRoom(req).room_code;
       // The seed's order: 房间存在 → 未结束 → 单点参会 → 密码锁定 → 密码校验 → 容量. The
@@ -259,6 +264,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'POST', path: '/rooms/:code/leave' },
     body: b.EmptyBody,
+    reply: r.LeaveMeetingReply,
     handle: (ctx, req) =>
       ctx.execute(inRoom(req), { type: 'LeaveMeeting', user_id: req.caller_id }, (result) => ({
         duration: (result.reply as { duration?: number }).duration ?? 0,
@@ -269,6 +275,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'POST', path: '/rooms/:code/end' },
     body: b.EmptyBody,
+    reply: r.EndMeetingReply,
     handle: (ctx, req) =>
       ctx.execute(
         inRoom(req),
@@ -284,6 +291,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'POST', path: '/rooms/:code/transfer-host' },
     body: b.TransferBody,
+    reply: r.TransferHostReply,
     handle: (ctx, req) =>
       ctx.execute(
         inRoom(req),
@@ -303,6 +311,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'POST', path: '/rooms/:code/kick' },
     body: b.KickBody,
+    reply: r.KickMemberReply,
     handle: (ctx, req) =>
       ctx.execute(
         inRoom(req),
@@ -320,6 +329,7 @@ const restCalls = {
     body: b.InviteBody,
     // Outside the cell: tokens and notifications are not meeting state. The request id makes
     // it idempotent all the same (see ./invites.ts); without one it is new each time.
+    reply: r.InviteMembersReply,
     handle: (ctx, req, state) =>
       inviteMembers(
         { ...ctx.invites, clock: ctx.clock },
@@ -337,6 +347,7 @@ const restCalls = {
     rest: { method: 'POST', path: '/invite-tokens/:token/redeem' },
     body: b.EmptyBody.omit({ request_id: true }),
     params: b.TokenParam,
+    reply: r.RedeemInviteReply,
     handle: (ctx, req) => redeemInvite(ctx.invites.kv, req as typeof req & { token: string }),
   }),
   SendChat: declare({
@@ -344,6 +355,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'POST', path: '/rooms/:code/chats', status: 201, limit: 'chat' },
     body: b.ChatBody,
+    reply: r.SendChatReply,
     handle: (ctx, req) =>
       ctx.execute(
         inRoom(req),
@@ -372,6 +384,7 @@ const restCalls = {
     scope: 'room',
     rest: { method: 'GET', path: '/rooms/:code/chats' },
     body: b.ChatsQuery,
+    reply: r.ChatPage,
     handle: async (ctx, req, state) => {
       const s = mustAccess(state, req.caller_id);
       const page = await ctx.store.listChats(req.app_code, s.room_code, {
@@ -388,4 +401,17 @@ const restCalls = {
 export const meetingCalls = { ...restCalls, ...signalCalls };
 
 export type MeetingMethod = keyof typeof meetingCalls;
+
+/** What meeting call `M` answers. */
+export type MeetingReplyOf<M extends MeetingMethod> = z.output<(typeof meetingCalls)[M]['reply']>;
+
+/** The reply schema of `method`, typed by the method. */
+export function meetingReplySchemaOf<M extends MeetingMethod>(
+  method: M,
+): z.ZodType<MeetingReplyOf<M>> {
+  const replies: {
+    readonly [K in MeetingMethod]: { readonly reply: z.ZodType<MeetingReplyOf<K>> };
+  } = meetingCalls;
+  return replies[method].reply;
+}
 export const meetingMethods = Object.keys(meetingCalls) as MeetingMethod[];

@@ -37,13 +37,14 @@ export interface MeetingContext {
   meetingId(appCode: string, roomCode: string): Promise<number | null>;
   /**
    * Runs `command` in the cell of `room_code` and shapes its result. When the owner is
-   * another node, the whole call is forwarded and the owner's reply returned as it is.
+   * another node this throws OwnerElsewhere (../../edge/owner-forward.ts): MeetingApi sends
+   * the whole call there, and the owner's answer is the call's.
    */
-  execute(
+  execute<V>(
     req: MeetingRequest & { readonly room_code: string },
     command: MeetingCommand,
-    shape: (result: CommandResult) => unknown,
-  ): Promise<unknown>;
+    shape: (result: CommandResult) => V | Promise<V>,
+  ): Promise<V>;
 }
 
 export interface RestRoute {
@@ -58,7 +59,10 @@ export interface RestRoute {
   readonly limit?: 'create' | 'chat';
 }
 
-export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
+export interface MeetingDeclaration<
+  B extends z.ZodObject = z.ZodObject,
+  R extends z.ZodType = z.ZodType,
+> {
   /**
    * A command carries the caller's request id when it names one (REST: body, else
    * Idempotency-Key); without one it runs unrecorded, a new command each time.
@@ -78,13 +82,17 @@ export interface MeetingDeclaration<B extends z.ZodObject = z.ZodObject> {
    * first (forwarding the whole call when the owner is away) and passes it to `handle`.
    */
   readonly scope: 'room' | 'none';
+  /** What it answers (./replies.ts). */
+  readonly reply: R;
   readonly handle: (
     ctx: MeetingContext,
     req: MeetingRequest & z.output<B>,
     state: MeetingState | null,
-  ) => Promise<unknown>;
+  ) => Promise<z.output<R>>;
 }
 
-export function declare<B extends z.ZodObject>(d: MeetingDeclaration<B>): MeetingDeclaration<B> {
+export function declare<B extends z.ZodObject, R extends z.ZodType>(
+  d: MeetingDeclaration<B, R>,
+): MeetingDeclaration<B, R> {
   return d;
 }

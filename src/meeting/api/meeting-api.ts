@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import type { StoreTypes } from '../../cell/cell-store.js';
 import type { CellDomain } from '../../cell/domain.js';
-import type { CellHost, Routed } from '../../cell/host.js';
+import type { CellHost } from '../../cell/host.js';
 import type { CellsTier } from '../../cell/cells-tier.js';
 import { requestFingerprint } from '../../cell/request-fingerprint.js';
 import type { MeetingCommand, MeetingEvent, MeetingState } from '../domain/types.js';
@@ -16,8 +16,15 @@ import { singleMediaServer, type MediaServers } from '../../media-cluster/media-
 import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
 import { parseInput } from '../../shared/parse-input.js';
-import { toOwner } from '../../edge/owner-forward.js';
-import { cellRequestId, meetingCalls, type MeetingMethod } from './commands.js';
+import { OwnerElsewhere, toOwner, type RemoteRoute } from '../../edge/owner-forward.js';
+import { declaredReply } from '../../edge/declared-reply.js';
+import {
+  cellRequestId,
+  meetingCalls,
+  meetingReplySchemaOf,
+  type MeetingMethod,
+  type MeetingReplyOf,
+} from './commands.js';
 import type { MeetingContext, MeetingRequest } from './declaration.js';
 import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
@@ -95,11 +102,27 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
     this.#newRoomCode = deps.newRoomCode ?? randomRoomCode;
   }
 
-  /** Runs `method` with an untrusted request object. */
-  async call(method: MeetingMethod, raw: unknown, options: MeetingCallOptions = {}) {
+  /** Runs `method` with an untrusted request object; answers its declared reply. */
+  async call<M extends MeetingMethod>(
+    method: M,
+    raw: unknown,
+    options: MeetingCallOptions = {},
+  ): Promise<MeetingReplyOf<M>> {
     const declared = meetingCalls[method];
     if (!declared) throw errors.INVALID_ARGUMENT(`unknown meeting method ${String(method)}`);
     const req = parseInput(schemas[method], raw) as MeetingRequest;
+    const answer = await this.#answer(method, req, raw, options);
+    return declaredReply(meetingReplySchemaOf(method), method, answer);
+  }
+
+  /** The answer of `method` to `req` (parsed from `raw`): run here, on the cells tier, or the owner's. */
+  async #answer(
+    method: MeetingMethod,
+    req: MeetingRequest,
+    raw: unknown,
+    options: MeetingCallOptions,
+  ): Promise<unknown> {
+    const declared = meetingCalls[method];
     const { cellsTier } = this.deps;
     if (cellsTier) {
       const key =
@@ -107,26 +130,29 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
       const addr = await cellsTier.addressFor(key);
       return this.deps.forwarder.callMeeting(addr, method, raw, options.deadlineMs);
     }
-    const ctx = this.#context(method, raw, options);
-    let state: MeetingState | null = null;
-    if (declared.scope === 'room') {
-      const routed = await this.deps.host.query(
-        this.deps.domain,
-        keyOf(req as MeetingRequest & { room_code: string }),
-        (s: MeetingState) => s,
-        hostOptions(options),
-      );
-      if (routed.kind === 'remote') return this.#forward(routed, method, raw, options);
-      state = routed.value;
+    const ctx = this.#context(options);
+    try {
+      let state: MeetingState | null = null;
+      if (declared.scope === 'room') {
+        const routed = await this.deps.host.query(
+          this.deps.domain,
+          keyOf(req as MeetingRequest & { room_code: string }),
+          (s: MeetingState) => s,
+          hostOptions(options),
+        );
+        if (routed.kind === 'remote') throw new OwnerElsewhere(routed);
+        state = routed.value;
+      }
+      return await (
+        declared.handle as (c: MeetingContext, r: unknown, s: unknown) => Promise<unknown>
+      )(ctx, req, state);
+    } catch (error) {
+      if (!(error instanceof OwnerElsewhere)) throw error;
+      return this.#forward(error.route, method, raw, options);
     }
-    return (declared.handle as (c: MeetingContext, r: unknown, s: unknown) => Promise<unknown>)(
-      ctx,
-      req,
-      state,
-    );
   }
 
-  #context(method: MeetingMethod, raw: unknown, options: MeetingCallOptions): MeetingContext {
+  #context(options: MeetingCallOptions): MeetingContext {
     const { store, passwords, clock, invites, host, domain } = this.deps;
     return {
       store,
@@ -144,7 +170,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
           // the edge turns into another command (a new password hash) is still the same.
           ...(requestId ? { requestId, fingerprint: requestFingerprint(command.type, req) } : {}),
         });
-        if (routed.kind === 'remote') return this.#forward(routed, method, raw, options);
+        if (routed.kind === 'remote') throw new OwnerElsewhere(routed);
         return shape(routed.value);
       },
     };
@@ -163,7 +189,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
   }
 
   #forward(
-    routed: Extract<Routed<unknown>, { kind: 'remote' }>,
+    routed: RemoteRoute,
     method: MeetingMethod,
     raw: unknown,
     options: MeetingCallOptions,

@@ -26,10 +26,7 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
       await limits?.checkLookups(appCode, userId, null);
       let reply: { is_host: boolean; media_server: string | null };
       try {
-        reply = (await api.call(
-          'MeetingMember',
-          caller(appCode, roomCode, userId),
-        )) as typeof reply;
+        reply = await api.call('MeetingMember', caller(appCode, roomCode, userId));
       } catch (error) {
         if ((error as { code?: unknown }).code === 'MEETING_NOT_FOUND') {
           await limits?.lookupFailed(appCode, userId, null);

@@ -10,6 +10,7 @@ import { checkMeetingAccess } from '../domain/guards.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import { declare } from './declaration.js';
+import * as r from './replies.js';
 import { RequestIdField } from './requests.js';
 
 const withRequestId = { request_id: RequestIdField.optional() };
@@ -30,6 +31,7 @@ export const signalCalls = {
     kind: 'query',
     scope: 'room',
     body: z.strictObject({}),
+    reply: r.MeetingMemberReply,
     handle: (_ctx, req, state) => {
       const denied = state ? checkMeetingAccess(state, req.caller_id) : refuse('MEETING_NOT_FOUND');
       if (denied) throw AppError.from(denied);
@@ -43,6 +45,7 @@ export const signalCalls = {
     kind: 'command',
     scope: 'room',
     body: z.strictObject({ ...withRequestId, node_id: nodeId }),
+    reply: r.Done,
     handle: (ctx, req) =>
       ctx.execute(
         { ...req, room_code: req.room_code! },
@@ -54,6 +57,7 @@ export const signalCalls = {
     kind: 'command',
     scope: 'room',
     body: z.strictObject({ ...withRequestId, node_id: nodeId }),
+    reply: r.Done,
     handle: (ctx, req) =>
       ctx.execute(
         { ...req, room_code: req.room_code! },
@@ -70,6 +74,7 @@ export const signalCalls = {
     kind: 'command',
     scope: 'room',
     body: z.strictObject({ ...withRequestId, from_server: serverId, to_server: serverId }),
+    reply: r.MoveMediaReply,
     handle: (ctx, req, state) => {
       const move = { from: req.from_server, to: req.to_server, moves: state?.media_moves ?? 0 };
       return ctx.execute(
@@ -79,7 +84,7 @@ export const signalCalls = {
           request_id: moveRequestId(req.request_id ?? '', move),
         },
         { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
-        (result) => result.reply,
+        (result) => r.MoveMediaReply.parse(result.reply),
       );
     },
   }),
@@ -93,6 +98,7 @@ export const signalCalls = {
       video_enabled: flag,
       hand_raised: flag,
     }),
+    reply: r.Done,
     handle: (ctx, req) =>
       ctx.execute(
         { ...req, room_code: req.room_code! },

@@ -11,6 +11,7 @@ import { InRoom } from '../api/requests.js';
 import {
   documented,
   jsonSchemaOf,
+  replySchemaOf,
   type JsonSchema,
   type RouteDoc,
 } from '../../edge/http/openapi.js';
@@ -105,6 +106,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
     access: 'user',
     summary: call.summary,
     responses,
+    data: replySchemaOf(declared.reply),
     ...(params.length > 0
       ? {
           params: {

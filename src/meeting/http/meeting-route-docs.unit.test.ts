@@ -15,6 +15,7 @@ const redeem: MeetingDeclaration = {
   scope: 'none',
   rest: { method: 'POST', path: '/invite-tokens/:token/redeem' },
   body: z.strictObject({ request_id: z.string().optional() }),
+  reply: z.null(),
   handle: () => Promise.resolve(null),
 };
 

@@ -8,7 +8,7 @@
  * declared names (commands.unit.test.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { refuse } from '../domain/errors.js';
 import { checkRoomAccess } from '../domain/guards.js';
 import type { VoiceRoomCommand } from '../domain/types.js';
@@ -17,11 +17,14 @@ import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import {
   command,
+  commandReply,
+  commandWithDecision,
   custom,
   withDecision,
   type AnyDeclaration,
   type DeclarationOf,
 } from './declaration.js';
+import * as r from './replies.js';
 import * as m from './requests.js';
 
 /** Commands no client sends: the timer worker's. */
@@ -37,10 +40,14 @@ export function createdRoomIdOf(appCode: string, requestId: string): string {
 
 const inRoom = (action: string) => `/rooms/:room_id/${action}`;
 
+/** What SendGift's decider answers (./domain/view.ts `replyOf`); older records lack `balance`. */
+const GiftDecision = z.object({ total_price: z.int().optional(), balance: z.int().optional() });
+
 export const voiceCommands = {
   CreateRoom: custom({
     kind: 'command',
     schema: m.CreateRoomRequest,
+    reply: r.CreateRoomReply,
     handle: (ctx, req) => {
       // Retries with one request id must land on one room: derive the id from it.
       const room_id = req.room_id ?? createdRoomIdOf(req.app_code, req.request_id ?? randomUUID());
@@ -50,7 +57,7 @@ export const voiceCommands = {
       return ctx.execute(
         { ...req, room_id },
         { type: 'CreateRoom', owner_user_id, title, seat_count, media_server },
-        (result) => ({ room_id, room_version: result.version, duplicate: result.duplicate }),
+        (result) => ({ room_id, ...commandReply(result) }),
       );
     },
     rest: {
@@ -131,10 +138,10 @@ export const voiceCommands = {
       body: ['seat_index', 'locked'],
     },
   }),
-  MicUp: command({
+  MicUp: commandWithDecision({
+    reply: r.MicReply,
     schema: m.SeatRequest,
     toCommand: (r) => ({ type: 'MicUp', user_id: r.user_id, seat_index: r.seat_index }),
-    reply: withDecision,
     rest: { method: 'POST', path: inRoom('mic/up'), caller: 'user_id', body: ['seat_index'] },
   }),
   MicDown: command({
@@ -154,20 +161,20 @@ export const voiceCommands = {
           : { user_id: me },
     },
   }),
-  ChangeMicSeat: command({
+  ChangeMicSeat: commandWithDecision({
+    reply: r.MicReply,
     schema: m.SeatRequest,
     toCommand: (r) => ({ type: 'ChangeMicSeat', user_id: r.user_id, seat_index: r.seat_index }),
-    reply: withDecision,
     rest: { method: 'POST', path: inRoom('mic/change'), caller: 'user_id', body: ['seat_index'] },
   }),
-  ConfirmMicPublishing: command({
+  ConfirmMicPublishing: commandWithDecision({
+    reply: r.MicReply,
     schema: m.ConfirmMicPublishingRequest,
     toCommand: (r) => ({
       type: 'ConfirmMicPublishing',
       user_id: r.user_id,
       mic_session_id: r.mic_session_id,
     }),
-    reply: withDecision,
     rest: {
       method: 'POST',
       path: inRoom('mic/confirm'),
@@ -182,6 +189,7 @@ export const voiceCommands = {
   SendGift: custom({
     kind: 'command',
     schema: m.SendGiftRequest,
+    reply: r.GiftReply,
     handle: async (ctx, req) => {
       // The price is the catalog's, never the caller's; the commit checks it again.
       const gift = await ctx.store.findGift(req.app_code, req.gift_id);
@@ -198,14 +206,14 @@ export const voiceCommands = {
           unit_price: gift.price,
         },
         async (result) => {
-          const reply = result.reply as { total_price?: number; balance?: number };
+          const charged = GiftDecision.parse(result.reply);
           return {
-            room_version: result.version,
-            duplicate: result.duplicate,
-            total_price: reply.total_price ?? 0,
+            ...commandReply(result),
+            total_price: charged.total_price ?? 0,
             // The balance right after the charge (recorded with it, so a retry answers the
             // same); gifts recorded before it was kept answer the current balance.
-            balance: reply.balance ?? (await ctx.store.balanceOf(req.app_code, req.sender_user_id)),
+            balance:
+              charged.balance ?? (await ctx.store.balanceOf(req.app_code, req.sender_user_id)),
           };
         },
       );
@@ -221,6 +229,7 @@ export const voiceCommands = {
   GetRoom: custom({
     kind: 'query',
     schema: m.GetRoomRequest,
+    reply: r.Room,
     handle: (ctx, req) =>
       ctx.query(
         req,
@@ -237,6 +246,7 @@ export const voiceCommands = {
   GetRoomMedia: custom({
     kind: 'query',
     schema: m.GetRoomRequest,
+    reply: r.RoomMediaReply,
     handle: (ctx, req) =>
       ctx.query(
         req,
@@ -249,6 +259,7 @@ export const voiceCommands = {
   MoveMediaServer: custom({
     kind: 'command',
     schema: m.MoveMediaServerRequest,
+    reply: r.MoveMediaReply,
     handle: (ctx, req) =>
       ctx.query(
         req,
@@ -258,7 +269,7 @@ export const voiceCommands = {
           return ctx.execute(
             { ...req, request_id: moveRequestId(req.request_id ?? '', move) },
             { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
-            withDecision,
+            (result) => withDecision(r.MoveMediaReply, result),
           );
         },
       ),
@@ -266,6 +277,7 @@ export const voiceCommands = {
   CheckRoomAccess: custom({
     kind: 'query',
     schema: m.CheckRoomAccessRequest,
+    reply: r.CheckRoomAccessReply,
     handle: (ctx, req) =>
       ctx.query(
         req,
@@ -279,11 +291,11 @@ export const voiceCommands = {
 } satisfies { readonly [M in RpcName]: DeclarationOf<M> };
 
 function rtcEvent<T extends 'RtcAudioStarted' | 'RtcAudioStopped' | 'RtcRoomExited'>(type: T) {
-  return (r: z.output<typeof m.RtcEventRequest>) => ({
+  return (req: z.output<typeof m.RtcEventRequest>) => ({
     type,
-    user_id: r.user_id,
-    event_time_ms: r.event_time_ms,
-    mic_session_id: r.mic_session_id,
+    user_id: req.user_id,
+    event_time_ms: req.event_time_ms,
+    mic_session_id: req.mic_session_id,
   });
 }
 
@@ -292,4 +304,14 @@ export const rpcNames = Object.keys(voiceCommands) as RpcName[];
 /** The declaration of `method`, as the edges use it (each edge parses with its schema first). */
 export function declarationOf(method: RpcName): AnyDeclaration {
   return voiceCommands[method];
+}
+
+/** What RPC `M` answers. */
+export type ReplyOf<M extends RpcName> = z.output<(typeof voiceCommands)[M]['reply']>;
+
+/** The reply schema of `method`, typed by the method. */
+export function replySchemaOf<M extends RpcName>(method: M): z.ZodType<ReplyOf<M>> {
+  const replies: { readonly [K in RpcName]: { readonly reply: z.ZodType<ReplyOf<K>> } } =
+    voiceCommands;
+  return replies[method].reply;
 }

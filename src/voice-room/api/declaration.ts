@@ -8,6 +8,8 @@ import type { z } from 'zod';
 import type { CommandResult } from '../../cell/cell.js';
 import type { VoiceRoomCommand, VoiceRoomState } from '../domain/types.js';
 import type { VoiceRoomStore } from './voice-store.js';
+import { CommandReply } from './replies.js';
+import { declaredReply } from '../../edge/declared-reply.js';
 
 /** The room a request names (and, for a command, its request id). */
 export interface RoomRequest {
@@ -23,19 +25,20 @@ export interface CallContext {
   placeMedia(): string | null;
   /**
    * Runs `command` on the owner and shapes its result with `shape`. When the owner is another
-   * node, `req` is forwarded and the owner's reply returned as it is (the owner shaped it).
+   * node this throws OwnerElsewhere (../../edge/owner-forward.ts): the API sends the whole
+   * call there, and the owner's answer is the call's.
    */
-  execute(
+  execute<V>(
     req: RoomRequest,
     command: VoiceRoomCommand,
-    shape: (result: CommandResult) => unknown,
-  ): Promise<unknown>;
-  /** Reads the room's state on its owner; like `execute`, forwards `req` when the owner is away. */
-  query<V>(
+    shape: (result: CommandResult) => V | Promise<V>,
+  ): Promise<V>;
+  /** Reads the room's state on its owner; like `execute`, the owner elsewhere takes the call. */
+  query<X, V>(
     req: RoomRequest,
-    read: (state: VoiceRoomState, version: number) => V,
-    shape: (value: V) => unknown,
-  ): Promise<unknown>;
+    read: (state: VoiceRoomState, version: number) => X,
+    shape: (value: X) => V | Promise<V>,
+  ): Promise<V>;
 }
 
 /** A request field that names the caller: REST fills it with the token's user. */
@@ -72,28 +75,35 @@ export interface RestRoute<F extends string = string> {
 type FieldOf<S extends z.ZodType> = Extract<keyof z.input<S>, string>;
 type CommandOf<M> = Extract<VoiceRoomCommand, { readonly type: M }>;
 
-/** An RPC that is one command built from its request, with a fixed reply shape. */
-export interface PlainCommand<S extends z.ZodType, C extends VoiceRoomCommand> extends PlainFields<
-  S,
-  C
-> {
+/** An RPC that is one command built from its request, answered by `answer` as `reply`. */
+export interface PlainCommand<
+  S extends z.ZodType,
+  C extends VoiceRoomCommand,
+  R extends z.ZodType,
+> extends PlainFields<S, C, R> {
   readonly kind: 'command';
 }
 
-interface PlainFields<S extends z.ZodType, C extends VoiceRoomCommand> {
+interface PlainFields<S extends z.ZodType, C extends VoiceRoomCommand, R extends z.ZodType> {
   readonly schema: S;
   readonly toCommand: (req: z.output<S>) => C;
-  /** Default: `{room_version, duplicate}`. */
-  readonly reply?: (result: CommandResult) => unknown;
+  /** What it answers (./replies.ts). */
+  readonly reply: R;
+  readonly answer: (result: CommandResult) => z.output<R>;
   readonly rest?: RestRoute<FieldOf<S>>;
 }
 
 /** An RPC with its own handler: a query, or a command that needs more than its request. */
-export interface CustomCall<S extends z.ZodType, K extends 'command' | 'query'> {
+export interface CustomCall<
+  S extends z.ZodType,
+  K extends 'command' | 'query',
+  R extends z.ZodType,
+> {
   /** A command must carry a request id over gRPC (a retry must not take effect twice). */
   readonly kind: K;
   readonly schema: S;
-  readonly handle: (ctx: CallContext, req: z.output<S>) => Promise<unknown>;
+  readonly reply: R;
+  readonly handle: (ctx: CallContext, req: z.output<S>) => Promise<z.output<R>>;
   readonly rest?: RestRoute<FieldOf<S>>;
 }
 
@@ -106,8 +116,9 @@ export type DeclarationOf<M extends string> = M extends VoiceRoomCommand['type']
   ? | {
         readonly kind: 'command';
         readonly schema: z.ZodType;
+        readonly reply: z.ZodType;
         toCommand(req: never): CommandOf<M>;
-        reply?(result: CommandResult): unknown;
+        answer(result: CommandResult): unknown;
         readonly rest?: RestRoute;
       }
     | AnyCustom<'command'>
@@ -116,6 +127,7 @@ export type DeclarationOf<M extends string> = M extends VoiceRoomCommand['type']
 interface AnyCustom<K> {
   readonly kind: K;
   readonly schema: z.ZodType;
+  readonly reply: z.ZodType;
   handle(ctx: CallContext, req: never): Promise<unknown>;
   readonly rest?: RestRoute;
 }
@@ -125,35 +137,61 @@ export type AnyDeclaration =
   | {
       readonly kind: 'command';
       readonly schema: z.ZodType;
+      readonly reply: z.ZodType;
       toCommand(req: unknown): VoiceRoomCommand;
-      reply?(result: CommandResult): unknown;
+      answer(result: CommandResult): unknown;
       readonly rest?: RestRoute;
     }
   | {
       readonly kind: 'command' | 'query';
       readonly schema: z.ZodType;
+      readonly reply: z.ZodType;
       handle(ctx: CallContext, req: unknown): Promise<unknown>;
       readonly rest?: RestRoute;
     };
 
+/** A command answered with the version it made and whether it was a retry. */
 export function command<S extends z.ZodType, C extends VoiceRoomCommand>(
-  declaration: PlainFields<S, C>,
-): PlainCommand<S, C> {
-  return { kind: 'command', ...declaration };
+  declaration: Omit<PlainFields<S, C, typeof CommandReply>, 'reply' | 'answer'>,
+): PlainCommand<S, C, typeof CommandReply> {
+  return { kind: 'command', reply: CommandReply, answer: commandReply, ...declaration };
 }
 
-export function custom<S extends z.ZodType, K extends 'command' | 'query'>(
-  declaration: CustomCall<S, K>,
-): CustomCall<S, K> {
+/**
+ * A command whose decider answers more (a mic seat's state, where the router is now): the
+ * decision's fields merged into the version and duplicate flag, checked against `reply`.
+ */
+export function commandWithDecision<
+  S extends z.ZodType,
+  C extends VoiceRoomCommand,
+  R extends z.ZodType,
+>(declaration: Omit<PlainFields<S, C, R>, 'answer'>): PlainCommand<S, C, R> {
+  return {
+    kind: 'command',
+    answer: (result) => withDecision(declaration.reply, result),
+    ...declaration,
+  };
+}
+
+export function custom<S extends z.ZodType, K extends 'command' | 'query', R extends z.ZodType>(
+  declaration: CustomCall<S, K, R>,
+): CustomCall<S, K, R> {
   return declaration;
 }
 
 /** The reply of most commands. */
-export function commandReply(result: CommandResult): unknown {
+export function commandReply(result: CommandResult): z.output<typeof CommandReply> {
   return { room_version: result.version, duplicate: result.duplicate };
 }
 
-/** A command whose decider answers with more (a mic seat's state): merged into the reply. */
-export function withDecision(result: CommandResult): unknown {
-  return { ...(commandReply(result) as object), ...(result.reply as object) };
+/** The decider's answer (a record of its own) merged into the command's reply, as `reply`. */
+export function withDecision<R extends z.ZodType>(reply: R, result: CommandResult): z.output<R> {
+  return declaredReply(reply, 'a decision', {
+    ...decisionFields(result.reply),
+    ...commandReply(result),
+  });
+}
+
+function decisionFields(reply: unknown): Record<string, unknown> {
+  return typeof reply === 'object' && reply !== null ? { ...reply } : {};
 }

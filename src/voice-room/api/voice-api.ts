@@ -3,18 +3,19 @@
  * RPC as ./commands.ts declares it on the owner (here, or forwarded once to the owner's
  * advertise address) and shapes the reply. The gRPC server and the REST routes both call it.
  */
-import type { CellHost, Routed } from '../../cell/host.js';
+import type { CellHost } from '../../cell/host.js';
 import type { CellKey } from '../../cell/lease.js';
 import type { CellsTier } from '../../cell/cells-tier.js';
 import { requestFingerprint } from '../../cell/request-fingerprint.js';
 import type { CellDomain } from '../../cell/domain.js';
 import type { StoreTypes } from '../../cell/cell-store.js';
 import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from '../domain/types.js';
-import { declarationOf, type RpcName } from './commands.js';
-import { commandReply, type CallContext, type RoomRequest } from './declaration.js';
+import { declarationOf, replySchemaOf, type ReplyOf, type RpcName } from './commands.js';
+import type { CallContext, RoomRequest } from './declaration.js';
+import { declaredReply } from '../../edge/declared-reply.js';
 import { errors } from '../../shared/error-codes.js';
 import { parseInput } from '../../shared/parse-input.js';
-import { toOwner } from '../../edge/owner-forward.js';
+import { OwnerElsewhere, toOwner, type RemoteRoute } from '../../edge/owner-forward.js';
 import type { VoiceRoomStore } from './voice-store.js';
 import type { MediaServers } from '../../media-cluster/media-servers.js';
 
@@ -46,10 +47,19 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     private readonly media?: Pick<MediaServers, 'place'>,
   ) {}
 
-  /** Runs `method` with an untrusted request object. */
-  async call(method: RpcName, raw: unknown, options: CallOptions = {}): Promise<unknown> {
+  /** Runs `method` with an untrusted request object; answers its declared reply. */
+  async call<M extends RpcName>(
+    method: M,
+    raw: unknown,
+    options: CallOptions = {},
+  ): Promise<ReplyOf<M>> {
     const declared = declarationOf(method);
     const req = parseInput(declared.schema, raw);
+    return declaredReply(replySchemaOf(method), method, await this.#answer(method, req, options));
+  }
+
+  /** The answer of `method` to the parsed `req`: run here, on the cells tier, or the owner's. */
+  async #answer(method: RpcName, req: unknown, options: CallOptions): Promise<unknown> {
     if (this.cellsTier) {
       // Validated here (a proto message would coerce "1" to 1), decided on the cells node.
       const named = req as Partial<RoomRequest>;
@@ -57,15 +67,21 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
       const addr = await this.cellsTier.addressFor(key);
       return this.forwarder.call(addr, method, req, options.deadlineMs);
     }
-    const ctx = this.contextOf(method, options);
-    if ('handle' in declared) return declared.handle(ctx, req);
-    return ctx.execute(req as RoomRequest, declared.toCommand(req), (result) =>
-      declared.reply ? declared.reply(result) : commandReply(result),
-    );
+    const declared = declarationOf(method);
+    const ctx = this.contextOf(options);
+    try {
+      if ('handle' in declared) return await declared.handle(ctx, req);
+      return await ctx.execute(req as RoomRequest, declared.toCommand(req), (result) =>
+        declared.answer(result),
+      );
+    } catch (error) {
+      if (!(error instanceof OwnerElsewhere)) throw error;
+      return this.forward(error.route, method, req, options);
+    }
   }
 
-  /** What a declaration's handler may do in this call (`method`, with these options). */
-  private contextOf(method: RpcName, options: CallOptions): CallContext {
+  /** What a declaration's handler may do in this call. */
+  private contextOf(options: CallOptions): CallContext {
     return {
       store: this.store,
       placeMedia: () => this.media?.place() ?? null,
@@ -76,19 +92,19 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
             ? { requestId: req.request_id, fingerprint: requestFingerprint(command.type, req) }
             : {}),
         });
-        if (routed.kind === 'remote') return this.forward(routed, method, req, options);
+        if (routed.kind === 'remote') throw new OwnerElsewhere(routed);
         return shape(routed.value);
       },
       query: async (req, read, shape) => {
         const routed = await this.host.query(this.domain, keyOf(req), read, optionsOf(options));
-        if (routed.kind === 'remote') return this.forward(routed, method, req, options);
+        if (routed.kind === 'remote') throw new OwnerElsewhere(routed);
         return shape(routed.value);
       },
     };
   }
 
   private forward(
-    routed: Extract<Routed<unknown>, { kind: 'remote' }>,
+    routed: RemoteRoute,
     method: RpcName,
     req: unknown,
     options: CallOptions,

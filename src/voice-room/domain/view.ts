@@ -1,6 +1,6 @@
 /** Read models of the voice room: the GetRoom view and each command's reply. */
 import { seatOf } from './guards.js';
-import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from './types.js';
+import type { MicState, VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from './types.js';
 
 export interface RoomView {
   readonly status: VoiceRoomState['status'];
@@ -15,7 +15,7 @@ export interface RoomView {
   readonly members: readonly { user_id: string; joined_at_ms: number; last_seen_at_ms: number }[];
   readonly seats: readonly {
     seat_index: number;
-    state: string;
+    state: MicState;
     user_id: string | null;
     mic_session_id: string | null;
     publish_deadline_ms: number | null;

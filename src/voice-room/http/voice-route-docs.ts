@@ -11,6 +11,7 @@ import {
   documented,
   jsonSchemaOf,
   propertyOf,
+  replySchemaOf,
   type JsonSchema,
   type RouteDoc,
 } from '../../edge/http/openapi.js';
@@ -78,6 +79,7 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
       [route.status ?? 200]: 'The result',
       ...(route.creates ? CREATE_REFUSALS : ROOM_REFUSALS),
     },
+    data: replySchemaOf(declared.reply),
     ...(route.path.includes(':room_id')
       ? {
           params: {

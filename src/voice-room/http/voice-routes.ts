@@ -13,7 +13,9 @@ import { declarationOf, rpcNames } from '../api/commands.js';
 import type { Body, RestRoute } from '../api/declaration.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
 import { authOf, requireAuth } from '../../edge/http/auth-routes.js';
-import { documented } from '../../edge/http/openapi.js';
+import { documented, replySchemaOf } from '../../edge/http/openapi.js';
+import { declaredReply } from '../../edge/declared-reply.js';
+import { GiftList, LobbyPage, Wallet } from '../api/replies.js';
 import { voiceRouteDoc } from './voice-route-docs.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
@@ -63,12 +65,14 @@ const docs = {
       },
     },
     responses: { 200: 'A page of rooms' },
+    data: replySchemaOf(LobbyPage),
   }),
   wallet: documented({
     tag: 'voice rooms',
     summary: "The caller's wallet",
     access: 'user',
     responses: { 200: '`balance`' },
+    data: replySchemaOf(Wallet),
   }),
   gifts: documented({
     tag: 'voice rooms',
@@ -76,6 +80,7 @@ const docs = {
     description: 'The active gifts of the catalog (written with the admin API), cheapest first.',
     access: 'user',
     responses: { 200: '`list`: `{gift_id, name, price}` of each active gift' },
+    data: replySchemaOf(GiftList),
   }),
 };
 
@@ -166,12 +171,14 @@ export function registerVoiceRoutes(
     const q = request.query as { limit?: string; offset?: string };
     const limit = clampInt(q.limit, 20, 1, 50);
     const offset = clampInt(q.offset, 0, 0, 10_000);
-    return sendOk(request, reply, await store.listLobby(me.appCode, limit, offset));
+    const page = await store.listLobby(me.appCode, limit, offset);
+    return sendOk(request, reply, declaredReply(LobbyPage, 'the lobby', page));
   });
 
   app.get('/api/v1/voice/wallet', { ...authed, ...docs.wallet }, async (request, reply) => {
     const me = authOf(request);
-    return sendOk(request, reply, { balance: await store.balanceOf(me.appCode, me.userId) });
+    const balance = await store.balanceOf(me.appCode, me.userId);
+    return sendOk(request, reply, declaredReply(Wallet, 'the wallet', { balance }));
   });
 
   // The gift picker's list: what a gift costs, never whether a retired one exists.
@@ -181,7 +188,7 @@ export function registerVoiceRoutes(
       .filter((g) => g.active)
       .sort((a, b) => a.price - b.price || (a.gift_id < b.gift_id ? -1 : 1))
       .map(({ gift_id, name, price }) => ({ gift_id, name, price }));
-    return sendOk(request, reply, { list });
+    return sendOk(request, reply, declaredReply(GiftList, 'the gift list', { list }));
   });
 }
 

@@ -38,7 +38,7 @@ export async function voiceRoomOf(
   appCode: string,
   roomId: string,
 ): Promise<VoiceRoomMediaView> {
-  return (await api.call('GetRoom', { app_code: appCode, room_id: roomId })) as VoiceRoomMediaView;
+  return api.call('GetRoom', { app_code: appCode, room_id: roomId });
 }
 
 /**
@@ -50,10 +50,10 @@ export async function mediaServerOfRoom(
   key: { appCode: string; roomId: string },
   fallback: string | null,
 ): Promise<string | null> {
-  const reply = (await api.call('GetRoomMedia', {
+  const reply = await api.call('GetRoomMedia', {
     app_code: key.appCode,
     room_id: key.roomId,
-  })) as { media_server: string };
+  });
   return reply.media_server || fallback;
 }
 

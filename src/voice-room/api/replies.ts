@@ -1,0 +1,114 @@
+/**
+ * What each RPC of ./commands.ts answers, one schema per reply message of
+ * proto/room/v1/room_service.proto, of the same name and fields. A declaration names its
+ * reply; the API parses every answer with it, its own or a forwarded owner's, so the type a
+ * caller gets is the schema's and the OpenAPI document shows exactly what is sent. Objects
+ * are strict: a field the schema does not list is an error, not a silent drop.
+ */
+import { z } from 'zod';
+
+const version = z.int().nonnegative().describe("The room's version after the command");
+
+export const CommandReply = z
+  .strictObject({
+    room_version: version,
+    duplicate: z
+      .boolean()
+      .describe('A retry of a request id already decided: this is its first answer'),
+  })
+  .meta({ title: 'VoiceCommandReply' });
+
+export const CreateRoomReply = CommandReply.extend({
+  room_id: z.string().describe('The new room (derived from the request id when none was given)'),
+}).meta({ title: 'VoiceCreateRoomReply' });
+
+/** The caller's seat after the command; absent when the caller holds none (a refused retry). */
+export const MicReply = CommandReply.extend({
+  seat_index: z.int().optional(),
+  state: z.enum(['idle', 'locked', 'pending_publish', 'publishing']).optional(),
+  mic_session_id: z.string().nullable().optional(),
+  publish_deadline_ms: z.int().nullable().optional(),
+}).meta({ title: 'VoiceMicReply' });
+
+export const GiftReply = CommandReply.extend({
+  total_price: z.int().describe('What the gifts cost, from the catalog'),
+  balance: z.int().describe("The sender's balance right after the charge"),
+}).meta({ title: 'VoiceGiftReply' });
+
+/** A media move: where the room's router is now (this move's target, or an earlier one's). */
+export const MoveMediaReply = CommandReply.extend({
+  media_server: z.string().nullable(),
+}).meta({ title: 'VoiceMoveMediaReply' });
+
+const Member = z.strictObject({
+  user_id: z.string(),
+  joined_at_ms: z.int(),
+  last_seen_at_ms: z.int(),
+});
+
+const Seat = z.strictObject({
+  seat_index: z.int(),
+  state: z.enum(['idle', 'locked', 'pending_publish', 'publishing']),
+  user_id: z.string().nullable(),
+  mic_session_id: z.string().nullable(),
+  publish_deadline_ms: z.int().nullable(),
+});
+
+export const Room = z
+  .strictObject({
+    app_code: z.string(),
+    room_id: z.string(),
+    status: z.enum(['absent', 'creating', 'active', 'closing', 'closed']),
+    room_version: version,
+    owner_user_id: z.string().nullable(),
+    title: z.string(),
+    created_at_ms: z.int().nullable(),
+    closed_at_ms: z.int().nullable(),
+    admins: z.array(z.string()).readonly(),
+    banned: z.array(z.string()).readonly(),
+    online_count: z.int(),
+    members: z.array(Member).readonly(),
+    seats: z.array(Seat).readonly(),
+  })
+  .meta({ title: 'VoiceRoom' });
+
+export const RoomMediaReply = z
+  .strictObject({ media_server: z.string().describe("'' when the room has none") })
+  .meta({ title: 'VoiceRoomMediaReply' });
+
+export const CheckRoomAccessReply = z
+  .strictObject({
+    allowed: z.boolean(),
+    reason: z.string().describe("The refusal's code ('' when allowed)"),
+    message: z.string(),
+  })
+  .meta({ title: 'VoiceCheckRoomAccessReply' });
+
+/** The lobby, the wallet and the gift picker: REST reads outside the cells. */
+export const LobbyPage = z
+  .strictObject({
+    list: z
+      .array(
+        z.strictObject({
+          room_id: z.string(),
+          title: z.string(),
+          owner_user_id: z.string(),
+          online_count: z.int(),
+          mic_count: z.int().describe('Seats publishing or about to'),
+          created_at_ms: z.int(),
+        }),
+      )
+      .readonly(),
+    has_more: z.boolean(),
+  })
+  .meta({ title: 'VoiceLobbyPage' });
+
+export const Wallet = z.strictObject({ balance: z.int() }).meta({ title: 'VoiceWallet' });
+
+export const GiftList = z
+  .strictObject({
+    list: z
+      .array(z.strictObject({ gift_id: z.string(), name: z.string(), price: z.int() }))
+      .readonly(),
+  })
+  .meta({ title: 'VoiceGiftList' });
