@@ -22,7 +22,11 @@ export type RemoteRoute = Extract<Routed<unknown>, { kind: 'remote' }>;
  * result of one of its steps.
  */
 export class OwnerElsewhere extends Error {
-  constructor(readonly route: RemoteRoute) {
+  constructor(
+    readonly route: RemoteRoute,
+    /** The room, as the handler named it to the host. */
+    readonly key: CellKey,
+  ) {
     super(`the room is owned by ${route.nodeId}`);
   }
 }

@@ -15,8 +15,13 @@ import type { MeetingCommand, MeetingEvent, MeetingState } from '../domain/types
 import { singleMediaServer, type MediaServers } from '../../media-cluster/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
 import { errors } from '../../shared/error-codes.js';
-import { parseInput } from '../../shared/parse-input.js';
-import { OwnerElsewhere, toOwner, type RemoteRoute } from '../../edge/owner-forward.js';
+import { OwnerElsewhere } from '../../edge/owner-forward.js';
+import {
+  answerCall,
+  hostOptions,
+  type RoomCallOptions,
+  type RoomCalls,
+} from '../../edge/room-call.js';
 import { declaredReply } from '../../edge/declared-reply.js';
 import {
   cellRequestId,
@@ -43,14 +48,7 @@ export interface MeetingForwarder {
   ): Promise<unknown>;
 }
 
-export interface MeetingCallOptions {
-  /** The call came from another node: answer locally or refuse, never forward. */
-  readonly forwarded?: boolean;
-  /** Epoch ms after which the caller has given up; forwarded with the call. */
-  readonly deadlineMs?: number;
-  /** This call already ran once on a remembered route that proved stale (../owner-forward.ts). */
-  readonly rerouted?: boolean;
-}
+export type MeetingCallOptions = RoomCallOptions;
 
 export interface MeetingApiDeps<T extends StoreTypes> {
   readonly host: CellHost<T>;
@@ -97,9 +95,23 @@ const ID_CACHE_MAX = 10_000;
 export class MeetingApi<T extends StoreTypes = StoreTypes> {
   readonly #ids = new Map<string, number>();
   readonly #newRoomCode: () => string;
+  readonly #calls: RoomCalls<MeetingMethod>;
 
   constructor(private readonly deps: MeetingApiDeps<T>) {
     this.#newRoomCode = deps.newRoomCode ?? randomRoomCode;
+    this.#calls = {
+      host: deps.host,
+      cellsTier: deps.cellsTier ?? null,
+      requestOf: (method) => schemas[method],
+      roomOf: (method, req) =>
+        meetingCalls[method].scope === 'room' ? keyOf(req as RoomOfRequest) : null,
+      run: (method, req, options) => this.#run(method, req as MeetingRequest, options),
+      // The owner parses the request as the caller sent it (MeetingCall carries it as JSON).
+      send: (addr, method, _req, raw, deadlineMs) =>
+        deps.forwarder.callMeeting(addr, method, raw, deadlineMs),
+      unkeyed: (method, req) =>
+        meetingCalls[method].kind === 'command' && (req as MeetingRequest).request_id === undefined,
+    };
   }
 
   /** Runs `method` with an untrusted request object; answers its declared reply. */
@@ -108,48 +120,39 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
     raw: unknown,
     options: MeetingCallOptions = {},
   ): Promise<MeetingReplyOf<M>> {
-    const declared = meetingCalls[method];
-    if (!declared) throw errors.INVALID_ARGUMENT(`unknown meeting method ${String(method)}`);
-    const req = parseInput(schemas[method], raw) as MeetingRequest;
-    const answer = await this.#answer(method, req, raw, options);
+    // MeetingCall names its method as a string: only a declared one runs.
+    if (!Object.hasOwn(meetingCalls, method)) {
+      throw errors.INVALID_ARGUMENT(`unknown meeting method ${String(method)}`);
+    }
+    const answer = await answerCall(this.#calls, method, raw, options);
     return declaredReply(meetingReplySchemaOf(method), method, answer);
   }
 
-  /** The answer of `method` to `req` (parsed from `raw`): run here, on the cells tier, or the owner's. */
-  async #answer(
+  /** Runs `method` here: a call about one meeting reads its state on the owner first. */
+  async #run(
     method: MeetingMethod,
     req: MeetingRequest,
-    raw: unknown,
     options: MeetingCallOptions,
   ): Promise<unknown> {
     const declared = meetingCalls[method];
-    const { cellsTier } = this.deps;
-    if (cellsTier) {
-      const key =
-        declared.scope === 'room' ? keyOf(req as MeetingRequest & { room_code: string }) : null;
-      const addr = await cellsTier.addressFor(key);
-      return this.deps.forwarder.callMeeting(addr, method, raw, options.deadlineMs);
+    let state: MeetingState | null = null;
+    if (declared.scope === 'room') {
+      const key = keyOf(req as RoomOfRequest);
+      const routed = await this.deps.host.query(
+        this.deps.domain,
+        key,
+        (s: MeetingState) => s,
+        hostOptions(options),
+      );
+      if (routed.kind === 'remote') throw new OwnerElsewhere(routed, key);
+      state = routed.value;
     }
-    const ctx = this.#context(options);
-    try {
-      let state: MeetingState | null = null;
-      if (declared.scope === 'room') {
-        const routed = await this.deps.host.query(
-          this.deps.domain,
-          keyOf(req as MeetingRequest & { room_code: string }),
-          (s: MeetingState) => s,
-          hostOptions(options),
-        );
-        if (routed.kind === 'remote') throw new OwnerElsewhere(routed);
-        state = routed.value;
-      }
-      return await (
-        declared.handle as (c: MeetingContext, r: unknown, s: unknown) => Promise<unknown>
-      )(ctx, req, state);
-    } catch (error) {
-      if (!(error instanceof OwnerElsewhere)) throw error;
-      return this.#forward(error.route, method, raw, options);
-    }
+    const handle = declared.handle as (
+      c: MeetingContext,
+      r: unknown,
+      s: unknown,
+    ) => Promise<unknown>;
+    return handle(this.#context(options), req, state);
   }
 
   #context(options: MeetingCallOptions): MeetingContext {
@@ -164,13 +167,14 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
       meetingId: (appCode, roomCode) => this.#meetingId(appCode, roomCode),
       execute: async (req, command, shape) => {
         const requestId = cellRequestId(req);
-        const routed = await host.execute(domain, keyOf(req), command, {
+        const key = keyOf(req);
+        const routed = await host.execute(domain, key, command, {
           ...hostOptions(options),
           // The request as the caller sent it, named by the command it runs: a retry that
           // the edge turns into another command (a new password hash) is still the same.
           ...(requestId ? { requestId, fingerprint: requestFingerprint(command.type, req) } : {}),
         });
-        if (routed.kind === 'remote') throw new OwnerElsewhere(routed);
+        if (routed.kind === 'remote') throw new OwnerElsewhere(routed, key);
         return shape(routed.value);
       },
     };
@@ -187,33 +191,10 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
     }
     return id;
   }
-
-  #forward(
-    routed: RemoteRoute,
-    method: MeetingMethod,
-    raw: unknown,
-    options: MeetingCallOptions,
-  ): Promise<unknown> {
-    if (options.forwarded) throw errors.NOT_OWNER_NODE('a node');
-    const req = raw as MeetingRequest & { room_code: string };
-    return toOwner(
-      this.deps.host,
-      keyOf(req),
-      routed,
-      () => this.deps.forwarder.callMeeting(routed.addr, method, raw, options.deadlineMs),
-      options.rerouted ? null : () => this.call(method, raw, { ...options, rerouted: true }),
-      meetingCalls[method].kind === 'command' && req.request_id === undefined,
-    );
-  }
 }
 
-function hostOptions(options: MeetingCallOptions) {
-  return {
-    ...(options.forwarded ? { forwarded: true } : {}),
-    ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
-  };
-}
+type RoomOfRequest = MeetingRequest & { room_code: string };
 
-function keyOf(req: MeetingRequest & { room_code: string }) {
+function keyOf(req: RoomOfRequest) {
   return { appCode: req.app_code, roomId: req.room_code };
 }
