@@ -161,7 +161,13 @@ const restCalls = {
   CreateMeeting: declare({
     kind: 'command',
     scope: 'none',
-    rest: { method: 'POST', path: '/rooms', status: 201, limit: 'create' },
+    rest: {
+      summary: 'Create an instant meeting hosted by the caller',
+      method: 'POST',
+      path: '/rooms',
+      status: 201,
+      limit: 'create',
+    },
     body: b.CreateBody,
     reply: r.CreateMeetingReply,
     handle: async (ctx, req) => {
@@ -194,7 +200,11 @@ const restCalls = {
   ListMyMeetings: declare({
     kind: 'query',
     scope: 'none',
-    rest: { method: 'GET', path: '/rooms/mine' },
+    rest: {
+      summary: 'The meetings the caller hosted or joined, newest first',
+      method: 'GET',
+      path: '/rooms/mine',
+    },
     body: b.MineQuery,
     reply: r.MeetingPage,
     handle: async (ctx, req) => {
@@ -209,7 +219,11 @@ const restCalls = {
   GetMeeting: declare({
     kind: 'query',
     scope: 'room',
-    rest: { method: 'GET', path: '/rooms/:code' },
+    rest: {
+      summary: 'The meeting and its active participants (participants only)',
+      method: 'GET',
+      path: '/rooms/:code',
+    },
     body: b.EmptyBody.omit({ request_id: true }),
     reply: r.MeetingDetail,
     handle: async (ctx, req, state) => {
@@ -226,7 +240,11 @@ const restCalls = {
   JoinMeeting: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/join' },
+    rest: {
+      summary: 'Join the meeting (with its password when it has one)',
+      method: 'POST',
+      path: '/rooms/:code/join',
+    },
     body: b.JoinBody,
     reply: r.JoinMeetingReply,
     handle: async (ctx, req, state) => {
@@ -262,7 +280,11 @@ const restCalls = {
   LeaveMeeting: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/leave' },
+    rest: {
+      summary: 'Leave the meeting',
+      method: 'POST',
+      path: '/rooms/:code/leave',
+    },
     body: b.EmptyBody,
     reply: r.LeaveMeetingReply,
     handle: (ctx, req) =>
@@ -273,7 +295,12 @@ const restCalls = {
   EndMeeting: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/end' },
+    rest: {
+      summary: 'End the meeting for everyone (host)',
+      hostOnly: true,
+      method: 'POST',
+      path: '/rooms/:code/end',
+    },
     body: b.EmptyBody,
     reply: r.EndMeetingReply,
     handle: (ctx, req) =>
@@ -289,7 +316,12 @@ const restCalls = {
   TransferHost: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/transfer-host' },
+    rest: {
+      summary: 'Hand the host role to an active participant (host)',
+      hostOnly: true,
+      method: 'POST',
+      path: '/rooms/:code/transfer-host',
+    },
     body: b.TransferBody,
     reply: r.TransferHostReply,
     handle: (ctx, req) =>
@@ -309,7 +341,12 @@ const restCalls = {
   KickMember: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/kick' },
+    rest: {
+      summary: 'Remove an active participant (host)',
+      hostOnly: true,
+      method: 'POST',
+      path: '/rooms/:code/kick',
+    },
     body: b.KickBody,
     reply: r.KickMemberReply,
     handle: (ctx, req) =>
@@ -325,7 +362,11 @@ const restCalls = {
   InviteMembers: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/invite' },
+    rest: {
+      summary: 'Invite users: each gets a meeting_invite notification',
+      method: 'POST',
+      path: '/rooms/:code/invite',
+    },
     body: b.InviteBody,
     // Outside the cell: tokens and notifications are not meeting state. The request id makes
     // it idempotent all the same (see ./invites.ts); without one it is new each time.
@@ -344,7 +385,11 @@ const restCalls = {
   RedeemInvite: declare({
     kind: 'query',
     scope: 'none',
-    rest: { method: 'POST', path: '/invite-tokens/:token/redeem' },
+    rest: {
+      summary: "An invite token's meeting: room code, inviter, has_password",
+      method: 'POST',
+      path: '/invite-tokens/:token/redeem',
+    },
     body: b.EmptyBody.omit({ request_id: true }),
     params: b.TokenParam,
     reply: r.RedeemInviteReply,
@@ -353,7 +398,13 @@ const restCalls = {
   SendChat: declare({
     kind: 'command',
     scope: 'room',
-    rest: { method: 'POST', path: '/rooms/:code/chats', status: 201, limit: 'chat' },
+    rest: {
+      summary: 'Send a chat message to the meeting',
+      method: 'POST',
+      path: '/rooms/:code/chats',
+      status: 201,
+      limit: 'chat',
+    },
     body: b.ChatBody,
     reply: r.SendChatReply,
     handle: (ctx, req) =>
@@ -382,7 +433,11 @@ const restCalls = {
   ListChats: declare({
     kind: 'query',
     scope: 'room',
-    rest: { method: 'GET', path: '/rooms/:code/chats' },
+    rest: {
+      summary: "The meeting's chat history, newest first",
+      method: 'GET',
+      path: '/rooms/:code/chats',
+    },
     body: b.ChatsQuery,
     reply: r.ChatPage,
     handle: async (ctx, req, state) => {

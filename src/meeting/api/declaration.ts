@@ -48,6 +48,10 @@ export interface MeetingContext {
 }
 
 export interface RestRoute {
+  /** The route's one line in the OpenAPI document. */
+  readonly summary: string;
+  /** Only the host may call it (仅主持人可操作, 403). */
+  readonly hostOnly?: true;
   readonly method: 'GET' | 'POST';
   /** Under /api/v1/meeting; `:code` is the room code. */
   readonly path: string;

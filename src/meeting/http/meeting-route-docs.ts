@@ -1,11 +1,10 @@
 /**
- * The documentation of the meeting REST routes (./openapi.ts), derived from the declarations
- * of ../meeting/commands.ts: the body (POST) or query string (GET) is the declaration's
- * `body` schema, what the client sends; the caller, the app and the room code are never body
- * fields. Every declared call needs a line in CALLS below, else the node refuses to start:
- * a new endpoint cannot go undocumented.
+ * The documentation of the meeting REST routes (../../edge/http/openapi.ts), derived from the
+ * declarations of ../api/commands.ts: the summary and who may call are declared with the
+ * route; the body (POST) or query string (GET) is the declaration's `body` schema, what the
+ * client sends (the caller, the app and the room code are never body fields); the answer is
+ * its reply.
  */
-import type { MeetingMethod } from '../api/commands.js';
 import type { MeetingDeclaration } from '../api/declaration.js';
 import { InRoom } from '../api/requests.js';
 import {
@@ -17,31 +16,6 @@ import {
 } from '../../edge/http/openapi.js';
 
 type Documented = ReturnType<typeof documented>;
-
-/** The invite endpoints of meeting-api.md, declared next (their lines are ready below). */
-type ComingCall = 'InviteMembers' | 'RedeemInvite';
-
-interface CallDoc {
-  readonly summary: string;
-  /** Only the host may call it (仅主持人可操作, 403). */
-  readonly hostOnly?: true;
-}
-
-/** One line per declared call; `Partial` so that a missing one is named at start-up. */
-const CALLS: Partial<Record<MeetingMethod | ComingCall, CallDoc>> = {
-  CreateMeeting: { summary: 'Create an instant meeting hosted by the caller' },
-  ListMyMeetings: { summary: 'The meetings the caller hosted or joined, newest first' },
-  GetMeeting: { summary: 'The meeting and its active participants (participants only)' },
-  JoinMeeting: { summary: 'Join the meeting (with its password when it has one)' },
-  LeaveMeeting: { summary: 'Leave the meeting' },
-  EndMeeting: { summary: 'End the meeting for everyone (host)', hostOnly: true },
-  TransferHost: { summary: 'Hand the host role to an active participant (host)', hostOnly: true },
-  KickMember: { summary: 'Remove an active participant (host)', hostOnly: true },
-  SendChat: { summary: 'Send a chat message to the meeting' },
-  ListChats: { summary: "The meeting's chat history, newest first" },
-  InviteMembers: { summary: 'Invite users: each gets a meeting_invite notification' },
-  RedeemInvite: { summary: "An invite token's meeting: room code, inviter, has_password" },
-};
 
 const REFUSED =
   "Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message";
@@ -82,13 +56,6 @@ const idempotencyKey = {
 export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Documented {
   const route = declared.rest;
   if (!route) throw new Error(`meeting call ${name} has no REST route to document`);
-  const call = (CALLS as Partial<Record<string, CallDoc>>)[name];
-  if (!call) {
-    throw new Error(
-      `meeting route ${name} (${route.method} ${route.path}) is not documented: ` +
-        'add its summary to CALLS in src/meeting/http/meeting-route-docs.ts',
-    );
-  }
   const input = jsonSchemaOf(declared.body);
   if (declared.kind === 'command') addRequestIdNote(input);
   const params = route.path.match(/:\w+/g)?.map((p) => p.slice(1)) ?? [];
@@ -96,7 +63,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
     [route.status ?? 200]: 'The result (docs/meetings.md)',
     400: REFUSED,
   };
-  if (call.hostOnly) responses[403] = HOST_ONLY;
+  if (route.hostOnly) responses[403] = HOST_ONLY;
   if (declared.scope === 'room') responses[404] = NOT_FOUND;
   const limited = LIMITED[name] ?? (declared.scope === 'room' ? LOOKUPS : undefined);
   if (limited) responses[429] = limited;
@@ -104,7 +71,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
   const doc: RouteDoc = {
     tag: 'meetings',
     access: 'user',
-    summary: call.summary,
+    summary: route.summary,
     responses,
     data: replySchemaOf(declared.reply),
     ...(params.length > 0

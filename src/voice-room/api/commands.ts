@@ -61,6 +61,7 @@ export const voiceCommands = {
       );
     },
     rest: {
+      summary: 'Create a voice room owned by the caller',
       method: 'POST',
       path: '/rooms',
       caller: 'owner_user_id',
@@ -73,22 +74,42 @@ export const voiceCommands = {
   CloseRoom: command({
     schema: m.OperatorRequest,
     toCommand: (r) => ({ type: 'CloseRoom', operator_user_id: r.operator_user_id }),
-    rest: { method: 'POST', path: inRoom('close'), caller: 'operator_user_id' },
+    rest: {
+      summary: 'Close the room (owner)',
+      method: 'POST',
+      path: inRoom('close'),
+      caller: 'operator_user_id',
+    },
   }),
   JoinRoom: command({
     schema: m.UserRequest,
     toCommand: (r) => ({ type: 'JoinRoom', user_id: r.user_id }),
-    rest: { method: 'POST', path: inRoom('join'), caller: 'user_id' },
+    rest: {
+      summary: 'Join the room',
+      method: 'POST',
+      path: inRoom('join'),
+      caller: 'user_id',
+    },
   }),
   LeaveRoom: command({
     schema: m.UserRequest,
     toCommand: (r) => ({ type: 'LeaveRoom', user_id: r.user_id }),
-    rest: { method: 'POST', path: inRoom('leave'), caller: 'user_id' },
+    rest: {
+      summary: 'Leave the room (and its mic seat)',
+      method: 'POST',
+      path: inRoom('leave'),
+      caller: 'user_id',
+    },
   }),
   RoomHeartbeat: command({
     schema: m.UserRequest,
     toCommand: (r) => ({ type: 'RoomHeartbeat', user_id: r.user_id }),
-    rest: { method: 'POST', path: inRoom('heartbeat'), caller: 'user_id' },
+    rest: {
+      summary: 'Stay present (else stale_left after ROOMS_PRESENCE_TIMEOUT_MS)',
+      method: 'POST',
+      path: inRoom('heartbeat'),
+      caller: 'user_id',
+    },
   }),
   KickUser: command({
     schema: m.ManageUserRequest,
@@ -97,7 +118,13 @@ export const voiceCommands = {
       user_id: r.user_id,
       operator_user_id: r.operator_user_id,
     }),
-    rest: { method: 'POST', path: inRoom('kick'), caller: 'operator_user_id', body: ['user_id'] },
+    rest: {
+      summary: 'Kick and ban a member (owner or admin)',
+      method: 'POST',
+      path: inRoom('kick'),
+      caller: 'operator_user_id',
+      body: ['user_id'],
+    },
   }),
   UnbanUser: command({
     schema: m.ManageUserRequest,
@@ -106,7 +133,13 @@ export const voiceCommands = {
       user_id: r.user_id,
       operator_user_id: r.operator_user_id,
     }),
-    rest: { method: 'POST', path: inRoom('unban'), caller: 'operator_user_id', body: ['user_id'] },
+    rest: {
+      summary: 'Lift a ban (owner or admin)',
+      method: 'POST',
+      path: inRoom('unban'),
+      caller: 'operator_user_id',
+      body: ['user_id'],
+    },
   }),
   SetRoomAdmin: command({
     schema: m.SetRoomAdminRequest,
@@ -117,6 +150,7 @@ export const voiceCommands = {
       is_admin: r.is_admin,
     }),
     rest: {
+      summary: 'Make a member an admin, or not (owner)',
       method: 'POST',
       path: inRoom('admins'),
       caller: 'operator_user_id',
@@ -132,6 +166,7 @@ export const voiceCommands = {
       operator_user_id: r.operator_user_id,
     }),
     rest: {
+      summary: 'Lock or unlock a mic seat (owner or admin)',
       method: 'POST',
       path: inRoom('seats/lock'),
       caller: 'operator_user_id',
@@ -142,7 +177,13 @@ export const voiceCommands = {
     reply: r.MicReply,
     schema: m.SeatRequest,
     toCommand: (r) => ({ type: 'MicUp', user_id: r.user_id, seat_index: r.seat_index }),
-    rest: { method: 'POST', path: inRoom('mic/up'), caller: 'user_id', body: ['seat_index'] },
+    rest: {
+      summary: 'Take a free mic seat (then publish and confirm)',
+      method: 'POST',
+      path: inRoom('mic/up'),
+      caller: 'user_id',
+      body: ['seat_index'],
+    },
   }),
   MicDown: command({
     schema: m.MicDownRequest,
@@ -152,6 +193,7 @@ export const voiceCommands = {
       operator_user_id: r.operator_user_id,
     }),
     rest: {
+      summary: 'Leave the mic, or (owner or admin) take a member off it',
       method: 'POST',
       path: inRoom('mic/down'),
       // Yourself, or (an owner or admin) the body's user_id: then the caller is the operator.
@@ -165,7 +207,13 @@ export const voiceCommands = {
     reply: r.MicReply,
     schema: m.SeatRequest,
     toCommand: (r) => ({ type: 'ChangeMicSeat', user_id: r.user_id, seat_index: r.seat_index }),
-    rest: { method: 'POST', path: inRoom('mic/change'), caller: 'user_id', body: ['seat_index'] },
+    rest: {
+      summary: 'Move to another free mic seat',
+      method: 'POST',
+      path: inRoom('mic/change'),
+      caller: 'user_id',
+      body: ['seat_index'],
+    },
   }),
   ConfirmMicPublishing: commandWithDecision({
     reply: r.MicReply,
@@ -176,6 +224,7 @@ export const voiceCommands = {
       mic_session_id: r.mic_session_id,
     }),
     rest: {
+      summary: 'Confirm that the mic is publishing',
       method: 'POST',
       path: inRoom('mic/confirm'),
       caller: 'user_id',
@@ -219,6 +268,7 @@ export const voiceCommands = {
       );
     },
     rest: {
+      summary: "Send a gift to members: the catalog's price, paid from the caller's wallet",
       method: 'POST',
       path: inRoom('gifts'),
       caller: 'sender_user_id',
@@ -239,7 +289,11 @@ export const voiceCommands = {
           return { app_code: req.app_code, room_id: req.room_id, ...view };
         },
       ),
-    rest: { method: 'GET', path: '/rooms/:room_id' },
+    rest: {
+      summary: 'The room: members, seats, admins, status',
+      method: 'GET',
+      path: '/rooms/:room_id',
+    },
   }),
   // Not on REST: the nodes' media signalling asks where the room's router is, and moves it
   // off a dead media server (src/media-cluster/media-failover.ts).

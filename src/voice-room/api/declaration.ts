@@ -53,6 +53,8 @@ export type Body = Readonly<Record<string, unknown>>;
  * read.
  */
 export interface RestRoute<F extends string = string> {
+  /** The route's one line in the OpenAPI document. */
+  readonly summary: string;
   readonly method: 'GET' | 'POST';
   readonly path: string;
   /** The request field the caller's own user id fills (it wins over the body). */

@@ -1,6 +1,6 @@
 /**
- * The documentation of the voice-room REST routes (./openapi.ts), derived from the RPC
- * declarations of ../voice/commands.ts: a route's body is the declared body fields (and
+ * The documentation of the voice-room REST routes (../../edge/http/openapi.ts), derived from
+ * the RPC declarations of ../api/commands.ts (each route's summary is declared with it): a route's body is the declared body fields (and
  * `request_id` for a command) with their schemas taken from the RPC's request schema; the
  * fields the caller's token fills (`user_id`, `operator_user_id`, …), `app_code` and the path's
  * `room_id` are not body fields.
@@ -18,24 +18,7 @@ import {
 
 type Documented = ReturnType<typeof documented>;
 
-/** One line per RPC with a REST route; CreateRoom's own refusals. */
-const SUMMARIES: Partial<Record<RpcName, string>> = {
-  CreateRoom: 'Create a voice room owned by the caller',
-  CloseRoom: 'Close the room (owner)',
-  JoinRoom: 'Join the room',
-  LeaveRoom: 'Leave the room (and its mic seat)',
-  RoomHeartbeat: 'Stay present (else stale_left after ROOMS_PRESENCE_TIMEOUT_MS)',
-  KickUser: 'Kick and ban a member (owner or admin)',
-  UnbanUser: 'Lift a ban (owner or admin)',
-  SetRoomAdmin: 'Make a member an admin, or not (owner)',
-  SetMicSeatLock: 'Lock or unlock a mic seat (owner or admin)',
-  MicUp: 'Take a free mic seat (then publish and confirm)',
-  MicDown: 'Leave the mic, or (owner or admin) take a member off it',
-  ChangeMicSeat: 'Move to another free mic seat',
-  ConfirmMicPublishing: 'Confirm that the mic is publishing',
-  SendGift: "Send a gift to members: the catalog's price, paid from the caller's wallet",
-  GetRoom: 'The room: members, seats, admins, status',
-};
+/** CreateRoom's own refusals. */
 const CREATE_REFUSALS = {
   409: 'Too many open rooms (TOO_MANY_OPEN_ROOMS), or the request_id was used otherwise',
   429: 'Too many creations (CREATE_RATE_LIMITED, with Retry-After)',
@@ -67,8 +50,7 @@ const idempotencyKey = {
 /** The documentation of an RPC's REST route (throws when the tables above miss it). */
 export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Documented {
   const route = declared.rest!;
-  const summary = SUMMARIES[method];
-  if (!summary) throw new Error(`voice route ${method} is not documented`);
+  const summary = route.summary;
   const request = jsonSchemaOf(declared.schema);
   const isCommand = declared.kind === 'command';
   const doc: RouteDoc = {
