@@ -4,114 +4,28 @@
  * derived from this table. Create and join answer the meeting's router (`router_id`,
  * `rtp_capabilities`), null on a node without media.
  */
-import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
 import { refuse } from '../domain/errors.js';
 import { isActive } from '../domain/evolve.js';
 import { checkMeetingAccess } from '../domain/guards.js';
 import type { MeetingState } from '../domain/types.js';
-import { meetingDetail, type MeetingView, type ParticipantView } from '../domain/view.js';
-import {
-  FAILOVER_CALLER,
-  moveOffLostServer,
-  moveRequestId,
-} from '../../media-cluster/media-failover.js';
-import { isMediaServerError } from '../../media-cluster/media-orchestrator.js';
-import { mediaRoomOf } from '../../media-cluster/media-servers.js';
-import type { z } from 'zod';
+import { meetingDetail, type MeetingView } from '../domain/view.js';
 import { AppError } from '../../shared/errors.js';
-import { declare, type MeetingContext, type MeetingRequest } from './declaration.js';
+import { createMeeting } from './create-meeting.js';
+import { declare, type MeetingRequest } from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
-import { hashPassword, judgePassword } from './password-lock.js';
+import { roomReply } from './meeting-router.js';
+import { judgePassword } from './password-lock.js';
 import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
 import * as r from './replies.js';
+import { cellRequestId, onceKey } from './request-keys.js';
 import * as b from './requests.js';
 import { signalCalls } from './signal-calls.js';
 
-/** Draws of a room code before 会议号冲突，请重试 (the seed: 5). */
-export const ROOM_CODE_TRIES = 5;
-/**
- * A create the cell refused (nothing made there): its code is released. ROOM_KIND_MISMATCH
- * (the code is another kind's room, e.g. a voice room's id) draws another code.
- */
-const REFUSED_CREATE = new Set<unknown>([
-  'IN_OTHER_MEETING',
-  'INVALID_ARGUMENT',
-  'ROOM_KIND_MISMATCH',
-]);
-const REDRAW = new Set<unknown>(['ROOM_KIND_MISMATCH']);
+export { cellRequestId } from './request-keys.js';
+
 const MINE_LIMIT = { fallback: 20, max: 50 };
 const CHATS_LIMIT = { fallback: 30, max: 100 };
-
-/** The cell's request id: the caller's own, scoped to the caller (another user's is not theirs). */
-export function cellRequestId(
-  req: Pick<MeetingRequest, 'caller_id' | 'request_id'>,
-): string | undefined {
-  return req.request_id === undefined ? undefined : `${req.caller_id}:${req.request_id}`;
-}
-
-/**
- * The key of a request sent without an id, for what must be keyed outside the cell (a
- * create's code claim, an invite's notifications): nothing can name it again.
- */
-function onceKey(req: MeetingRequest): string {
-  return `${req.caller_id}:once:${randomUUID()}`;
-}
-
-type Reply = {
-  room: MeetingView;
-  participant: ParticipantView | null;
-};
-
-/**
- * The meeting's router for `Device.load()`: created once per meeting on the media server
- * its state records (idempotent, cached), so a join reuses it (S5). A meeting created
- * without media answers null. `moves`: the moves the meeting's state recorded (a move off a
- * lost server is named by it, ../../meeting/media-failover.ts).
- */
-async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, moves: number) {
-  const from = room.media_server;
-  if (from === null) return { router_id: null, rtp_capabilities: null };
-  const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
-  // The seed's ResolveRouterInfo: the router this node already knows, kept true by the
-  // server's events (src/media-cluster/router-cache.ts); a call to the server only when unknown.
-  const known = ctx.media.of(from).resolveRouterInfo(mediaRoom);
-  if (known.ok) return { router_id: known.routerId, rtp_capabilities: known.rtpCapabilities };
-  let router;
-  try {
-    router = await ctx.media.of(from).createRouter(mediaRoom);
-  } catch (error) {
-    // A server the directory lost, that the failover did not move this meeting off (the
-    // router was made after its last beat): move it now, and answer the new router.
-    const now = isMediaServerError(error)
-      ? await moveOffLostServer(ctx.media, from, async (to, requestId) => {
-          const moved = await ctx.execute(
-            {
-              app_code: appCode,
-              caller_id: FAILOVER_CALLER,
-              room_code: room.room_code,
-              request_id: moveRequestId(requestId, { from, to, moves }),
-            },
-            { type: 'MoveMediaServer', from_server: from, to_server: to },
-            (result) => r.MoveMediaReply.parse(result.reply),
-          );
-          return moved.media_server;
-        }).catch(() => null)
-      : null;
-    if (now === null || now === from) throw error;
-    router = await ctx.media.of(now).createRouter(mediaRoom);
-  }
-  return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities };
-}
-
-async function roomReply(ctx: MeetingContext, req: MeetingRequest, reply: unknown, moves = 0) {
-  const { room, participant } = reply as Reply;
-  const id = await ctx.meetingId(req.app_code, room.room_code);
-  return {
-    room: roomJson(room, id),
-    ...(participant ? { participant: participantJson(participant, id) } : {}),
-    ...(await mediaOf(ctx, req.app_code, room, moves)),
-  };
-}
 
 function mustAccess(state: MeetingState | null, userId: string): MeetingState {
   const denied = state ? checkMeetingAccess(state, userId) : refuse('MEETING_NOT_FOUND');
@@ -121,40 +35,6 @@ function mustAccess(state: MeetingState | null, userId: string): MeetingState {
 
 function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
   return req as MeetingRequest & { room_code: string };
-}
-
-/** The meeting of create request `req` in the cell of the code it claimed. */
-async function createIn(
-  ctx: MeetingContext,
-  req: MeetingRequest & z.output<typeof b.CreateBody>,
-  claim: { readonly id: number; readonly room_code: string },
-): Promise<z.output<typeof r.CreateMeetingReply>> {
-  const code = claim.room_code;
-  // A retry of a create that committed finds its caller active in that meeting: not "other".
-  const active = await ctx.store.activeMeetingOf(req.app_code, req.caller_id);
-  const inOther = active !== null && active !== code;
-  const hostRow = await ctx.store.participantIdOf(req.app_code, code, req.caller_id);
-  const hash =
-    req.password === undefined || inOther ? null : await hashPassword(ctx.passwords, req.password);
-  return ctx.execute(
-    { ...req, room_code: code },
-    {
-      type: 'CreateMeeting',
-      meeting_id: claim.id,
-      host_user_id: req.caller_id,
-      host_participant_id: String(hostRow),
-      room_code: code,
-      title: req.title,
-      password_hash: hash,
-      max_members: req.max_members,
-      in_other_meeting: inOther,
-      media_server: ctx.media.place(),
-    },
-    async (result) => {
-      const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);
-      return rest;
-    },
-  );
 }
 
 const restCalls = {
@@ -170,32 +50,7 @@ const restCalls = {
     },
     body: b.CreateBody,
     reply: r.CreateMeetingReply,
-    handle: async (ctx, req) => {
-      // Retries of one create request draw one code. A create without a request id is new
-      // each time: its claim gets a key of its own, which names nothing in the cell.
-      const requestKey = cellRequestId(req) ?? onceKey(req);
-      for (let draws = 0; draws < ROOM_CODE_TRIES; draws++) {
-        const claim = await ctx.store.claimMeetingCode(
-          req.app_code,
-          requestKey,
-          ctx.newRoomCode(),
-          ctx.clock.nowMs(),
-        );
-        if (claim.kind !== 'claimed') continue;
-        try {
-          return await createIn(ctx, req, claim);
-        } catch (error) {
-          const reason = (error as { code?: unknown }).code;
-          // Anything else may have committed (a lost answer): the claim stands for the retry.
-          if (!REFUSED_CREATE.has(reason)) throw error;
-          // Refused, nothing created: the code is free again, for this request's next draw
-          // or anyone's.
-          await ctx.store.releaseMeetingCode(req.app_code, requestKey, claim.room_code);
-          if (!REDRAW.has(reason)) throw error;
-        }
-      }
-      throw AppError.from(refuse('ROOM_CODE_CONFLICT'));
-    },
+    handle: createMeeting,
   }),
   ListMyMeetings: declare({
     kind: 'query',
