@@ -9,7 +9,8 @@ import { refuse } from '../domain/errors.js';
 import { isActive } from '../domain/evolve.js';
 import { checkMeetingAccess } from '../domain/guards.js';
 import type { MeetingState } from '../domain/types.js';
-import { meetingDetail, type MeetingView } from '../domain/view.js';
+import { meetingDetail } from '../domain/view.js';
+import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 import { createMeeting } from './create-meeting.js';
 import { declare, type MeetingRequest } from './declaration.js';
@@ -144,7 +145,7 @@ const restCalls = {
     reply: r.LeaveMeetingReply,
     handle: (ctx, req) =>
       ctx.execute(inRoom(req), { type: 'LeaveMeeting', user_id: req.caller_id }, (result) => ({
-        duration: (result.reply as { duration?: number }).duration ?? 0,
+        duration: result.reply.duration ?? 0,
       })),
   }),
   EndMeeting: declare({
@@ -163,7 +164,7 @@ const restCalls = {
         inRoom(req),
         { type: 'EndMeeting', operator_user_id: req.caller_id },
         async (result) => {
-          const { room } = result.reply as { room: MeetingView };
+          const { room } = result.reply;
           return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
         },
       ),
@@ -188,8 +189,11 @@ const restCalls = {
           target_user_id: req.target_user_id,
         },
         (result) => {
-          const r = result.reply as { old_host_id: string; new_host_id: string };
-          return { old_host_id: idJson(r.old_host_id), new_host_id: idJson(r.new_host_id) };
+          const changed = result.reply;
+          return {
+            old_host_id: idJson(changed.old_host_id ?? null),
+            new_host_id: idJson(changed.new_host_id ?? null),
+          };
         },
       ),
   }),
@@ -209,8 +213,8 @@ const restCalls = {
         inRoom(req),
         { type: 'KickMember', operator_user_id: req.caller_id, target_user_id: req.user_id },
         (result) => {
-          const r = result.reply as { user_id: string; duration: number };
-          return { user_id: idJson(r.user_id), duration: r.duration };
+          const left = result.reply;
+          return { user_id: idJson(left.user_id ?? null), duration: left.duration ?? 0 };
         },
       ),
   }),
@@ -267,9 +271,8 @@ const restCalls = {
         inRoom(req),
         { type: 'SendChat', user_id: req.caller_id, content: req.content },
         async (result) => {
-          const { message } = result.reply as {
-            message: { id: number; user_id: string; content: string; created_at_ms: number };
-          };
+          const { message } = result.reply;
+          if (!message) throw errors.DECIDE_FAILED('a chat line committed without its message');
           const id = await ctx.meetingId(req.app_code, inRoom(req).room_code);
           return {
             message: chatJson(

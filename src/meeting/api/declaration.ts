@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { CommandResult } from '../../cell/cell.js';
 import type { MeetingCommand, MeetingState } from '../domain/types.js';
+import type { MeetingReplies } from '../domain/view.js';
 import type { MediaServers } from '../../media-cluster/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
 import type { MeetingInviteDeps } from './invites.js';
@@ -40,12 +41,17 @@ export interface MeetingContext {
    * another node this throws OwnerElsewhere (../../edge/owner-forward.ts): MeetingApi sends
    * the whole call there, and the owner's answer is the call's.
    */
-  execute<V>(
+  execute<K extends MeetingCommand['type'], V>(
     req: MeetingRequest & { readonly room_code: string },
-    command: MeetingCommand,
-    shape: (result: CommandResult) => V | Promise<V>,
+    command: Extract<MeetingCommand, { readonly type: K }>,
+    shape: (result: DecidedResult<K>) => V | Promise<V>,
   ): Promise<V>;
 }
+
+/** A command's result, its reply as the decider answers that command (../domain/view.ts). */
+export type DecidedResult<K extends MeetingCommand['type']> = Omit<CommandResult, 'reply'> & {
+  readonly reply: K extends keyof MeetingReplies ? MeetingReplies[K] : unknown;
+};
 
 export interface RestRoute {
   /** The route's one line in the OpenAPI document. */

@@ -26,11 +26,12 @@ import { declaredReply } from '../../edge/declared-reply.js';
 import {
   cellRequestId,
   meetingCalls,
+  meetingMethods,
   meetingReplySchemaOf,
   type MeetingMethod,
   type MeetingReplyOf,
 } from './commands.js';
-import type { MeetingContext, MeetingRequest } from './declaration.js';
+import type { MeetingContext, MeetingDeclaration, MeetingRequest } from './declaration.js';
 import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
 import type { MeetingPasswords } from './password-lock.js';
@@ -76,18 +77,18 @@ export function randomRoomCode(): string {
  * The full request schema of each endpoint: who calls, the meeting, the body, and for a
  * command the request id when the caller named one (without one it runs unrecorded).
  */
-const schemas = Object.fromEntries(
-  Object.entries(meetingCalls).map(([method, d]) => [
-    method,
-    z.strictObject({
-      ...Caller,
-      ...(d.scope === 'room' ? InRoom : {}),
-      ...d.params,
-      ...d.body.shape,
-      ...(d.kind === 'command' ? { request_id: RequestIdField.optional() } : {}),
-    }),
-  ]),
-) as unknown as Record<MeetingMethod, z.ZodType>;
+function fullRequestOf(d: MeetingDeclaration): z.ZodType {
+  return z.strictObject({
+    ...Caller,
+    ...(d.scope === 'room' ? InRoom : {}),
+    ...d.params,
+    ...d.body.shape,
+    ...(d.kind === 'command' ? { request_id: RequestIdField.optional() } : {}),
+  });
+}
+const schemas = new Map<MeetingMethod, z.ZodType>(
+  meetingMethods.map((method) => [method, fullRequestOf(meetingCalls[method])]),
+);
 
 /** Meeting ids never change: a bounded cache saves a query per reply. */
 const ID_CACHE_MAX = 10_000;
@@ -102,7 +103,7 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
     this.#calls = {
       host: deps.host,
       cellsTier: deps.cellsTier ?? null,
-      requestOf: (method) => schemas[method],
+      requestOf: (method) => schemas.get(method)!,
       roomOf: (method, req) =>
         meetingCalls[method].scope === 'room' ? keyOf(req as RoomOfRequest) : null,
       run: (method, req, options) => this.#run(method, req as MeetingRequest, options),
@@ -175,7 +176,9 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
           ...(requestId ? { requestId, fingerprint: requestFingerprint(command.type, req) } : {}),
         });
         if (routed.kind === 'remote') throw new OwnerElsewhere(routed, key);
-        return shape(routed.value);
+        // The cell's reply to this command is the domain's replyOf it (../domain/view.ts),
+        // typed there per command; the one place the cell's `unknown` takes that type.
+        return shape(routed.value as Parameters<typeof shape>[0]);
       },
     };
   }

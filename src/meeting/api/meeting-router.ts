@@ -3,7 +3,7 @@
  * records, for mediasoup-client's `Device.load()` (made once per meeting, then known), moved
  * off a server that died in the meantime.
  */
-import type { MeetingView, ParticipantView } from '../domain/view.js';
+import type { MeetingReplies, MeetingView } from '../domain/view.js';
 import {
   FAILOVER_CALLER,
   moveOffLostServer,
@@ -12,13 +12,7 @@ import {
 import { isMediaServerError } from '../../media-cluster/media-orchestrator.js';
 import { mediaRoomOf } from '../../media-cluster/media-servers.js';
 import type { MeetingContext, MeetingRequest } from './declaration.js';
-import * as r from './replies.js';
 import { participantJson, roomJson } from './render.js';
-
-type Reply = {
-  room: MeetingView;
-  participant: ParticipantView | null;
-};
 
 /**
  * The meeting's router for `Device.load()`: created once per meeting on the media server
@@ -50,7 +44,7 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, 
               request_id: moveRequestId(requestId, { from, to, moves }),
             },
             { type: 'MoveMediaServer', from_server: from, to_server: to },
-            (result) => r.MoveMediaReply.parse(result.reply),
+            (result) => result.reply,
           );
           return moved.media_server;
         }).catch(() => null)
@@ -64,10 +58,10 @@ async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, 
 export async function roomReply(
   ctx: MeetingContext,
   req: MeetingRequest,
-  reply: unknown,
+  reply: MeetingReplies['JoinMeeting'],
   moves = 0,
 ) {
-  const { room, participant } = reply as Reply;
+  const { room, participant } = reply;
   const id = await ctx.meetingId(req.app_code, room.room_code);
   return {
     room: roomJson(room, id),

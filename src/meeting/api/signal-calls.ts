@@ -84,7 +84,7 @@ export const signalCalls = {
           request_id: moveRequestId(req.request_id ?? '', move),
         },
         { type: 'MoveMediaServer', from_server: req.from_server, to_server: req.to_server },
-        (result) => r.MoveMediaReply.parse(result.reply),
+        (result) => result.reply,
       );
     },
   }),

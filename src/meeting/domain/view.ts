@@ -115,12 +115,42 @@ export function meetingDetail(state: MeetingState): {
   };
 }
 
+/** A member who left or was kicked, and for how long they were in (seconds). */
+interface Departure {
+  readonly user_id?: string;
+  readonly duration?: number;
+}
+
+/**
+ * What each command's decision answers, recorded with its outcome so that a retry answers
+ * the same. Fields a decision may leave out (a no-op, or an outcome recorded by an earlier
+ * version) are optional.
+ */
+export interface MeetingReplies {
+  readonly CreateMeeting: { room: MeetingView; participant: ParticipantView | null };
+  readonly JoinMeeting: { room: MeetingView; participant: ParticipantView | null };
+  readonly LeaveMeeting: Departure;
+  readonly KickMember: Departure;
+  readonly EndMeeting: { room: MeetingView };
+  readonly TransferHost: { old_host_id?: string; new_host_id?: string };
+  readonly SendChat: {
+    message?: {
+      id: number;
+      room_code: string;
+      user_id: string;
+      content: string;
+      created_at_ms: number;
+    };
+  };
+  readonly MoveMediaServer: { media_server: string | null };
+}
+
 /** What a committed command answers (and what its retries answer). */
 export function replyOf(
   state: MeetingState,
   command: MeetingCommand,
   events: readonly MeetingEvent[],
-): unknown {
+): MeetingReplies[keyof MeetingReplies] | Readonly<Record<string, unknown>> {
   switch (command.type) {
     case 'CreateMeeting':
     case 'JoinMeeting': {
