@@ -194,7 +194,7 @@ export class BatchRunner<
   }
 
   /**
-   * {@link Cell.#commitOnce}, run again when the database rolled it back on a lock conflict
+   * {@link BatchRunner.#commitOnce}, run again when the database rolled it back on a lock conflict
    * (a deadlock victim, a lock wait timeout): nothing of it was written and nothing was
    * applied in memory, so the batch is decided again from the same state, once the batch
    * behind it has ended. A reload would cost more and fail the same way.
