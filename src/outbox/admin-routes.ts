@@ -77,33 +77,39 @@ const outboxDoc = (doc: Omit<Parameters<typeof documented>[0], 'tag' | 'access'>
   documented({ tag: 'outbox', access: 'admin', ...doc });
 const docs = {
   getWebhook: outboxDoc({
+    operationId: 'getWebhook',
     summary: "The app's webhook (the secret is never shown)",
     params: jsonSchemaOf(appParams),
     responses: { 200: 'The webhook', 404: 'The app has no webhook' },
   }),
   putWebhook: outboxDoc({
+    operationId: 'putWebhook',
     summary: "Set the app's webhook URL and signing secret",
     params: jsonSchemaOf(appParams),
     body: jsonSchemaOf(webhookBody),
     responses: { 200: 'The webhook' },
   }),
   deleteWebhook: outboxDoc({
+    operationId: 'deleteWebhook',
     summary: "Remove the app's webhook",
     params: jsonSchemaOf(appParams),
     responses: { 200: '`deleted`: whether there was one' },
   }),
   list: outboxDoc({
+    operationId: 'listOutboxEvents',
     summary: 'Outbox events, oldest first (default: the failed ones)',
     query: jsonSchemaOf(listQuery),
     responses: { 200: '`events`, and `next_after_id` when there may be more' },
   }),
   requeue: outboxDoc({
+    operationId: 'requeueOutboxEvents',
     summary: 'Deliver failed (or skipped) events again, attempts reset',
     description: 'Give `event_ids` or `app_code` (or both).',
     body: jsonSchemaOf(requeueBody),
     responses: { 200: '`requeued`: how many' },
   }),
   fail: outboxDoc({
+    operationId: 'failOutboxEvent',
     summary: 'Give up on a pending or retryable event',
     params: jsonSchemaOf(eventParams),
     body: jsonSchemaOf(failBody),

@@ -116,6 +116,7 @@ const logQuery = z.object({
 
 const docs = {
   cells: documented({
+    operationId: 'listLoadedCells',
     tag: 'admin',
     summary: 'The room cells loaded on this node, with owner, version, epoch and batch stats',
     description:
@@ -126,6 +127,7 @@ const docs = {
     responses: { 200: '`node_id`, `counts` by kind, `cells`, `next_after`' },
   }),
   log: documented({
+    operationId: 'getRoomCommandLog',
     tag: 'admin',
     summary: "A room's command log, oldest first, secrets redacted",
     description:

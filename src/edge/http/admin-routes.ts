@@ -34,6 +34,7 @@ const giftParams = z.object({ gift_id: userId });
 
 const docs = {
   topUp: documented({
+    operationId: 'topUpWallet',
     tag: 'admin',
     summary: "Top up a user's wallet (once per request_id)",
     access: 'admin',
@@ -41,6 +42,7 @@ const docs = {
     responses: { 200: 'The balance after the top-up, and whether it was a retry' },
   }),
   listGifts: documented({
+    operationId: 'adminListGifts',
     tag: 'admin',
     summary: "The app's gift catalog",
     access: 'admin',
@@ -48,6 +50,7 @@ const docs = {
     responses: { 200: '`list`: the gifts' },
   }),
   putGift: documented({
+    operationId: 'putGift',
     tag: 'admin',
     summary: 'Create or replace a gift of the catalog',
     access: 'admin',

@@ -101,6 +101,7 @@ function registerBody(): JsonSchema {
 
 const docs = {
   register: documented({
+    operationId: 'register',
     tag: 'accounts',
     summary: 'Register a user in the app of X-App-Code',
     access: 'public',
@@ -113,6 +114,7 @@ const docs = {
     },
   }),
   login: documented({
+    operationId: 'login',
     tag: 'accounts',
     summary: 'Log in: an access token (Bearer JWT) for the other routes',
     access: 'public',
@@ -126,12 +128,14 @@ const docs = {
     },
   }),
   me: documented({
+    operationId: 'getMe',
     tag: 'accounts',
     summary: 'The caller',
     access: 'user',
     responses: { 200: 'The user', 404: 'The user no longer exists' },
   }),
   lookup: documented({
+    operationId: 'lookupUsers',
     tag: 'accounts',
     summary: "Users of the caller's app by id (display names)",
     description: `At most ${MAX_USER_LOOKUP} distinct ids; ids of no user of the caller's app are left out. Each caller may look up ROOMS_USER_LOOKUPS_PER_USER ids per window (default 1000 per 10 minutes), then 429 USER_LOOKUP_RATE_LIMITED.`,

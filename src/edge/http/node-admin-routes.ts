@@ -26,6 +26,7 @@ const noFields = z.object({}).strict();
 
 const docs = {
   drain: documented({
+    operationId: 'drainNode',
     tag: 'admin',
     summary: 'Drain this node: take no new rooms, hand the loaded ones over, /readyz 503',
     description:
@@ -40,6 +41,7 @@ const docs = {
     },
   }),
   undrain: documented({
+    operationId: 'undrainNode',
     tag: 'admin',
     summary: 'Return a drained node to service',
     access: 'admin',

@@ -45,6 +45,7 @@ const noBody = { type: 'object', description: 'Nothing: the route reads no body'
 /** The documentation (./openapi.ts): never used to validate (the checks above do). */
 const docs = {
   list: documented({
+    operationId: 'listNotifications',
     tag: 'notifications',
     access: 'user',
     summary: "The caller's notifications, newest first",
@@ -64,12 +65,14 @@ const docs = {
     responses: { 200: '`{list, has_more}`' },
   }),
   unreadCount: documented({
+    operationId: 'countUnreadNotifications',
     tag: 'notifications',
     access: 'user',
     summary: "How many of the caller's notifications are unread",
     responses: { 200: '`{count}`' },
   }),
   readAll: documented({
+    operationId: 'readAllNotifications',
     tag: 'notifications',
     access: 'user',
     summary: "Mark all the caller's notifications read",
@@ -77,6 +80,7 @@ const docs = {
     responses: { 200: '`{updated}`: how many were unread' },
   }),
   read: documented({
+    operationId: 'readNotification',
     tag: 'notifications',
     access: 'user',
     summary: 'Mark one notification read (again: the same answer, first read time kept)',

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import type { RouteOptions } from 'fastify';
 import pkg from '../../../package.json' with { type: 'json' };
 import { startTestHttpApp, type TestHttpApp } from '../../main/testing/http-app-harness.js';
@@ -27,6 +28,7 @@ const TAGS = [
 const COMPILED = ['body', 'querystring', 'query', 'params', 'headers', 'response'];
 
 type Operation = {
+  operationId?: string;
   tags?: string[];
   summary?: string;
   security?: Record<string, string[]>[];
@@ -110,6 +112,23 @@ describe('OpenAPI document at /docs/json', () => {
         assert.equal(schema?.type, 'object', `${method} ${url}: a JSON object body schema`);
       }
     }
+  });
+
+  it('is a valid OpenAPI document, every $ref resolving (what a client generator reads first)', async () => {
+    // validate() dereferences in place: give it a copy.
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    assert.deepEqual((doc as { servers?: unknown }).servers, [
+      { url: '/', description: 'The node that serves this document' },
+    ]);
+  });
+
+  it('names every operation once, in camelCase: the method names of a generated client', () => {
+    const ids = apiRoutes().map(({ method, url }) => operation(method, url)!.operationId);
+    for (const id of ids) assert.match(String(id), /^[a-z][A-Za-z0-9]+$/, String(id));
+    assert.equal(new Set(ids).size, ids.length, 'operation ids are unique');
+    assert.equal(operation('POST', '/api/v1/meeting/rooms/:code/join')!.operationId, 'joinMeeting');
+    assert.equal(operation('POST', '/api/v1/voice/rooms/:room_id/mic/up')!.operationId, 'micUp');
+    assert.equal(operation('POST', '/api/v1/meeting/rooms')!.operationId, 'createMeeting');
   });
 
   it('gives every voice-room and meeting answer a named schema a client generator types', () => {
@@ -315,6 +334,48 @@ describe('OpenAPI document at /docs/json', () => {
     const lobby = await app.http.inject({ url: '/api/v1/voice/rooms?limit=1e1', headers });
     assert.equal(lobby.statusCode, 400);
     assert.equal(lobby.json().message, 'not a decimal integer: 1e1');
+  });
+
+  it('documents the statuses a caller really gets: 415 for a body not JSON, 409 for a reused id', async () => {
+    const documented = (method: string, url: string, status: number) =>
+      operation(method, url)?.responses?.[String(status)]?.description;
+    const errorShape = (body: any) => {
+      assert.deepEqual(
+        Object.keys(body)
+          .sort()
+          .filter((k) => k !== 'reason'),
+        ['code', 'message', 'time', 'trace_id'],
+      );
+    };
+    const notJson = await app.http.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      headers: { 'content-type': 'application/xml' },
+      payload: '<login/>',
+    });
+    assert.equal(notJson.statusCode, 415, notJson.body);
+    errorShape(notJson.json());
+    assert.ok(documented('POST', '/api/v1/auth/login', 415), 'login documents 415');
+
+    const creds = { username: 'openapi_bob', password: 'secret123' };
+    await app.http.inject({ method: 'POST', url: '/api/v1/auth/register', payload: creds });
+    const token = (
+      await app.http.inject({ method: 'POST', url: '/api/v1/auth/login', payload: creds })
+    ).json().data.access_token as string;
+    const create = (title: string) =>
+      app.http.inject({
+        method: 'POST',
+        url: '/api/v1/meeting/rooms',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { title, request_id: 'docs-create-1' },
+      });
+    assert.equal((await create('First')).statusCode, 201);
+    const reused = await create('Another title');
+    assert.equal(reused.statusCode, 409, reused.body);
+    errorShape(reused.json());
+    assert.match(String(documented('POST', '/api/v1/meeting/rooms', 409)), /REQUEST_ID_REUSED/);
+    const errors = doc.components.schemas?.Error;
+    assert.deepEqual(errors?.required, ['code', 'message', 'trace_id', 'time']);
   });
 
   it('serves Swagger UI at /docs, only the UI files by its CSP', async () => {

@@ -29,6 +29,11 @@ export type ApiTag =
 export type Access = 'public' | 'user' | 'admin' | 'trtc';
 
 export interface RouteDoc {
+  /**
+   * The operation's name in the document, unique, in camelCase: what a generated client
+   * calls the method (`joinMeeting`, `micUp`).
+   */
+  readonly operationId: string;
   readonly tag: ApiTag;
   readonly summary: string;
   readonly description?: string;
@@ -54,6 +59,11 @@ declare module 'fastify' {
     /** Documentation of the route (./openapi.ts); never used to validate or serialize. */
     openapi?: RouteDoc;
   }
+}
+
+/** `MicUp` → `micUp`: a declared method's operation id. */
+export function operationIdOf(method: string): string {
+  return method.charAt(0).toLowerCase() + method.slice(1);
 }
 
 /** Route options that document a route: spread them into the route's options. */
@@ -89,6 +99,7 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
 };
 
 const errorEnvelope = {
+  title: 'Error',
   type: 'object',
   required: ['code', 'message', 'trace_id', 'time'],
   properties: {
@@ -124,6 +135,12 @@ function swaggerSchemaOf(doc: RouteDoc): FastifySchema {
   if (takesInput && !doc.raw) all[400] ??= 'Invalid input: the message names the field';
   if (doc.access === 'user') all[401] ??= 'No valid bearer token';
   if (doc.access === 'admin') all[401] ??= 'No valid X-Admin-Token (or none configured)';
+  if (doc.body && !doc.raw)
+    all[415] ??= 'The body is neither JSON nor text (send Content-Type: application/json)';
+  if (doc.access === 'user' || doc.access === 'admin') {
+    all[503] ??=
+      'Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id';
+  }
   for (const [status, description] of Object.entries(all)) {
     const schema = doc.raw
       ? doc.raw.schema
@@ -135,6 +152,7 @@ function swaggerSchemaOf(doc: RouteDoc): FastifySchema {
     responses[status] = { 'x-response-description': description, ...schema };
   }
   return {
+    operationId: doc.operationId,
     tags: [doc.tag],
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
@@ -213,6 +231,7 @@ export function registerApiDocs(app: FastifyInstance): void {
           '`code` is 0 on success, else the HTTP status. Input is checked strictly: a field of ' +
           'the wrong JSON type is refused, never converted.',
       },
+      servers: [{ url: '/', description: 'The node that serves this document' }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -28,6 +28,7 @@ export function registerOpsRoutes(
   metrics: Registry,
 ): void {
   const health = documented({
+    operationId: 'getHealth',
     tag: 'ops',
     summary: 'Liveness: ok, or draining (stopping: send new work elsewhere)',
     access: 'public',
@@ -53,6 +54,7 @@ export function registerOpsRoutes(
     });
   });
   const ready = documented({
+    operationId: 'getReadiness',
     tag: 'ops',
     summary: 'Readiness: can this node take commands now (database, Redis, not draining)',
     description:
@@ -95,6 +97,7 @@ export function registerOpsRoutes(
     });
   });
   const metricsDoc = documented({
+    operationId: 'getMetrics',
     tag: 'ops',
     summary: 'Prometheus metrics',
     access: 'public',

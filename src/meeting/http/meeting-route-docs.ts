@@ -10,6 +10,7 @@ import { InRoom } from '../api/requests.js';
 import {
   documented,
   jsonSchemaOf,
+  operationIdOf,
   replySchemaOf,
   type JsonSchema,
   type RouteDoc,
@@ -30,6 +31,7 @@ const LIMITED: Partial<Record<string, string>> = {
   SendChat: `Too many chat lines in the window (CHAT_RATE_LIMITED); or: ${LOOKUPS}`,
   InviteMembers: `Too many invitees for the inviter or the meeting (INVITE_RATE_LIMITED); or: ${LOOKUPS}`,
 };
+const REUSED = 'The request_id was used for another request (REQUEST_ID_REUSED)';
 const OPEN_MEETINGS = 'The caller hosts the most meetings not ended allowed (TOO_MANY_OPEN_ROOMS)';
 
 /** Path parameters other than these are documented as plain text. */
@@ -67,8 +69,10 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
   if (declared.scope === 'room') responses[404] = NOT_FOUND;
   const limited = LIMITED[name] ?? (declared.scope === 'room' ? LOOKUPS : undefined);
   if (limited) responses[429] = limited;
-  if (route.limit === 'create') responses[409] = OPEN_MEETINGS;
+  if (declared.kind === 'command') responses[409] = REUSED;
+  if (route.limit === 'create') responses[409] = `${OPEN_MEETINGS}; or: ${REUSED}`;
   const doc: RouteDoc = {
+    operationId: operationIdOf(name),
     tag: 'meetings',
     access: 'user',
     summary: route.summary,

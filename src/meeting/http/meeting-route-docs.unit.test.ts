@@ -31,13 +31,13 @@ describe('meetingRouteDoc', () => {
     }
   });
 
-  it("documents a later route's own path parameter, and no 404 outside a meeting", () => {
+  it("documents a later route's own path parameter, no 404 outside a meeting, 409 for a reused id", () => {
     const doc = meetingRouteDoc('RedeemInvite', redeem).config.openapi;
     assert.equal(doc.tag, 'meetings');
     assert.equal(doc.access, 'user');
     assert.deepEqual(doc.params?.required, ['token']);
     assert.ok(doc.body, 'a POST documents its body');
-    assert.deepEqual(Object.keys(doc.responses).sort(), ['200', '400']);
+    assert.deepEqual(Object.keys(doc.responses).sort(), ['200', '400', '409']);
   });
 
   it('documents a GET by its query string, never a body', () => {

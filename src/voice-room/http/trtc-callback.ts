@@ -45,6 +45,7 @@ const answer = {
   properties: { code: { type: 'integer' }, message: { type: 'string' } },
 };
 const callbackDoc = documented({
+  operationId: 'trtcCallback',
   tag: 'rtc callback',
   summary: 'Tencent TRTC room and media events (104 exit, 203 audio start, 204 audio stop)',
   description:

@@ -10,6 +10,7 @@ import type { AnyDeclaration } from '../api/declaration.js';
 import {
   documented,
   jsonSchemaOf,
+  operationIdOf,
   propertyOf,
   replySchemaOf,
   type JsonSchema,
@@ -54,6 +55,7 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
   const request = jsonSchemaOf(declared.schema);
   const isCommand = declared.kind === 'command';
   const doc: RouteDoc = {
+    operationId: operationIdOf(method),
     tag: 'voice rooms',
     access: 'user',
     summary,

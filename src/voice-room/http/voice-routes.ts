@@ -54,6 +54,7 @@ function roomIdOf(request: FastifyRequest): string {
 
 const docs = {
   lobby: documented({
+    operationId: 'listVoiceRooms',
     tag: 'voice rooms',
     summary: "The lobby: the app's open rooms",
     access: 'user',
@@ -68,6 +69,7 @@ const docs = {
     data: replySchemaOf(LobbyPage),
   }),
   wallet: documented({
+    operationId: 'getWallet',
     tag: 'voice rooms',
     summary: "The caller's wallet",
     access: 'user',
@@ -75,6 +77,7 @@ const docs = {
     data: replySchemaOf(Wallet),
   }),
   gifts: documented({
+    operationId: 'listGifts',
     tag: 'voice rooms',
     summary: "The gifts one can send in the caller's app",
     description: 'The active gifts of the catalog (written with the admin API), cheapest first.',
