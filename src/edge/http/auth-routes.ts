@@ -17,8 +17,10 @@ import {
   registerSchema,
 } from '../../accounts/validation.js';
 import { envelopeTime, sendOk } from '../../shared/http-envelope.js';
+import { declaredReply } from '../declared-reply.js';
+import * as accountReplies from './account-replies.js';
 import { errors } from '../../shared/error-codes.js';
-import { documented, jsonSchemaOf, type JsonSchema } from './openapi.js';
+import { documented, jsonSchemaOf, replySchemaOf, type JsonSchema } from './openapi.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,6 +109,7 @@ const docs = {
     access: 'public',
     headers: appCodeHeader,
     body: registerBody(),
+    data: replySchemaOf(accountReplies.User),
     responses: {
       201: 'The user',
       409: 'The username is taken in this app',
@@ -120,6 +123,7 @@ const docs = {
     access: 'public',
     headers: appCodeHeader,
     body: jsonSchemaOf(loginSchema),
+    data: replySchemaOf(accountReplies.LoginReply),
     responses: {
       200: 'The token (`access_token`, `token_type`, `expires_in` s) and the user',
       401: 'Wrong username or password',
@@ -132,6 +136,7 @@ const docs = {
     tag: 'accounts',
     summary: 'The caller',
     access: 'user',
+    data: replySchemaOf(accountReplies.User),
     responses: { 200: 'The user', 404: 'The user no longer exists' },
   }),
   lookup: documented({
@@ -145,6 +150,7 @@ const docs = {
       required: ['ids'],
       properties: { ids: { type: 'string', description: 'Comma-separated user ids: 17,18' } },
     },
+    data: replySchemaOf(accountReplies.UserList),
     responses: {
       200: '`list`: `{id, username, nickname, avatar}` of each user found',
       429: 'Too many ids looked up in the window (`Retry-After`)',
@@ -163,7 +169,12 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
   app.post('/api/v1/auth/register', docs.register, async (request, reply) => {
     const appCode = parseAppCode(request.headers['x-app-code']);
     const user = await accounts.register(appCode, request.body);
-    return sendOk(request, reply, userJson(user), 201);
+    return sendOk(
+      request,
+      reply,
+      declaredReply(accountReplies.User, 'register', userJson(user)),
+      201,
+    );
   });
 
   app.post('/api/v1/auth/login', docs.login, async (request, reply) => {
@@ -172,19 +183,20 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
     const result = await accounts.login(appCode, request.body, { address: request.ip || null });
     // RFC 6749 §5.1: responses carrying tokens must not be cached.
     reply.header('cache-control', 'no-store');
-    return sendOk(request, reply, {
+    const answer = {
       access_token: result.accessToken,
       token_type: 'Bearer',
       expires_in: result.expiresIn,
       user: userJson(result.user),
-    });
+    };
+    return sendOk(request, reply, declaredReply(accountReplies.LoginReply, 'login', answer));
   });
 
   const me = { preHandler: requireAuth(accounts), ...docs.me };
   app.get('/api/v1/users/me', me, async (request, reply) => {
     const user = await accounts.currentUser(authOf(request));
     if (!user) throw errors.USER_NOT_FOUND();
-    return sendOk(request, reply, userJson(user));
+    return sendOk(request, reply, declaredReply(accountReplies.User, 'getMe', userJson(user)));
   });
 
   // Names for the ids other answers carry (members, chat, seats): the caller's app only.
@@ -192,6 +204,7 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
   app.get('/api/v1/users', lookup, async (request, reply) => {
     const ids = parseUserIds((request.query as { ids?: unknown }).ids);
     const users = await accounts.lookUpUsers(authOf(request), ids);
-    return sendOk(request, reply, { list: users.map(publicUserJson) });
+    const list = users.map(publicUserJson);
+    return sendOk(request, reply, declaredReply(accountReplies.UserList, 'lookupUsers', { list }));
   });
 }

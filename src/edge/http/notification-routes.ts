@@ -12,8 +12,15 @@ import {
 } from '../../notifications/notification-centre.js';
 import { errors } from '../../shared/error-codes.js';
 import { sendOk } from '../../shared/http-envelope.js';
+import { declaredReply } from '../declared-reply.js';
+import {
+  Notification,
+  NotificationPage,
+  ReadAll,
+  UnreadCount,
+} from '../../notifications/replies.js';
 import { authOf, requireAuth } from './auth-routes.js';
-import { documented } from './openapi.js';
+import { documented, replySchemaOf } from './openapi.js';
 
 const ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
@@ -62,6 +69,7 @@ const docs = {
         },
       },
     },
+    data: replySchemaOf(NotificationPage),
     responses: { 200: '`{list, has_more}`' },
   }),
   unreadCount: documented({
@@ -69,6 +77,7 @@ const docs = {
     tag: 'notifications',
     access: 'user',
     summary: "How many of the caller's notifications are unread",
+    data: replySchemaOf(UnreadCount),
     responses: { 200: '`{count}`' },
   }),
   readAll: documented({
@@ -77,6 +86,7 @@ const docs = {
     access: 'user',
     summary: "Mark all the caller's notifications read",
     body: noBody,
+    data: replySchemaOf(ReadAll),
     responses: { 200: '`{updated}`: how many were unread' },
   }),
   read: documented({
@@ -90,6 +100,7 @@ const docs = {
       properties: { id: idParam('The notification id') },
     },
     body: noBody,
+    data: replySchemaOf(Notification),
     responses: {
       200: 'The notification, read',
       404: "No such notification of the caller's (NOTIFICATION_NOT_FOUND), nothing changed",
@@ -110,7 +121,8 @@ export function registerNotificationRoutes(
     const q = query(request);
     const limit = limitOf(q.limit);
     const beforeId = q.before_id === undefined ? null : idOf(q.before_id, 'before_id');
-    return sendOk(request, reply, await centre.list(me.appCode, me.userId, { beforeId, limit }));
+    const page = await centre.list(me.appCode, me.userId, { beforeId, limit });
+    return sendOk(request, reply, declaredReply(NotificationPage, 'listNotifications', page));
   });
 
   app.get(
@@ -118,7 +130,8 @@ export function registerNotificationRoutes(
     { ...authed, ...docs.unreadCount },
     async (request, reply) => {
       const me = authOf(request);
-      return sendOk(request, reply, { count: await centre.unreadCount(me.appCode, me.userId) });
+      const count = await centre.unreadCount(me.appCode, me.userId);
+      return sendOk(request, reply, declaredReply(UnreadCount, 'countUnread', { count }));
     },
   );
 
@@ -127,7 +140,8 @@ export function registerNotificationRoutes(
     { ...authed, ...docs.readAll },
     async (request, reply) => {
       const me = authOf(request);
-      return sendOk(request, reply, { updated: await centre.markAllRead(me.appCode, me.userId) });
+      const updated = await centre.markAllRead(me.appCode, me.userId);
+      return sendOk(request, reply, declaredReply(ReadAll, 'readAll', { updated }));
     },
   );
 
@@ -137,7 +151,8 @@ export function registerNotificationRoutes(
     async (request, reply) => {
       const me = authOf(request);
       const id = idOf((request.params as { id: string }).id, 'id');
-      return sendOk(request, reply, await centre.markRead(me.appCode, me.userId, id));
+      const read = await centre.markRead(me.appCode, me.userId, id);
+      return sendOk(request, reply, declaredReply(Notification, 'readNotification', read));
     },
   );
 }
