@@ -131,6 +131,22 @@ describe('OpenAPI document at /docs/json', () => {
     assert.equal(operation('POST', '/api/v1/meeting/rooms')!.operationId, 'createMeeting');
   });
 
+  it('states the limits the server checks: lengths in characters, page sizes', () => {
+    const body = (method: string, url: string) =>
+      operation(method, url)!.requestBody!.content!['application/json']!.schema!.properties;
+    const create = body('POST', '/api/v1/meeting/rooms');
+    assert.deepEqual([create.title.minLength, create.title.maxLength], [1, 200]);
+    assert.deepEqual([create.password.minLength, create.password.maxLength], [4, 20]);
+    const chat = body('POST', '/api/v1/meeting/rooms/:code/chats');
+    assert.deepEqual([chat.content.minLength, chat.content.maxLength], [1, 500]);
+    const limit = operation('GET', '/api/v1/meeting/rooms/:code/chats')!.parameters!.find(
+      (p) => p.name === 'limit',
+    )!;
+    assert.match(JSON.stringify(limit), /above 100 it is cut to 100/);
+    const room = body('POST', '/api/v1/voice/rooms');
+    assert.deepEqual([room.title.minLength, room.title.maxLength], [1, 100]);
+  });
+
   it('gives every voice-room and meeting answer a named schema a client generator types', () => {
     const schemas = doc.components.schemas ?? {};
     const routesOfKinds = apiRoutes().filter(

@@ -25,9 +25,6 @@ import { signalCalls } from './signal-calls.js';
 
 export { cellRequestId } from './request-keys.js';
 
-const MINE_LIMIT = { fallback: 20, max: 50 };
-const CHATS_LIMIT = { fallback: 30, max: 100 };
-
 function mustAccess(state: MeetingState | null, userId: string): MeetingState {
   const denied = state ? checkMeetingAccess(state, userId) : refuse('MEETING_NOT_FOUND');
   if (denied) throw AppError.from(denied);
@@ -67,7 +64,7 @@ const restCalls = {
       const page = await ctx.store.listMine(req.app_code, req.caller_id, {
         ...(req.status === undefined ? {} : { status: req.status }),
         ...(req.before_id === undefined ? {} : { beforeId: req.before_id }),
-        limit: Math.min(req.limit ?? MINE_LIMIT.fallback, MINE_LIMIT.max),
+        limit: Math.min(req.limit ?? b.MINE_LIMIT.fallback, b.MINE_LIMIT.max),
       });
       return { list: page.list.map(rowJson), has_more: page.has_more };
     },
@@ -302,7 +299,7 @@ const restCalls = {
       const s = mustAccess(state, req.caller_id);
       const page = await ctx.store.listChats(req.app_code, s.room_code, {
         ...(req.before_id === undefined ? {} : { beforeId: req.before_id }),
-        limit: Math.min(req.limit ?? CHATS_LIMIT.fallback, CHATS_LIMIT.max),
+        limit: Math.min(req.limit ?? b.CHATS_LIMIT.fallback, b.CHATS_LIMIT.max),
       });
       const id = await ctx.meetingId(req.app_code, s.room_code);
       return { list: page.list.map((c) => chatJson(c, id)), has_more: page.has_more };

@@ -10,11 +10,15 @@ import { ROOM_CODE_PATTERN } from '../domain/decide-membership.js';
 /** Only a JSON integer: `"1"`, `1.5`, `true`, `[1]` and `null` are refused, never coerced. */
 const int = z.int();
 const userId = int.min(1).transform(String);
+/** `min`-`max` characters (code points, as JSON Schema's minLength and maxLength count). */
 const chars = (min: number, max: number, what: string) =>
-  z.string().refine((s) => {
-    const n = [...s].length;
-    return n >= min && n <= max;
-  }, `${what} must be ${min}-${max} characters`);
+  z
+    .string()
+    .refine((s) => {
+      const n = [...s].length;
+      return n >= min && n <= max;
+    }, `${what} must be ${min}-${max} characters`)
+    .meta({ minLength: min, maxLength: max });
 
 /** A caller-chosen request id; the edge scopes it to the caller before the cell sees it. */
 export const RequestIdField = z
@@ -28,7 +32,10 @@ export const CreateBody = z.strictObject({
   title: chars(1, 200, 'title'),
   password: chars(4, 20, 'password').optional(),
   // The seed: 2~8, larger values truncated to 8 (the decider truncates to its cap).
-  max_members: int.min(2, 'max_members must be at least 2').optional(),
+  max_members: int
+    .min(2, 'max_members must be at least 2')
+    .optional()
+    .meta({ description: 'At least 2; above 8 it is cut to 8 (default 8)' }),
 });
 export const JoinBody = z.strictObject({
   ...withRequestId,
@@ -48,15 +55,24 @@ export const InviteBody = z.strictObject({
 /** The token is judged by the endpoint: any malformed one is 邀请链接已失效, not 400 参数错误. */
 export const TokenParam = { token: z.string() };
 export const ChatBody = z.strictObject({ ...withRequestId, content: chars(1, 500, 'content') });
+/** Page sizes: the default, and the most one page holds (a larger `limit` is cut to it). */
+export const MINE_LIMIT = { fallback: 20, max: 50 };
+export const CHATS_LIMIT = { fallback: 30, max: 100 };
+const pageLimit = (l: { fallback: number; max: number }) =>
+  int
+    .min(1)
+    .optional()
+    .meta({ description: `Default ${l.fallback}; above ${l.max} it is cut to ${l.max}` });
+
 /** Query strings arrive as text: REST turns decimal digits into integers before this. */
 export const MineQuery = z.strictObject({
   status: z.union([z.literal(0), z.literal(1), z.literal(2)]).optional(),
   before_id: int.min(1).optional(),
-  limit: int.min(1).optional(),
+  limit: pageLimit(MINE_LIMIT),
 });
 export const ChatsQuery = z.strictObject({
   before_id: int.min(1).optional(),
-  limit: int.min(1).optional(),
+  limit: pageLimit(CHATS_LIMIT),
 });
 
 /** Who calls: the token's app and user (REST), or the forwarding node's copy of them. */
