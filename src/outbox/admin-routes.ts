@@ -16,6 +16,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { sendOk } from '../shared/http-envelope.js';
+import { declaredReply } from '../edge/declared-reply.js';
+import * as or from './replies.js';
 import type { Clock } from '../shared/clock.js';
 import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
@@ -23,7 +25,7 @@ import type { WebhookDirectory } from './webhooks.js';
 import { errors } from '../shared/error-codes.js';
 import { parseInput } from '../shared/parse-input.js';
 import { requireAdminToken } from '../edge/http/admin-token.js';
-import { documented, jsonSchemaOf } from '../edge/http/openapi.js';
+import { documented, jsonSchemaOf, replySchemaOf } from '../edge/http/openapi.js';
 
 export interface OutboxAdminDeps {
   readonly store: OutboxStore;
@@ -80,6 +82,7 @@ const docs = {
     operationId: 'getWebhook',
     summary: "The app's webhook (the secret is never shown)",
     params: jsonSchemaOf(appParams),
+    data: replySchemaOf(or.Webhook),
     responses: { 200: 'The webhook', 404: 'The app has no webhook' },
   }),
   putWebhook: outboxDoc({
@@ -87,18 +90,21 @@ const docs = {
     summary: "Set the app's webhook URL and signing secret",
     params: jsonSchemaOf(appParams),
     body: jsonSchemaOf(webhookBody),
+    data: replySchemaOf(or.Webhook),
     responses: { 200: 'The webhook' },
   }),
   deleteWebhook: outboxDoc({
     operationId: 'deleteWebhook',
     summary: "Remove the app's webhook",
     params: jsonSchemaOf(appParams),
+    data: replySchemaOf(or.WebhookDeleted),
     responses: { 200: '`deleted`: whether there was one' },
   }),
   list: outboxDoc({
     operationId: 'listOutboxEvents',
     summary: 'Outbox events, oldest first (default: the failed ones)',
     query: jsonSchemaOf(listQuery),
+    data: replySchemaOf(or.OutboxPage),
     responses: { 200: '`events`, and `next_after_id` when there may be more' },
   }),
   requeue: outboxDoc({
@@ -106,6 +112,7 @@ const docs = {
     summary: 'Deliver failed (or skipped) events again, attempts reset',
     description: 'Give `event_ids` or `app_code` (or both).',
     body: jsonSchemaOf(requeueBody),
+    data: replySchemaOf(or.Requeued),
     responses: { 200: '`requeued`: how many' },
   }),
   fail: outboxDoc({
@@ -113,6 +120,7 @@ const docs = {
     summary: 'Give up on a pending or retryable event',
     params: jsonSchemaOf(eventParams),
     body: jsonSchemaOf(failBody),
+    data: replySchemaOf(or.MarkedFailed),
     responses: {
       200: '`failed`: true',
       400: 'Invalid input, or no such event pending or retryable',
@@ -132,11 +140,8 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         const { app_code } = parse(appParams, request.params);
         const hook = await webhooks.get(app_code);
         if (!hook) throw errors.WEBHOOK_NOT_FOUND();
-        return sendOk(request, reply, {
-          app_code,
-          url: hook.url,
-          updated_at_ms: hook.updatedAtMs,
-        });
+        const answer = { app_code, url: hook.url, updated_at_ms: hook.updatedAtMs };
+        return sendOk(request, reply, declaredReply(or.Webhook, 'getWebhook', answer));
       });
 
       scope.put('/apps/:app_code/webhook', docs.putWebhook, async (request, reply) => {
@@ -145,16 +150,18 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         const refused = destinations.refuseLiteral(new URL(body.url));
         if (refused) throw errors.BAD_REQUEST(`url: ${refused}`);
         const hook = await webhooks.put(app_code, body.url, body.secret, clock.nowMs());
-        return sendOk(request, reply, {
-          app_code,
-          url: hook.url,
-          updated_at_ms: hook.updatedAtMs,
-        });
+        const answer = { app_code, url: hook.url, updated_at_ms: hook.updatedAtMs };
+        return sendOk(request, reply, declaredReply(or.Webhook, 'putWebhook', answer));
       });
 
       scope.delete('/apps/:app_code/webhook', docs.deleteWebhook, async (request, reply) => {
         const { app_code } = parse(appParams, request.params);
-        return sendOk(request, reply, { deleted: await webhooks.delete(app_code) });
+        const deleted = await webhooks.delete(app_code);
+        return sendOk(
+          request,
+          reply,
+          declaredReply(or.WebhookDeleted, 'deleteWebhook', { deleted }),
+        );
       });
 
       scope.get('/outbox', docs.list, async (request, reply) => {
@@ -165,10 +172,14 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
           ...(q.app_code ? { appCode: q.app_code } : {}),
           ...(q.after_id !== undefined ? { afterId: q.after_id } : {}),
         });
-        return sendOk(request, reply, {
-          events: rows.map(render),
-          next_after_id: rows.length === q.limit ? rows[rows.length - 1]!.id : null,
-        });
+        return sendOk(
+          request,
+          reply,
+          declaredReply(or.OutboxPage, 'listOutboxEvents', {
+            events: rows.map(render),
+            next_after_id: rows.length === q.limit ? rows[rows.length - 1]!.id : null,
+          }),
+        );
       });
 
       scope.post('/outbox/requeue', docs.requeue, async (request, reply) => {
@@ -181,7 +192,11 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
           },
           clock.nowMs(),
         );
-        return sendOk(request, reply, { requeued });
+        return sendOk(
+          request,
+          reply,
+          declaredReply(or.Requeued, 'requeueOutboxEvents', { requeued }),
+        );
       });
 
       scope.post('/outbox/events/:event_id/fail', docs.fail, async (request, reply) => {
@@ -195,7 +210,11 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         if (!failed) {
           throw errors.NOT_PENDING();
         }
-        return sendOk(request, reply, { failed });
+        return sendOk(
+          request,
+          reply,
+          declaredReply(or.MarkedFailed, 'failOutboxEvent', { failed }),
+        );
       });
       done();
     },

@@ -17,8 +17,10 @@ import { z } from 'zod';
 import { errors } from '../../shared/error-codes.js';
 import { parseInput } from '../../shared/parse-input.js';
 import { sendOk } from '../../shared/http-envelope.js';
+import { declaredReply } from '../declared-reply.js';
+import * as ar from './admin-replies.js';
 import { requireAdminToken } from './admin-token.js';
-import { documented, jsonSchemaOf } from './openapi.js';
+import { documented, jsonSchemaOf, replySchemaOf } from './openapi.js';
 
 /** One loaded cell, as the host knows it. */
 export interface LoadedCellView {
@@ -124,6 +126,7 @@ const docs = {
       "`after` is the previous page's `next_after`.",
     access: 'admin',
     query: jsonSchemaOf(cellsQuery),
+    data: replySchemaOf(ar.LoadedCells),
     responses: { 200: '`node_id`, `counts` by kind, `cells`, `next_after`' },
   }),
   log: documented({
@@ -136,6 +139,7 @@ const docs = {
     access: 'admin',
     params: jsonSchemaOf(logParams),
     query: jsonSchemaOf(logQuery),
+    data: replySchemaOf(ar.RoomLog),
     responses: {
       200: 'The room (`kind`, `version`, `lease_epoch`, `owner_node_id`), `entries`, `next_after_version`',
       404: 'No such room in this app',
@@ -166,13 +170,17 @@ export function registerAdminInspectionRoutes(
           .filter((c) => q.after === undefined || c.cursor > q.after)
           .sort((a, b) => (a.cursor < b.cursor ? -1 : a.cursor > b.cursor ? 1 : 0));
         const page = chosen.slice(0, q.limit);
-        return sendOk(request, reply, {
-          node_id: deps.cells.nodeId,
-          total: all.length,
-          counts,
-          cells: page.map(({ cell }) => renderCell(cell)),
-          next_after: chosen.length > q.limit ? page[page.length - 1]!.cursor : null,
-        });
+        return sendOk(
+          request,
+          reply,
+          declaredReply(ar.LoadedCells, 'listLoadedCells', {
+            node_id: deps.cells.nodeId,
+            total: all.length,
+            counts,
+            cells: page.map(({ cell }) => renderCell(cell)),
+            next_after: chosen.length > q.limit ? page[page.length - 1]!.cursor : null,
+          }),
+        );
       });
 
       scope.get('/rooms/:room_id/log', docs.log, async (request, reply) => {
@@ -181,19 +189,23 @@ export function registerAdminInspectionRoutes(
         const room = await deps.log.room(q.app_code, room_id);
         if (!room) throw errors.CELL_NOT_FOUND(room_id, q.app_code);
         const rows = await deps.log.read(q.app_code, room_id, q.after_version, q.limit);
-        return sendOk(request, reply, {
-          app_code: q.app_code,
-          room_id,
-          kind: room.kind,
-          version: room.version,
-          lease_epoch: room.leaseEpoch,
-          owner_node_id: room.ownerNodeId,
-          entries: rows.map(renderLogRow),
-          next_after_version:
-            rows.length === q.limit && rows[rows.length - 1]!.version < room.version
-              ? rows[rows.length - 1]!.version
-              : null,
-        });
+        return sendOk(
+          request,
+          reply,
+          declaredReply(ar.RoomLog, 'getRoomCommandLog', {
+            app_code: q.app_code,
+            room_id,
+            kind: room.kind,
+            version: room.version,
+            lease_epoch: room.leaseEpoch,
+            owner_node_id: room.ownerNodeId,
+            entries: rows.map(renderLogRow),
+            next_after_version:
+              rows.length === q.limit && rows[rows.length - 1]!.version < room.version
+                ? rows[rows.length - 1]!.version
+                : null,
+          }),
+        );
       });
       done();
     },

@@ -6,10 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../shared/clock.js';
 import { sendOk } from '../../shared/http-envelope.js';
+import { declaredReply } from '../declared-reply.js';
+import * as ar from './admin-replies.js';
 import { parseInput } from '../../shared/parse-input.js';
 import type { VoiceRoomStore } from '../../voice-room/api/voice-store.js';
 import { requireAdminToken } from './admin-token.js';
-import { documented, jsonSchemaOf } from './openapi.js';
+import { documented, jsonSchemaOf, replySchemaOf } from './openapi.js';
 
 const appCode = z
   .string()
@@ -39,6 +41,7 @@ const docs = {
     summary: "Top up a user's wallet (once per request_id)",
     access: 'admin',
     body: jsonSchemaOf(topUpBody),
+    data: replySchemaOf(ar.TopUpReply),
     responses: { 200: 'The balance after the top-up, and whether it was a retry' },
   }),
   listGifts: documented({
@@ -47,6 +50,7 @@ const docs = {
     summary: "The app's gift catalog",
     access: 'admin',
     query: jsonSchemaOf(giftsQuery),
+    data: replySchemaOf(ar.CatalogGifts),
     responses: { 200: '`list`: the gifts' },
   }),
   putGift: documented({
@@ -56,6 +60,7 @@ const docs = {
     access: 'admin',
     params: jsonSchemaOf(giftParams),
     body: jsonSchemaOf(giftBody),
+    data: replySchemaOf(ar.CatalogGift),
     responses: { 200: 'The gift' },
   }),
 };
@@ -74,12 +79,14 @@ export function registerAdminRoutes(
   app.post('/api/v1/admin/wallets/topup', { ...opts, ...docs.topUp }, async (request, reply) => {
     const b = parse(topUpBody, request.body);
     const result = await store.topUp(b.app_code, b.user_id, b.amount, b.request_id, clock.nowMs());
-    return sendOk(request, reply, { user_id: b.user_id, ...result });
+    const answer = { user_id: b.user_id, ...result };
+    return sendOk(request, reply, declaredReply(ar.TopUpReply, 'topUpWallet', answer));
   });
 
   app.get('/api/v1/admin/gifts', { ...opts, ...docs.listGifts }, async (request, reply) => {
     const q = parse(giftsQuery, request.query);
-    return sendOk(request, reply, { list: await store.listGifts(q.app_code) });
+    const list = await store.listGifts(q.app_code);
+    return sendOk(request, reply, declaredReply(ar.CatalogGifts, 'adminListGifts', { list }));
   });
 
   app.put('/api/v1/admin/gifts/:gift_id', { ...opts, ...docs.putGift }, async (request, reply) => {
@@ -90,6 +97,6 @@ export function registerAdminRoutes(
       { gift_id: giftId, name: b.name, price: b.price, active: b.active },
       clock.nowMs(),
     );
-    return sendOk(request, reply, gift);
+    return sendOk(request, reply, declaredReply(ar.CatalogGift, 'putGift', gift));
   });
 }

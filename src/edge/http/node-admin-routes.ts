@@ -8,8 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errors } from '../../shared/error-codes.js';
 import { sendOk } from '../../shared/http-envelope.js';
+import { declaredReply } from '../declared-reply.js';
+import * as ar from './admin-replies.js';
 import { requireAdminToken } from './admin-token.js';
-import { documented, jsonSchemaOf } from './openapi.js';
+import { documented, jsonSchemaOf, replySchemaOf } from './openapi.js';
 
 /** What the routes need of the node (the cell host, in src/main). */
 export interface NodeControl {
@@ -35,6 +37,7 @@ const docs = {
       'Calling it again while drained answers the same hand-over.',
     access: 'admin',
     body: jsonSchemaOf(noFields),
+    data: replySchemaOf(ar.DrainReport),
     responses: {
       200: '`{node_id, state: "drained", cells_handed_over, timed_out, took_ms}`',
       503: 'NODE_DRAINING: the node is shutting down',
@@ -46,6 +49,7 @@ const docs = {
     summary: 'Return a drained node to service',
     access: 'admin',
     body: jsonSchemaOf(noFields),
+    data: replySchemaOf(ar.NodeState),
     responses: {
       200: '`{node_id, state: "serving"}`',
       503: 'NODE_DRAINING: the node is shutting down',
@@ -69,18 +73,20 @@ export function registerNodeAdminRoutes(
   app.post('/api/v1/admin/node/drain', { onRequest, ...docs.drain }, async (request, reply) => {
     parseEmpty(request.body);
     const report = await node.drain();
-    return sendOk(request, reply, {
+    const answer = {
       node_id: node.nodeId,
       state: node.state(),
       cells_handed_over: report.cells,
       timed_out: report.timedOut,
       took_ms: report.tookMs,
-    });
+    };
+    return sendOk(request, reply, declaredReply(ar.DrainReport, 'drainNode', answer));
   });
 
   app.post('/api/v1/admin/node/undrain', { onRequest, ...docs.undrain }, async (request, reply) => {
     parseEmpty(request.body);
     await node.undrain();
-    return sendOk(request, reply, { node_id: node.nodeId, state: node.state() });
+    const answer = { node_id: node.nodeId, state: node.state() };
+    return sendOk(request, reply, declaredReply(ar.NodeState, 'undrainNode', answer));
   });
 }
