@@ -1,5 +1,5 @@
 /**
- * What the checker reads: the rows of MySQL after the run (./read-rows.ts) and what the
+ * What the checker reads: the rows of MySQL after the run (../read-rows.ts) and what the
  * clients and the webhook receiver observed. Every check is a pure function of these.
  */
 import type { RequestRecord } from '../history.js';

@@ -82,7 +82,7 @@ export interface RoomServiceServerOptions extends GrpcSecurity {
   readonly identity?: InstanceIdentity;
 }
 
-/** The generic meeting RPC, beside the voice-room RPCs of ../voice/commands.ts. */
+/** The generic meeting RPC, beside the voice-room RPCs of ../../voice-room/api/commands.ts. */
 export const MEETING_CALL = 'MeetingCall';
 
 interface MeetingCallMessage {

@@ -18,7 +18,7 @@ import { participantJson, roomJson } from './render.js';
  * The meeting's router for `Device.load()`: created once per meeting on the media server
  * its state records (idempotent, cached), so a join reuses it (S5). A meeting created
  * without media answers null. `moves`: the moves the meeting's state recorded (a move off a
- * lost server is named by it, ../../meeting/media-failover.ts).
+ * lost server is named by it, ../../media-cluster/media-failover.ts).
  */
 async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, moves: number) {
   const from = room.media_server;

@@ -1,12 +1,12 @@
 /**
  * Public REST for meetings under /api/v1/meeting (meeting-api.md): the routes the endpoints
- * of ../meeting/commands.ts declare. The caller is the JWT's user in the JWT's app; any
+ * of ../api/commands.ts declare. The caller is the JWT's user in the JWT's app; any
  * node serves any meeting (the API forwards to the owner). Bodies are strict: an unknown
  * field or a wrong JSON type answers 400 and changes nothing. Retries: send the same
  * `request_id` (body) or `Idempotency-Key` header; the first outcome is the answer. A
  * command with neither is a new command each time (not retry-safe).
  *
- * Limits (../meeting/limits.ts): creations per host (../quotas.ts, as for voice rooms; a
+ * Limits (../api/limits.ts): creations per host (../../edge/quotas.ts, as for voice rooms; a
  * retry of a create is not counted again, a create that made nothing gives its place back);
  * a user or client address that named too many unknown codes
  * gets 429 for every code until its window ends; chat lines are counted per user, a retry of

@@ -1,6 +1,6 @@
 /**
  * What the meeting's WebSocket signalling needs of the meeting cell: its membership and
- * presence notices. The media resources and rules are ../room-media/ports.ts's. A meeting
+ * presence notices. The media resources and rules are ../../edge/room-media/ports.ts's. A meeting
  * is addressed by its cell key: `{ appCode, roomId: room_code }`.
  */
 import type { MemberMediaState } from '../domain/types.js';

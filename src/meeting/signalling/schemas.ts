@@ -1,6 +1,6 @@
 /**
  * Payloads of the meeting's own C→S events (meeting-api.md, 客户端白名单; the media ones
- * are ../room-media/schemas.ts's, for `room_code`). Taken as typed:
+ * are ../../edge/room-media/schemas.ts's, for `room_code`). Taken as typed:
  * nothing is coerced (`"17"` is not a user id, `"true"` not a boolean), and a wrong or
  * missing field is refused with `参数错误: <field>: <rule>`. mediasoup's own objects
  * (DTLS and RTP parameters, RTP capabilities) are checked for shape only; the media server

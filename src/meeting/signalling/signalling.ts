@@ -55,11 +55,11 @@ export interface MeetingSignallingDeps {
    * within the meeting's presence TTL (a third of it), or live sockets' leases run out.
    */
   readonly liveRefreshMs?: number;
-  /** Moves a meeting off a media server the directory lost (../room-media/media-handlers.ts). */
+  /** Moves a meeting off a media server the directory lost (../../edge/room-media/media-handlers.ts). */
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
-  /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
+  /** Which node process holds what (../../edge/room-media/orphan-media.ts); absent: no cluster. */
   readonly holders?: MediaHolders;
-  /** How much media a user may hold in a room, and a socket (../room-media/media-admission.ts). */
+  /** How much media a user may hold in a room, and a socket (../../edge/room-media/media-admission.ts). */
   readonly caps?: MediaCaps;
 }
 
@@ -113,7 +113,7 @@ export class MeetingSignalling {
   /**
    * Releases a user's media in a meeting (for REST leave / kick / end, which the REST edge
    * calls): closes them on the media server, forgets them, announces closed producers.
-   * `holder`: only what that dead node process's sockets made (../room-media/orphan-media.ts).
+   * `holder`: only what that dead node process's sockets made (../../edge/room-media/orphan-media.ts).
    */
   releaseUserMedia(
     key: CellKey,

@@ -4,7 +4,7 @@
  * the media server: a member who stopped being active loses its transports, producers and
  * consumers; an ended meeting's router is closed; a meeting moved off a dead media server
  * gets its router on the new one and its members `meeting.media.reset`
- * (../edge/room-media/media-reset.ts). Without a media server the signalling
+ * (../../edge/room-media/media-reset.ts). Without a media server the signalling
  * still follows meetings and answers every media event with 会议媒体服务暂不可用.
  */
 import type { Logger } from 'pino';
@@ -25,7 +25,7 @@ import type { Meetings } from './meetings.js';
 
 export interface MeetingMedia {
   readonly signalling: MeetingSignalling;
-  /** What a meeting's commits make happen on its media server (../cell/reactions.ts). */
+  /** What a meeting's commits make happen on its media server (../../cell/reactions.ts). */
   readonly reactions: ReadonlyMap<string, ReactionHandler>;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /**
  * Every RPC of the voice-room API, declared once: its request schema (./requests.ts, named
  * after the proto message), the command it runs or its handler, its reply and its REST
- * route. The gRPC RoomService (../grpc/room-service.ts), the REST routes
+ * route. The gRPC RoomService (../../edge/grpc/room-service.ts), the REST routes
  * (../http/voice-routes.ts) and VoiceRoomApi's dispatch (./voice-api.ts) are derived from
  * this table. A command type added to the decider does not compile until it is declared
  * here (or listed as a system command); the service's methods in the proto must be the
@@ -40,7 +40,7 @@ export function createdRoomIdOf(appCode: string, requestId: string): string {
 
 const inRoom = (action: string) => `/rooms/:room_id/${action}`;
 
-/** What SendGift's decider answers (./domain/view.ts `replyOf`); older records lack `balance`. */
+/** What SendGift's decider answers (../domain/view.ts `replyOf`); older records lack `balance`. */
 const GiftDecision = z.object({ total_price: z.int().optional(), balance: z.int().optional() });
 
 export const voiceCommands = {

@@ -1,6 +1,6 @@
 /**
  * Public REST for voice rooms under /api/v1/voice, for apps and browsers: the routes the
- * RPCs of ../voice/commands.ts declare, the lobby and the wallet. The caller is the JWT's
+ * RPCs of ../api/commands.ts declare, the lobby and the wallet. The caller is the JWT's
  * user in the JWT's app; any node serves any room (the API forwards to the owner).
  * Retries: send the same `request_id` (body) or `Idempotency-Key` header.
  */
@@ -139,7 +139,7 @@ export function registerVoiceRoutes(
     return data;
   };
 
-  /** Every RPC that declares a REST route, on behalf of the caller (../voice/commands.ts). */
+  /** Every RPC that declares a REST route, on behalf of the caller (../api/commands.ts). */
   for (const method of rpcNames) {
     const declared = declarationOf(method);
     const route = declared.rest;

@@ -1,5 +1,5 @@
 /**
- * Relays a media server's events into the voice rooms: each event ../voice/media-events.ts
+ * Relays a media server's events into the voice rooms: each event ../api/media-events.ts
  * maps becomes the seed's RTC command, sent like any call (to the room's owner, forwarded
  * once), retried a few times while the owner is moving; and the audio levels of a room's
  * seats become `voice.speakers` frames (published by the room's owner only, so nodes that

@@ -54,11 +54,11 @@ export interface VoiceMediaSignallingDeps {
   readonly reconcileMs?: number;
   /** The node's own media server: where rooms created before servers were recorded are. */
   readonly fallbackServer: string | null;
-  /** Moves a room off a media server the directory lost (../room-media/media-handlers.ts). */
+  /** Moves a room off a media server the directory lost (../../edge/room-media/media-handlers.ts). */
   readonly rescue?: (key: CellKey, from: string) => Promise<string | null>;
-  /** Which node process holds what (../room-media/orphan-media.ts); absent: no cluster. */
+  /** Which node process holds what (../../edge/room-media/orphan-media.ts); absent: no cluster. */
   readonly holders?: MediaHolders;
-  /** How much media a user may hold in a room, and a socket (../room-media/media-admission.ts). */
+  /** How much media a user may hold in a room, and a socket (../../edge/room-media/media-admission.ts). */
   readonly caps?: MediaCaps;
 }
 

@@ -2,7 +2,7 @@
  * Wires voice rooms' audio into a node: the `voice.*` media signalling on the WebSocket
  * hub, the check of every room's producers against its seats (after commits and every few
  * seconds), and the bridge that turns the media server's events into the rooms' RTC
- * commands and speaker frames (the node feeds it: ./media-events.ts).
+ * commands and speaker frames (the node feeds it: ../../main/media-events.ts).
  */
 import type { Logger } from 'pino';
 import type { ReactionHandler } from '../../cell/reactions.js';
@@ -23,7 +23,7 @@ export interface VoiceMedia {
   readonly signalling: VoiceMediaSignalling;
   readonly bridge: VoiceMediaBridge;
   /** The host's commit listener for voice-room cells. */
-  /** What a voice room's commits make happen on its media server (../cell/reactions.ts). */
+  /** What a voice room's commits make happen on its media server (../../cell/reactions.ts). */
   readonly reactions: ReadonlyMap<string, ReactionHandler>;
   close(): Promise<void>;
 }

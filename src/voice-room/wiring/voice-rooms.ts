@@ -37,7 +37,7 @@ export interface VoiceRooms {
     meetings?: MeetingApi;
     identity?: InstanceIdentity;
   }): Promise<{ readonly port: number }>;
-  /** Calls `addr` with the cluster credential: it must be this instance (./who-are-you.ts). */
+  /** Calls `addr` with the cluster credential: it must be this instance (../../edge/grpc/who-are-you.ts). */
   checkAdvertised(addr: string, identity: InstanceIdentity, timeoutMs: number): Promise<void>;
   /** The port the gRPC RoomService listens on (once started). */
   readonly grpcPort: number;
