@@ -83,6 +83,7 @@ const docs = {
     summary: "The app's webhook (the secret is never shown)",
     params: jsonSchemaOf(appParams),
     data: replySchemaOf(or.Webhook),
+    refusals: [errors.WEBHOOK_NOT_FOUND],
     responses: { 200: 'The webhook', 404: 'The app has no webhook' },
   }),
   putWebhook: outboxDoc({
@@ -121,6 +122,7 @@ const docs = {
     params: jsonSchemaOf(eventParams),
     body: jsonSchemaOf(failBody),
     data: replySchemaOf(or.MarkedFailed),
+    refusals: [errors.NOT_PENDING],
     responses: {
       200: '`failed`: true',
       400: 'Invalid input, or no such event pending or retryable',

@@ -140,6 +140,7 @@ const docs = {
     params: jsonSchemaOf(logParams),
     query: jsonSchemaOf(logQuery),
     data: replySchemaOf(ar.RoomLog),
+    refusals: [errors.CELL_NOT_FOUND],
     responses: {
       200: 'The room (`kind`, `version`, `lease_epoch`, `owner_node_id`), `entries`, `next_after_version`',
       404: 'No such room in this app',

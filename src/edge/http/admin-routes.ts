@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Clock } from '../../shared/clock.js';
 import { sendOk } from '../../shared/http-envelope.js';
+import { errors } from '../../shared/error-codes.js';
 import { declaredReply } from '../declared-reply.js';
 import * as ar from './admin-replies.js';
 import { parseInput } from '../../shared/parse-input.js';
@@ -42,6 +43,7 @@ const docs = {
     access: 'admin',
     body: jsonSchemaOf(topUpBody),
     data: replySchemaOf(ar.TopUpReply),
+    refusals: [errors.BALANCE_LIMIT],
     responses: { 200: 'The balance after the top-up, and whether it was a retry' },
   }),
   listGifts: documented({

@@ -110,6 +110,7 @@ const docs = {
     headers: appCodeHeader,
     body: registerBody(),
     data: replySchemaOf(accountReplies.User),
+    refusals: [errors.USERNAME_TAKEN, errors.INVALID_APP_CODE],
     responses: {
       201: 'The user',
       409: 'The username is taken in this app',
@@ -124,6 +125,7 @@ const docs = {
     headers: appCodeHeader,
     body: jsonSchemaOf(loginSchema),
     data: replySchemaOf(accountReplies.LoginReply),
+    refusals: [errors.INVALID_CREDENTIALS, errors.LOGIN_RATE_LIMITED, errors.INVALID_APP_CODE],
     responses: {
       200: 'The token (`access_token`, `token_type`, `expires_in` s) and the user',
       401: 'Wrong username or password',
@@ -137,7 +139,7 @@ const docs = {
     summary: 'The caller',
     access: 'user',
     data: replySchemaOf(accountReplies.User),
-    responses: { 200: 'The user', 404: 'The user no longer exists' },
+    responses: { 200: 'The user', 401: 'No valid bearer token, or its user no longer exists' },
   }),
   lookup: documented({
     operationId: 'lookupUsers',
@@ -151,6 +153,7 @@ const docs = {
       properties: { ids: { type: 'string', description: 'Comma-separated user ids: 17,18' } },
     },
     data: replySchemaOf(accountReplies.UserList),
+    refusals: [errors.USER_LOOKUP_RATE_LIMITED],
     responses: {
       200: '`list`: `{id, username, nickname, avatar}` of each user found',
       429: 'Too many ids looked up in the window (`Retry-After`)',

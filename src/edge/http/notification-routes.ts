@@ -101,6 +101,7 @@ const docs = {
     },
     body: noBody,
     data: replySchemaOf(Notification),
+    refusals: [errors.NOTIFICATION_NOT_FOUND],
     responses: {
       200: 'The notification, read',
       404: "No such notification of the caller's (NOTIFICATION_NOT_FOUND), nothing changed",

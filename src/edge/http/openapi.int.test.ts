@@ -77,8 +77,8 @@ describe('OpenAPI document at /docs/json', () => {
     await app?.close();
   });
 
-  it('is OpenAPI 3 titled EchoChat Rooms, with the version of package.json', () => {
-    assert.match(doc.openapi, /^3\./);
+  it('is OpenAPI 3.1 titled EchoChat Rooms, with the version of package.json', () => {
+    assert.match(doc.openapi, /^3\.1\./);
     assert.equal(doc.info.title, 'EchoChat Rooms');
     assert.equal(doc.info.version, pkg.version);
   });
@@ -183,6 +183,48 @@ describe('OpenAPI document at /docs/json', () => {
       'seat_index',
       'state',
     ]);
+  });
+
+  it('lists, for every refusal an operation answers, the `reason` codes it can carry', () => {
+    /** The `reason` enum of an operation's answer with this status. */
+    const reasons = (method: string, url: string, status: number): string[] => {
+      const schema = operation(method, url)?.responses?.[status]?.content?.['application/json']
+        ?.schema as { allOf?: { properties?: { reason?: { enum?: string[] } } }[] } | undefined;
+      return schema?.allOf?.flatMap((part) => part.properties?.reason?.enum ?? []) ?? [];
+    };
+    for (const { method, url } of apiRoutes().filter((r) => r.url.startsWith('/api/v1/'))) {
+      if (url.startsWith('/api/v1/rtc/')) continue; // TRTC's own answers
+      for (const status of Object.keys(operation(method, url)?.responses ?? {})) {
+        if (Number(status) < 400) continue;
+        assert.ok(reasons(method, url, Number(status)).length > 0, `${method} ${url} ${status}`);
+      }
+    }
+    const includes = (method: string, url: string, status: number, codes: string[]) => {
+      const listed = reasons(method, url, status);
+      for (const code of codes) {
+        assert.ok(listed.includes(code), `${method} ${url} ${status}: ${code} in ${listed.join()}`);
+      }
+    };
+    includes('POST', '/api/v1/auth/login', 401, ['INVALID_CREDENTIALS']);
+    includes('POST', '/api/v1/auth/login', 429, ['LOGIN_RATE_LIMITED']);
+    includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 400, ['SEAT_OCCUPIED', 'ROOM_CLOSED']);
+    includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 403, ['USER_BANNED']);
+    includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 409, ['REQUEST_ID_REUSED']);
+    includes('POST', '/api/v1/meeting/rooms/:code/join', 400, ['PASSWORD_WRONG', 'MEETING_FULL']);
+    includes('POST', '/api/v1/meeting/rooms/:code/join', 404, ['MEETING_NOT_FOUND']);
+    includes('POST', '/api/v1/meeting/rooms/:code/end', 403, ['HOST_ONLY']);
+    includes('POST', '/api/v1/meeting/rooms', 429, ['CREATE_RATE_LIMITED']);
+    includes('GET', '/api/v1/users/me', 503, ['DATABASE_UNAVAILABLE']);
+    includes('GET', '/api/v1/users/me', 500, ['INTERNAL']);
+    // A refusal is documented where it can happen only: a join is no host's call.
+    assert.ok(!reasons('POST', '/api/v1/meeting/rooms/:code/join', 403).includes('HOST_ONLY'));
+    assert.deepEqual(reasons('POST', '/api/v1/meeting/rooms', 404), []);
+  });
+
+  it('writes JSON Schema 2020-12 as OpenAPI 3.1 does: no 3.0 `nullable`, no nested $schema', () => {
+    const text = JSON.stringify(doc);
+    assert.doesNotMatch(text, /"nullable"/);
+    assert.doesNotMatch(text, /"\$schema"/);
   });
 
   it('documents the security each route demands: bearer, X-Admin-Token, TRTC, or none', async () => {
@@ -392,7 +434,7 @@ describe('OpenAPI document at /docs/json', () => {
     errorShape(reused.json());
     assert.match(String(documented('POST', '/api/v1/meeting/rooms', 409)), /REQUEST_ID_REUSED/);
     const errors = doc.components.schemas?.Error;
-    assert.deepEqual(errors?.required, ['code', 'message', 'trace_id', 'time']);
+    assert.deepEqual(errors?.required, ['code', 'message', 'reason', 'trace_id', 'time']);
   });
 
   it('serves Swagger UI at /docs, only the UI files by its CSP', async () => {

@@ -14,6 +14,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { z } from 'zod';
 import pkg from '../../../package.json' with { type: 'json' };
+import { errorCatalog, errors } from '../../shared/error-codes.js';
+import type { ErrorKind } from '../../shared/errors.js';
+import { httpStatusOf } from '../../shared/http-envelope.js';
 
 export type JsonSchema = Record<string, unknown>;
 export type ApiTag =
@@ -27,6 +30,12 @@ export type ApiTag =
   | 'rtc callback';
 /** Who may call: anyone, a user (bearer JWT), the operator (X-Admin-Token), TRTC (signed). */
 export type Access = 'public' | 'user' | 'admin' | 'trtc';
+
+/** A refusal an operation may answer: its code (the envelope's `reason`) and kind (its status). */
+export interface Refusal {
+  readonly code: string;
+  readonly kind: ErrorKind;
+}
 
 export interface RouteDoc {
   /**
@@ -44,10 +53,16 @@ export interface RouteDoc {
   readonly headers?: JsonSchema;
   /**
    * Status → what it means. Under 400 the answer is the envelope `{code: 0, data, …}`, from
-   * 400 the error envelope; 400 (bad input) and 401 (bad credentials) are added from the
-   * route's input and access.
+   * 400 the error envelope; the statuses of the refusals (below, and those every route of
+   * its access and input can give) are added with a default meaning.
    */
   readonly responses: Readonly<Record<number, string>>;
+  /**
+   * The refusals of the operation itself (its room kind's rules, its limits). Each becomes a
+   * value of the `reason` enum of its status's answer; the refusals every operation of its
+   * access and input can give (bad input, bad token, the database down…) are added here.
+   */
+  readonly refusals?: readonly Refusal[];
   /** The envelope's `data` on success: the route's declared reply ({@link replySchemaOf}). */
   readonly data?: JsonSchema;
   /** Not the REST envelope (health, metrics, the TRTC callback): the answer's own shape. */
@@ -73,7 +88,7 @@ export function documented(doc: RouteDoc): { config: { openapi: RouteDoc } } {
 
 /** The JSON Schema of what a zod schema accepts (its input side; refinements are not shown). */
 export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0' });
+  return withoutDialect(z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }));
 }
 
 /**
@@ -81,7 +96,15 @@ export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
  * with `.meta({ title })` becomes a named component of the document (see `hoistTitled`).
  */
 export function replySchemaOf(schema: z.ZodType): JsonSchema {
-  return z.toJSONSchema(schema, { io: 'output', target: 'openapi-3.0', reused: 'inline' });
+  return withoutDialect(
+    z.toJSONSchema(schema, { io: 'output', target: 'draft-2020-12', reused: 'inline' }),
+  );
+}
+
+/** OpenAPI 3.1's schemas are JSON Schema 2020-12 already: a nested `$schema` is noise. */
+function withoutDialect(schema: JsonSchema): JsonSchema {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }
 
 /** An object schema's property `name` (throws if it has none: the docs must follow the code). */
@@ -101,13 +124,16 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
 const errorEnvelope = {
   title: 'Error',
   type: 'object',
-  required: ['code', 'message', 'trace_id', 'time'],
+  required: ['code', 'message', 'reason', 'trace_id', 'time'],
   properties: {
     code: { type: 'integer', description: 'The HTTP status' },
-    message: { type: 'string' },
-    reason: { type: 'string', description: 'The refusal code of a voice-room rule' },
+    message: { type: 'string', description: "Human-readable: the seed's text where it has one" },
+    reason: {
+      type: 'string',
+      description: "The refusal's stable code: each answer lists the ones it can carry",
+    },
     trace_id: { type: 'string' },
-    time: { type: 'string', example: '2026-04-21 16:30:00' },
+    time: { type: 'string', examples: ['2026-04-21 16:30:00'] },
   },
 };
 
@@ -119,7 +145,7 @@ const okEnvelope = {
     message: { type: 'string', enum: ['success'] },
     data: { description: 'The answer (see docs/ for each route)' },
     trace_id: { type: 'string', description: 'X-Trace-Id if given, else the request id' },
-    time: { type: 'string', example: '2026-04-21 16:30:00' },
+    time: { type: 'string', examples: ['2026-04-21 16:30:00'] },
   },
 };
 
@@ -127,25 +153,85 @@ function withData(data: JsonSchema): JsonSchema {
   return { ...okEnvelope, properties: { ...okEnvelope.properties, data } };
 }
 
+/** The error envelope of one answer: `reason` is one of these codes. */
+function refusedWith(reasons: ReadonlySet<string>): JsonSchema {
+  return {
+    allOf: [
+      errorEnvelope,
+      { type: 'object', properties: { reason: { type: 'string', enum: [...reasons].sort() } } },
+    ],
+  };
+}
+
+const codesOfKind = (kind: ErrorKind): Refusal[] => errorCatalog.filter((e) => e.kind === kind);
+/** Input the server refuses before any rule runs: the schema (zod), or the body's parser. */
+const BAD_INPUT: readonly Refusal[] = [
+  errors.VALIDATION,
+  errors.BAD_REQUEST,
+  errors.INVALID_ARGUMENT,
+];
+const BAD_TOKEN: readonly Refusal[] = [
+  errors.TOKEN_MISSING,
+  errors.TOKEN_INVALID,
+  errors.USER_NOT_FOUND,
+];
+
+/**
+ * Status → the `reason` codes the operation may answer with it: its own refusals, and what
+ * every operation of its access and input may answer. Fastify's own refusals of a body (not
+ * JSON: 400, too large: 413, an unknown type: 415) carry VALIDATION.
+ */
+function reasonsOf(doc: RouteDoc): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>();
+  const add = (status: number, code: string) => {
+    const set = out.get(status) ?? new Set<string>();
+    set.add(code);
+    out.set(status, set);
+  };
+  const refusals: Refusal[] = [...(doc.refusals ?? []), ...codesOfKind('internal')];
+  if (doc.body || doc.query || doc.params) refusals.push(...BAD_INPUT);
+  if (doc.access === 'user') refusals.push(...BAD_TOKEN);
+  if (doc.access === 'admin') refusals.push(errors.BAD_ADMIN_TOKEN);
+  // Every route reaches the database (or the room's owner): any may be unavailable.
+  refusals.push(...codesOfKind('unavailable'));
+  for (const refusal of refusals) add(httpStatusOf(refusal.kind), refusal.code);
+  if (doc.body) for (const status of [413, 415]) add(status, errors.VALIDATION.code);
+  return out;
+}
+
+/** What a status means when the route's doc does not say (it comes from a refusal's kind). */
+const DEFAULT_MEANING: Readonly<Record<number, string>> = {
+  400: 'Invalid input, or not possible in the current state: see `reason`',
+  401: 'No valid credentials',
+  403: 'Not allowed: see `reason`',
+  404: 'Not found: see `reason`',
+  409: 'A conflict: see `reason`',
+  413: 'The body is larger than the server takes',
+  415: 'The body is neither JSON nor text (send Content-Type: application/json)',
+  429: 'Too many requests: wait Retry-After seconds',
+  500: 'A bug: the message is fixed, the details are in the server log',
+  503: 'Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id',
+};
+
 /** What @fastify/swagger documents for a route: never given to Fastify itself. */
 function swaggerSchemaOf(doc: RouteDoc): FastifySchema {
   const responses: Record<string, JsonSchema> = {};
-  const takesInput = doc.body || doc.query || doc.params;
+  const reasons = doc.raw ? new Map<number, Set<string>>() : reasonsOf(doc);
   const all: Record<number, string> = { ...doc.responses };
-  if (takesInput && !doc.raw) all[400] ??= 'Invalid input: the message names the field';
+  if (doc.body || doc.query || doc.params) {
+    if (!doc.raw) all[400] ??= 'Invalid input: the message names the field';
+  }
   if (doc.access === 'user') all[401] ??= 'No valid bearer token';
   if (doc.access === 'admin') all[401] ??= 'No valid X-Admin-Token (or none configured)';
-  if (doc.body && !doc.raw)
-    all[415] ??= 'The body is neither JSON nor text (send Content-Type: application/json)';
-  if (doc.access === 'user' || doc.access === 'admin') {
-    all[503] ??=
-      'Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id';
-  }
+  for (const status of reasons.keys()) all[status] ??= DEFAULT_MEANING[status] ?? 'See `reason`';
   for (const [status, description] of Object.entries(all)) {
+    const known = reasons.get(Number(status));
     const schema = doc.raw
       ? doc.raw.schema
       : Number(status) >= 400
-        ? errorEnvelope
+        ? known
+          ? refusedWith(known)
+          : errorEnvelope
         : doc.data
           ? withData(doc.data)
           : okEnvelope;
@@ -222,7 +308,7 @@ export function hoistTitled(document: { paths?: unknown; components?: unknown })
 export function registerApiDocs(app: FastifyInstance): void {
   void app.register(swagger, {
     openapi: {
-      openapi: '3.0.3',
+      openapi: '3.1.0',
       info: {
         title: 'EchoChat Rooms',
         version: pkg.version,

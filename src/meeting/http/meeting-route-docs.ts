@@ -7,6 +7,9 @@
  */
 import type { MeetingDeclaration } from '../api/declaration.js';
 import { InRoom } from '../api/requests.js';
+import { meetingReasons } from '../domain/errors.js';
+import { errors } from '../../shared/error-codes.js';
+import type { Refusal } from '../../edge/http/openapi.js';
 import {
   documented,
   jsonSchemaOf,
@@ -33,6 +36,31 @@ const LIMITED: Partial<Record<string, string>> = {
 };
 const REUSED = 'The request_id was used for another request (REQUEST_ID_REUSED)';
 const OPEN_MEETINGS = 'The caller hosts the most meetings not ended allowed (TOO_MANY_OPEN_ROOMS)';
+
+/** A call's own limits (429, and the creation's open-meeting cap). */
+const LIMIT_REFUSALS: Partial<Record<string, readonly Refusal[]>> = {
+  CreateMeeting: [errors.CREATE_RATE_LIMITED, errors.TOO_MANY_OPEN_ROOMS],
+  SendChat: [errors.CHAT_RATE_LIMITED],
+  InviteMembers: [errors.INVITE_RATE_LIMITED, errors.INVITEE_NOT_FOUND],
+};
+
+/**
+ * The refusals a meeting call may answer: the meeting's rules (HOST_ONLY for the host's
+ * calls; MEETING_NOT_FOUND for a call on a meeting; HOST_ONLY_WS is the WebSocket's text),
+ * its limits, a code of another kind of room, a reused request_id.
+ */
+function refusalsOf(name: string, declared: MeetingDeclaration): Refusal[] {
+  const left = new Set(['HOST_ONLY_WS']);
+  if (!declared.rest?.hostOnly) left.add('HOST_ONLY');
+  if (declared.scope !== 'room') left.add('MEETING_NOT_FOUND');
+  const rules = meetingReasons.filter((r) => !left.has(r.code));
+  const room =
+    declared.scope === 'room'
+      ? [errors.ROOM_KIND_MISMATCH, errors.MEETING_LOOKUP_RATE_LIMITED]
+      : [];
+  const command = declared.kind === 'command' ? [errors.REQUEST_ID_REUSED] : [];
+  return [...rules, ...(LIMIT_REFUSALS[name] ?? []), ...room, ...command];
+}
 
 /** Path parameters other than these are documented as plain text. */
 const PARAMS: Record<string, JsonSchema> = {
@@ -77,6 +105,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
     access: 'user',
     summary: route.summary,
     responses,
+    refusals: refusalsOf(name, declared),
     data: replySchemaOf(declared.reply),
     ...(params.length > 0
       ? {

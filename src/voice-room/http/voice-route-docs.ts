@@ -7,6 +7,8 @@
  */
 import type { RpcName } from '../api/commands.js';
 import type { AnyDeclaration } from '../api/declaration.js';
+import { voiceRoomReasons } from '../domain/errors.js';
+import { errors } from '../../shared/error-codes.js';
 import {
   documented,
   jsonSchemaOf,
@@ -31,6 +33,19 @@ const ROOM_REFUSALS = {
   404: 'No such room, mic seat or gift',
   409: 'A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)',
 };
+
+/**
+ * The refusals a room's call may answer: any rule of the room (the decider refuses each
+ * command with some of them; docs/errors.md), a room id of a meeting, a reused request_id.
+ * A creation answers the creation limits instead of a room's missing.
+ */
+function refusalsOf(declared: AnyDeclaration) {
+  const room = declared.rest!.creates
+    ? [errors.TOO_MANY_OPEN_ROOMS, errors.CREATE_RATE_LIMITED]
+    : [errors.ROOM_KIND_MISMATCH];
+  const command = declared.kind === 'command' ? [errors.REQUEST_ID_REUSED] : [];
+  return [...voiceRoomReasons, ...room, ...command];
+}
 
 /** Body fields of routes whose caller field depends on the body (`RestRoute.fields`). */
 const FIELDS_BODY: Partial<Record<RpcName, readonly string[]>> = {
@@ -63,6 +78,7 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
       [route.status ?? 200]: 'The result',
       ...(route.creates ? CREATE_REFUSALS : ROOM_REFUSALS),
     },
+    refusals: refusalsOf(declared),
     data: replySchemaOf(declared.reply),
     ...(route.path.includes(':room_id')
       ? {
