@@ -169,12 +169,29 @@ describe('OpenAPI document at /docs/json', () => {
     }
     // Shared objects are one component, referenced where they appear.
     assert.deepEqual(schemas.MeetingDetail!.properties.room, {
-      $ref: '#/components/schemas/MeetingRoom',
+      $ref: '#/components/schemas/Room',
     });
     assert.deepEqual(schemas.MeetingDetail!.properties.participants.items, {
-      $ref: '#/components/schemas/MeetingParticipant',
+      $ref: '#/components/schemas/Participant',
     });
-    assert.ok(schemas.MeetingRoom!.required.includes('room_code'));
+    assert.ok(schemas.Room!.required.includes('room_code'));
+    // The objects a client team names in its code: one component each.
+    for (const name of [
+      'Room',
+      'Participant',
+      'ChatMessage',
+      'Notification',
+      'VoiceRoom',
+      'Seat',
+      'Member',
+      'GiftResult',
+      'Error',
+    ]) {
+      assert.ok(schemas[name], `components.schemas.${name}`);
+    }
+    assert.deepEqual(schemas.VoiceRoom!.properties.seats.items, {
+      $ref: '#/components/schemas/Seat',
+    });
     assert.deepEqual(Object.keys(schemas.VoiceMicReply!.properties).sort(), [
       'duplicate',
       'mic_session_id',

@@ -30,7 +30,7 @@ export const Room = z
     created_at: time,
     online_count: z.int(),
   })
-  .meta({ title: 'MeetingRoom' });
+  .meta({ title: 'Room' });
 
 export const Participant = z
   .strictObject({
@@ -44,7 +44,7 @@ export const Participant = z
     left_at: time,
     duration: z.int().describe('Seconds in the meeting'),
   })
-  .meta({ title: 'MeetingParticipant' });
+  .meta({ title: 'Participant' });
 
 export const ChatMessage = z
   .strictObject({
@@ -54,7 +54,7 @@ export const ChatMessage = z
     content: z.string(),
     created_at: time,
   })
-  .meta({ title: 'MeetingChatMessage' });
+  .meta({ title: 'ChatMessage' });
 
 /** The meeting's router, for mediasoup-client's `Device.load()`; null without media. */
 const router = {

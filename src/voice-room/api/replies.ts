@@ -33,26 +33,30 @@ export const MicReply = CommandReply.extend({
 export const GiftReply = CommandReply.extend({
   total_price: z.int().describe('What the gifts cost, from the catalog'),
   balance: z.int().describe("The sender's balance right after the charge"),
-}).meta({ title: 'VoiceGiftReply' });
+}).meta({ title: 'GiftResult' });
 
 /** A media move: where the room's router is now (this move's target, or an earlier one's). */
 export const MoveMediaReply = CommandReply.extend({
   media_server: z.string().nullable(),
 }).meta({ title: 'VoiceMoveMediaReply' });
 
-const Member = z.strictObject({
-  user_id: z.string(),
-  joined_at_ms: z.int(),
-  last_seen_at_ms: z.int(),
-});
+const Member = z
+  .strictObject({
+    user_id: z.string(),
+    joined_at_ms: z.int(),
+    last_seen_at_ms: z.int(),
+  })
+  .meta({ title: 'Member' });
 
-const Seat = z.strictObject({
-  seat_index: z.int(),
-  state: z.enum(['idle', 'locked', 'pending_publish', 'publishing']),
-  user_id: z.string().nullable(),
-  mic_session_id: z.string().nullable(),
-  publish_deadline_ms: z.int().nullable(),
-});
+const Seat = z
+  .strictObject({
+    seat_index: z.int(),
+    state: z.enum(['idle', 'locked', 'pending_publish', 'publishing']),
+    user_id: z.string().nullable(),
+    mic_session_id: z.string().nullable(),
+    publish_deadline_ms: z.int().nullable(),
+  })
+  .meta({ title: 'Seat' });
 
 export const Room = z
   .strictObject({
