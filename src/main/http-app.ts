@@ -19,6 +19,7 @@ import type { NotificationCentre } from '../notifications/notification-centre.js
 import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { acceptEmptyJsonBodies } from '../edge/http/json-body.js';
 import { registerApiDocs } from '../edge/http/openapi.js';
+import { registerAsyncApiDocs } from '../edge/ws/asyncapi.js';
 import { registerOpsRoutes, type OpsStatus } from '../edge/http/ops-routes.js';
 import { registerTrtcCallback, type TrtcApp } from '../voice-room/http/trtc-callback.js';
 import { registerMeetingRoutes } from '../meeting/http/meeting-routes.js';
@@ -34,6 +35,7 @@ import type { VoiceRoomApi } from '../voice-room/api/voice-api.js';
 import type { VoiceRoomStore } from '../voice-room/api/voice-store.js';
 import { registerOutboxAdminRoutes, type OutboxAdminDeps } from '../outbox/admin-routes.js';
 import type { Clock } from '../shared/clock.js';
+import { nodeWsProtocol } from './ws-protocol.js';
 
 export interface HttpAppDeps {
   /** A logger with the URL-redacting serializers (src/edge/http/log-redaction.ts). */
@@ -63,7 +65,10 @@ export interface HttpAppDeps {
   /** The loaded cells and the command log (`/api/v1/admin/cells`, `…/rooms/:id/log`). */
   readonly inspection: AdminInspectionDeps;
   readonly clock: Clock;
-  /** `ROOMS_DOCS_ENABLED`: the OpenAPI document at /docs/json and Swagger UI at /docs. */
+  /**
+   * `ROOMS_DOCS_ENABLED`: the OpenAPI document at /docs/json, Swagger UI at /docs, and the
+   * WebSocket's AsyncAPI document at /docs/asyncapi.json.
+   */
   readonly docs: boolean;
   /** The notification centre (`/api/v1/notifications`). */
   readonly notifications: NotificationCentre;
@@ -92,7 +97,11 @@ export function buildHttpApp(deps: HttpAppDeps): FastifyInstance {
   // First, so that every answer (the API's, the page's, a 404 or an error) carries them.
   registerSecurityHeaders(http);
   const edge = deps.edge ?? true;
-  if (edge && deps.docs) registerApiDocs(http);
+  if (edge && deps.docs) {
+    registerApiDocs(http);
+    // The WebSocket protocol's AsyncAPI document, from the declarations the hub validates with.
+    registerAsyncApiDocs(http, nodeWsProtocol);
+  }
   // In a plugin, so that the routes are added after the docs' onRoute hook exists.
   void http.register((api, _opts, done) => {
     registerOpsRoutes(api, deps.ops, deps.metrics);

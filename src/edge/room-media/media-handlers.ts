@@ -28,12 +28,13 @@ import type {
   RoomMediaState,
   TransportRecord,
 } from './ports.js';
-import { mediaPayloads, parsePayload, type MediaPayloads } from './schemas.js';
+import type { MediaPayloads } from './schemas.js';
+
+/** A media event's payload as its declaration parsed it (./ws-events.ts; the hub parses). */
+type Payload<K extends keyof MediaPayloads> = z.output<MediaPayloads[K]>;
 
 export interface MediaHandlerDeps {
   readonly rules: RoomMediaRules;
-  /** How the kind's room ids look (checked before anything else). */
-  readonly roomId: z.ZodString;
   /** Each room's media calls go to the server of the id its rules answer. */
   readonly media: MediaServers;
   readonly state: RoomMediaState;
@@ -50,14 +51,10 @@ export interface MediaHandlerDeps {
   readonly caps?: MediaCaps;
 }
 
-type Data = Readonly<Record<string, unknown>>;
-
 export class MediaHandlers {
-  private readonly payloads: MediaPayloads;
   private readonly admission: MediaAdmission;
 
   constructor(private readonly deps: MediaHandlerDeps) {
-    this.payloads = mediaPayloads(deps.rules.roomField, deps.roomId);
     this.admission = new MediaAdmission({
       state: deps.state,
       caps: deps.caps ?? DEFAULT_MEDIA_CAPS,
@@ -69,8 +66,7 @@ export class MediaHandlers {
    * creation, counted against the caps (./media-admission.ts) and checked again once
    * recorded (./keep-made.ts).
    */
-  async createTransport(context: WsContext, data: Data) {
-    const payload = parsePayload(this.payloads.TransportCreate, data);
+  async createTransport(context: WsContext, payload: Payload<'TransportCreate'>) {
     const { direction } = payload;
     const room = await this.room(context, payload.room);
     const { key, media } = room;
@@ -101,8 +97,7 @@ export class MediaHandlers {
   }
 
   /** `….transport.connect {room, transport_id, dtls_parameters}`. */
-  async connectTransport(context: WsContext, data: Data) {
-    const payload = parsePayload(this.payloads.TransportConnect, data);
+  async connectTransport(context: WsContext, payload: Payload<'TransportConnect'>) {
     const { transport_id, dtls_parameters } = payload;
     const room = await this.room(context, payload.room);
     await this.ownTransport(room.key, context.user.userId, transport_id);
@@ -115,8 +110,7 @@ export class MediaHandlers {
    * caller produce this kind now; announced to the room once recorded and checked again
    * (./keep-made.ts: a lost seat closes it unannounced too).
    */
-  async produce(context: WsContext, data: Data) {
-    const payload = parsePayload(this.payloads.ProduceStart, data);
+  async produce(context: WsContext, payload: Payload<'ProduceStart'>) {
     const { transport_id, kind, rtp_parameters } = payload;
     const roomId = payload.room;
     const room = await this.room(context, roomId);
@@ -149,8 +143,7 @@ export class MediaHandlers {
   }
 
   /** `….consume.start`: a live producer of this room, on the caller's recv transport. */
-  async consume(context: WsContext, data: Data) {
-    const payload = parsePayload(this.payloads.ConsumeStart, data);
+  async consume(context: WsContext, payload: Payload<'ConsumeStart'>) {
     const { transport_id, producer_id, rtp_capabilities } = payload;
     const room = await this.room(context, payload.room);
     const { key, media } = room;
@@ -188,8 +181,7 @@ export class MediaHandlers {
    * media server). An id the caller does not hold is, for the caller, already closed: `{}`
    * and nothing closes, whether or not someone else holds it (the answer never tells).
    */
-  async closeProducer(context: WsContext, data: Data) {
-    const payload = parsePayload(this.payloads.ProducerClose, data);
+  async closeProducer(context: WsContext, payload: Payload<'ProducerClose'>) {
     const { producer_id } = payload;
     const { key, media } = await this.room(context, payload.room);
     const userId = context.user.userId;
@@ -206,8 +198,8 @@ export class MediaHandlers {
    * `….consume.resume {consumer_id}`: the caller's own consumer; no broadcast. Any other id
    * (unknown, or someone else's) is 会议资源不存在: the answer never says which.
    */
-  async resume(context: WsContext, data: Data) {
-    const { consumer_id } = parsePayload(this.payloads.ConsumeResume, data);
+  async resume(context: WsContext, payload: Payload<'ConsumeResume'>) {
+    const { consumer_id } = payload;
     const { appCode, userId } = context.user;
     const roomId = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
     if (roomId === null) throw errors.MEDIA_RESOURCE_NOT_FOUND();

@@ -9,6 +9,7 @@
  * `voice.media.join`, which list the producers already made again).
  */
 import type { Logger } from 'pino';
+import { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
 import {
   mediaRoomOf,
@@ -25,12 +26,30 @@ export interface MediaResetDeps {
   readonly logger: Logger;
 }
 
-/** The kinds' reset frames and the payload key of their room. */
+/** A reset frame's data besides the room (its key is the kind's, below). */
+const ResetFields = z.strictObject({
+  media_server: z.string().describe('The media server the room’s router is on now'),
+  router_id: z.string().nullable().describe('null: the router could not be made yet'),
+  rtp_capabilities: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('The new router’s RTP capabilities, for a new Device'),
+});
+
+/** The reset frame's data of a kind whose rooms are named by `roomField`. */
+function resetData(roomField: string) {
+  return ResetFields.extend({ [roomField]: z.string() });
+}
+
+/** The kinds' reset frames, the payload key of their room, and their declared data. */
 export const MEDIA_RESET_FRAMES: Readonly<
-  Record<MediaRoomKind, { readonly event: string; readonly roomField: string }>
+  Record<
+    MediaRoomKind,
+    { readonly event: string; readonly roomField: string; readonly data: z.ZodObject }
+  >
 > = {
-  meeting: { event: 'meeting.media.reset', roomField: 'room_code' },
-  voice_room: { event: 'voice.media.reset', roomField: 'room_id' },
+  meeting: { event: 'meeting.media.reset', roomField: 'room_code', data: resetData('room_code') },
+  voice_room: { event: 'voice.media.reset', roomField: 'room_id', data: resetData('room_id') },
 };
 
 /** The move of `key`'s router to `toServer` committed: forget, re-create, tell the members. */
@@ -44,7 +63,7 @@ export async function resetRoomMedia(
   const users = new Set(moved.user_ids);
   for (const p of await deps.state.liveProducers(key)) users.add(p.userId);
   await Promise.all([...users].map((userId) => deps.state.clear(key, userId)));
-  let router: { routerId: string; rtpCapabilities: unknown } | null = null;
+  let router: { routerId: string; rtpCapabilities: Record<string, unknown> } | null = null;
   try {
     router = await deps.media.of(moved.to_server).createRouter(mediaRoomOf(key, kind));
   } catch (err) {
@@ -52,11 +71,11 @@ export async function resetRoomMedia(
     log.warn({ err }, 'creating the moved router failed');
   }
   const { event, roomField } = MEDIA_RESET_FRAMES[kind];
-  deps.broadcaster.toRoom(key, event, {
-    [roomField]: key.roomId,
+  const fields: z.input<typeof ResetFields> = {
     media_server: moved.to_server,
     router_id: router?.routerId ?? null,
     rtp_capabilities: router?.rtpCapabilities ?? null,
-  });
+  };
+  deps.broadcaster.toRoom(key, event, { [roomField]: key.roomId, ...fields });
   log.info({ members: users.size }, 'room media moved; members told to re-create it');
 }

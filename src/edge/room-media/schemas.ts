@@ -2,13 +2,12 @@
  * Payloads of the media events every room kind's signalling takes (transports, producers,
  * consumers), for the key that names the room in that kind (`room_code` for meetings,
  * `room_id` for voice rooms). Taken as typed: nothing is coerced, and a wrong or missing
- * field is refused with `参数错误: <field>: <rule>`. mediasoup's own objects (DTLS and RTP
+ * field is refused with `参数错误: <field>: <rule>` (by the hub, which parses each payload
+ * with its event's declaration: ./ws-events.ts). mediasoup's own objects (DTLS and RTP
  * parameters, RTP capabilities) are checked for shape only; the media server checks them
  * in depth.
  */
 import { z } from 'zod';
-import { errors } from '../../shared/error-codes.js';
-import { parseInput } from '../../shared/parse-input.js';
 
 /** Ids the media server made (UUIDs in practice). */
 const mediaId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, '1-128 of A-Za-z0-9_-');
@@ -55,9 +54,4 @@ export function mediaPayloads(field: 'room_code' | 'room_id', roomId: z.ZodStrin
     ProducerClose: withRoom({ producer_id: mediaId }),
     ConsumeResume: z.object({ consumer_id: mediaId }),
   };
-}
-
-/** Parses `data` or throws BAD_REQUEST naming the first bad field. */
-export function parsePayload<S extends z.ZodType>(schema: S, data: unknown): z.output<S> {
-  return parseInput(schema, data, errors.BAD_REQUEST);
 }

@@ -1,26 +1,17 @@
 /** Payload helpers of the WebSocket hub: replay positions, the end-of-follows marker, text. */
 import { END_FOLLOWS } from '../../realtime/frames.js';
 import type { ReplayFrom } from '../../realtime/frame-replay.js';
-import { wsErrors } from './protocol.js';
 
-/** An event id as the outbox makes them (a UUID), or any short printable id. */
-const EVENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** `since_event_id` (a string) or `since_version` (a JSON integer ≥ 0), or neither. */
-export function replayFromOf(data: Readonly<Record<string, unknown>>): ReplayFrom | null {
-  const { since_event_id: eventId, since_version: version } = data;
-  if (eventId !== undefined) {
-    if (typeof eventId !== 'string' || !EVENT_ID.test(eventId)) {
-      throw wsErrors.badRequest('since_event_id');
-    }
-    return { eventId };
-  }
-  if (version !== undefined) {
-    if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
-      throw wsErrors.badRequest('since_version');
-    }
-    return { version };
-  }
+/**
+ * Where a replay starts: `since_event_id`, else `since_version`, else nowhere (both already
+ * checked by `room.subscribe`'s declared payload, ./hub-events.ts).
+ */
+export function replayFromOf(data: {
+  readonly since_event_id?: string | undefined;
+  readonly since_version?: number | undefined;
+}): ReplayFrom | null {
+  if (data.since_event_id !== undefined) return { eventId: data.since_event_id };
+  if (data.since_version !== undefined) return { version: data.since_version };
   return null;
 }
 

@@ -1,5 +1,6 @@
 /** The WebSocket hub's ports, options and the C→S handler contract (see ./hub.ts). */
 import type { Logger } from 'pino';
+import type { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
 import type { RealtimeBus } from '../../realtime/bus.js';
 import type { ReplayAnswer, ReplayFrom } from '../../realtime/frame-replay.js';
@@ -39,10 +40,14 @@ export type SocketClosedListener = (
   rooms: readonly CellKey[],
   shuttingDown: boolean,
 ) => void;
-export type WsHandler = (
+/**
+ * A C→S event's handler: it gets the payload as the event's declaration parsed it (the hub
+ * refused anything else) and returns its ACK's data, of the declared ACK type.
+ */
+export type WsHandler<P extends z.ZodType = z.ZodType, A extends z.ZodType = z.ZodType> = (
   context: WsContext,
-  data: Readonly<Record<string, unknown>>,
-) => Promise<unknown>;
+  payload: z.output<P>,
+) => Promise<z.input<A>>;
 
 export interface HubOptions {
   readonly path?: string;

@@ -18,9 +18,21 @@ import { room, runLocal } from '../../cell/testing/routing.js';
 import { roomChannel } from '../../realtime/bus.js';
 import { RealtimePublisher } from '../../realtime/publisher.js';
 import { WebSocket } from 'ws';
+import { z } from 'zod';
 import { WsHub, type CanFollow, type HubOptions } from './hub.js';
 import { PING_SLICE } from './keep-alive.js';
 import { TestClient, testTokens } from './testing/ws-client.js';
+import { wsEvent } from './ws-declarations.js';
+
+/** A test-only event that takes and answers any object. */
+const testEvent = (event: string) =>
+  wsEvent({
+    event,
+    summary: 'test',
+    payload: z.looseObject({ fail: z.boolean().optional() }),
+    ack: z.looseObject({}),
+    reasons: [],
+  });
 
 const tokens = testTokens();
 
@@ -299,7 +311,10 @@ void describe('WebSocket hub', () => {
     const frames = { ratePerSecond: 1_000, burst: 6, maxInFlight: 2 };
     const { hub, connect } = await startHub({ frames });
     const pending: (() => void)[] = [];
-    hub.handle('test.slow', () => new Promise((resolve) => pending.push(() => resolve({}))));
+    hub.handle(
+      testEvent('test.slow'),
+      () => new Promise((resolve) => pending.push(() => resolve({}))),
+    );
     const client = await connect(await tokens.sign('52'));
     const send = async (seq: number) => {
       client.ws.send(JSON.stringify({ event: 'test.slow', seq }));
@@ -323,7 +338,7 @@ void describe('WebSocket hub', () => {
       frames: { ratePerSecond: 50, burst: 100, maxInFlight: 16 },
     });
     let answered = 0;
-    hub.handle('test.echo', () => Promise.resolve({ n: ++answered }));
+    hub.handle(testEvent('test.echo'), () => Promise.resolve({ n: ++answered }));
     const client = await connect(await tokens.sign('53'));
     // A burst of 100 at once (the whole bucket): handled 16 at a time, the rest wait.
     const acks = [];
@@ -380,7 +395,7 @@ void describe('WebSocket hub', () => {
   });
   void it('sends a handler’s after-ACK frames right after its ACK, and none when it fails', async () => {
     const { hub, connect } = await startHub();
-    hub.handle('test.after', (context, data) => {
+    hub.handle(testEvent('test.after'), (context, data) => {
       context.sendAfterAck('test.one', { n: 1 });
       context.sendAfterAck('test.two', { n: 2 });
       return data.fail ? Promise.reject(new Error('refused')) : Promise.resolve({ ok: true });

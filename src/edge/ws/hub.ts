@@ -3,12 +3,14 @@
  * follows rooms explicitly (`room.subscribe`); this node subscribes to a room's bus
  * channel only while a local socket follows it, and pushes each bus message (one per
  * event, already a frame) to those sockets. Every socket also receives its user's
- * targeted messages. Room kinds add their own C→S events with {@link WsHub.handle}.
+ * targeted messages. Room kinds add their own C→S events with {@link WsHub.handle}, each
+ * with its declaration (./ws-declarations.ts): the hub checks every payload with it.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
 import { roomChannel, userChannel } from '../../realtime/bus.js';
 import type { UserMessage, WsFrame } from '../../realtime/frames.js';
@@ -23,9 +25,11 @@ import type {
   WsContext,
   WsHandler,
 } from './hub-types.js';
+import { RoomSubscribe, RoomUnsubscribe } from './hub-events.js';
 import { isEndOfFollows, replayFromOf, textOf } from './hub-payloads.js';
 import { KeepAlive } from './keep-alive.js';
 import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
+import { parseWsPayload, type WsEventDeclaration } from './ws-declarations.js';
 
 export type { WsUser } from './connection.js';
 export type {
@@ -49,7 +53,11 @@ export class WsHub {
   private readonly connections = new Set<WsConnection>();
   private readonly rooms: ChannelMembers;
   private readonly users: ChannelMembers;
-  private readonly handlers = new Map<string, WsHandler>();
+  /** Per C→S event: its declaration (the payload's schema) and its handler. */
+  private readonly handlers = new Map<
+    string,
+    { readonly declaration: WsEventDeclaration; readonly handler: WsHandler }
+  >();
   private readonly closedListeners: SocketClosedListener[] = [];
   /** Room frames waiting for the end of this turn, per room's member set, in order. */
   private readonly roomFrames: FrameCoalescer<ReadonlySet<WsConnection>>;
@@ -79,8 +87,8 @@ export class WsHub {
       () => this.connections,
       () => this.metrics.closed.inc({ reason: 'dead_peer' }),
     );
-    this.handle('room.subscribe', (context, data) => this.subscribe(context, data));
-    this.handle('room.unsubscribe', (context, data) => {
+    this.handle(RoomSubscribe, (context, data) => this.subscribe(context, data));
+    this.handle(RoomUnsubscribe, (context, data) => {
       const key = this.roomKey(context.user, data);
       context.unfollow(key);
       return Promise.resolve({ app_code: key.appCode, room_id: key.roomId });
@@ -100,10 +108,23 @@ export class WsHub {
     });
   }
 
-  /** Adds a C→S event (e.g. `meeting.room.join`); unknown events are dropped silently. */
-  handle(event: string, handler: WsHandler): void {
+  /**
+   * Adds a C→S event (e.g. `meeting.room.join`) by its declaration: a payload it refuses is
+   * answered with its refusal and never reaches the handler. Unknown events are dropped
+   * silently.
+   */
+  handle<P extends z.ZodType, A extends z.ZodType>(
+    declaration: WsEventDeclaration<P, A>,
+    handler: WsHandler<P, A>,
+  ): void {
+    const { event } = declaration;
     if (this.handlers.has(event)) throw new Error(`ws event ${event} handled twice`);
-    this.handlers.set(event, handler);
+    this.handlers.set(event, { declaration, handler });
+  }
+
+  /** The C→S events handled, in the order they were added. */
+  get events(): readonly string[] {
+    return [...this.handlers.keys()];
   }
 
   /** Adds a listener of closed sockets (see {@link SocketClosedListener}). */
@@ -240,8 +261,8 @@ export class WsHub {
   private async onMessage(connection: WsConnection, text: string): Promise<void> {
     const request = parseClientFrame(text);
     if (!request) return;
-    const handler = this.handlers.get(request.event);
-    if (!handler) return; // the seed: events outside the whitelist are dropped
+    const handled = this.handlers.get(request.event);
+    if (!handled) return; // the seed: events outside the whitelist are dropped
     const after: string[] = [];
     const context: WsContext = {
       user: connection.user,
@@ -257,7 +278,8 @@ export class WsHub {
     let reply: string;
     let ok = true;
     try {
-      reply = ackFrame(request, { ok: true, data: await handler(context, request.data) });
+      const payload = parseWsPayload(handled.declaration, request.data);
+      reply = ackFrame(request, { ok: true, data: await handled.handler(context, payload) });
     } catch (error) {
       ok = false;
       this.logFailure(request, error);
@@ -272,7 +294,7 @@ export class WsHub {
     }
   }
 
-  private async subscribe(context: WsContext, data: Readonly<Record<string, unknown>>) {
+  private async subscribe(context: WsContext, data: z.output<typeof RoomSubscribe.payload>) {
     const key = this.roomKey(context.user, data);
     const from = replayFromOf(data);
     if (!(await this.deps.canFollow(context.user, key))) throw wsErrors.notInRoom();
@@ -343,11 +365,9 @@ export class WsHub {
     }
   }
 
-  private roomKey(user: WsUser, data: Readonly<Record<string, unknown>>): CellKey {
+  /** The room of a checked payload, in the token's app (any other app is refused). */
+  private roomKey(user: WsUser, data: { room_id: string; app_code?: string | undefined }): CellKey {
     const { room_id, app_code } = data;
-    if (typeof room_id !== 'string' || room_id.length === 0 || room_id.length > 128) {
-      throw wsErrors.badRequest('room_id');
-    }
     if (app_code !== undefined && app_code !== user.appCode) throw wsErrors.otherApp();
     return { appCode: user.appCode, roomId: room_id };
   }

@@ -5,12 +5,14 @@
  * ends every follow. Ids are JSON numbers; `room_code` names the meeting. The participant of
  * `meeting.member.joined` and the message of `meeting.chat` are the very objects the REST
  * join and chat answers carry (`room_id` is the meeting's numeric id); on every other frame
- * `room_id` is the frame meta's, the room code.
+ * `room_id` is the frame meta's, the room code. Each frame's data is of its declared schema
+ * (./meeting-frame-data.ts).
  */
 import type { RoomEventEnvelope } from '../../cell/envelope.js';
 import type { MeetingEvent } from '../domain/types.js';
 import { roleLabel } from '../domain/view.js';
 import type { FrameMapper, MappedFrame } from '../../realtime/frames.js';
+import { meetingFrame, meetingUserFrame } from './meeting-frame-data.js';
 import { chatJson, idJson, participantJson } from './render.js';
 
 export const meetingFrames: FrameMapper = {
@@ -20,107 +22,81 @@ export const meetingFrames: FrameMapper = {
     switch (event.type) {
       case 'MemberJoined':
         return [
-          {
-            to: 'room',
-            event: 'meeting.member.joined',
-            data: {
-              room_code,
-              participant: participantJson(
-                {
-                  id: event.participant_id,
-                  user_id: event.user_id,
-                  role: event.role,
-                  role_label: roleLabel(event.role),
-                  is_active: true,
-                  joined_at_ms: event.at_ms,
-                  left_at_ms: null,
-                  duration: 0,
-                },
-                event.meeting_id,
-              ),
-            },
-          },
+          meetingFrame('meeting.member.joined', {
+            room_code,
+            participant: participantJson(
+              {
+                id: event.participant_id,
+                user_id: event.user_id,
+                role: event.role,
+                role_label: roleLabel(event.role),
+                is_active: true,
+                joined_at_ms: event.at_ms,
+                left_at_ms: null,
+                duration: 0,
+              },
+              event.meeting_id,
+            ),
+          }),
         ];
       case 'MemberLeft': {
-        const left: MappedFrame = {
-          to: 'room',
-          event: 'meeting.member.left',
-          data: { room_code, user_id: idJson(event.user_id), reason: event.reason },
-        };
+        const left = meetingFrame('meeting.member.left', {
+          room_code,
+          user_id: idJson(event.user_id),
+          reason: event.reason,
+        });
         // A meeting that ends ends every follow after its `meeting.room.ended` (a member's
         // own unfollow could overtake that frame: it travels on the user's channel).
         if (event.reason === 'host_end' || event.reason === 'system_error') return [left];
         // The member's own sockets stop following; a kicked one is told why, alone.
         const told: MappedFrame =
           event.reason === 'kicked'
-            ? {
-                to: 'user',
-                userId: event.user_id,
-                event: 'meeting.member.kicked',
-                data: { room_code, reason: event.reason },
-                unfollowRoom: true,
-              }
+            ? meetingUserFrame(event.user_id, 'meeting.member.kicked', {
+                room_code,
+                reason: event.reason,
+              })
             : { to: 'user', userId: event.user_id, event: null, data: {}, unfollowRoom: true };
         return [left, told];
       }
       case 'HostChanged':
         return [
-          {
-            to: 'room',
-            event: 'meeting.host.changed',
-            data: {
-              room_code,
-              old_host_id: idJson(event.old_host_id),
-              new_host_id: idJson(event.new_host_id),
-              ...(event.auto_reason ? { auto_reason: event.auto_reason } : {}),
-            },
-          },
+          meetingFrame('meeting.host.changed', {
+            room_code,
+            old_host_id: idJson(event.old_host_id),
+            new_host_id: idJson(event.new_host_id),
+            ...(event.auto_reason ? { auto_reason: event.auto_reason } : {}),
+          }),
         ];
       case 'MeetingEnded':
-        return [
-          {
-            to: 'room',
-            event: 'meeting.room.ended',
-            data: { room_code, reason: event.reason },
-            endsFollows: true,
-          },
-        ];
+        return [meetingFrame('meeting.room.ended', { room_code, reason: event.reason }, true)];
       case 'MemberStateChanged': {
         const { audio_enabled, video_enabled, hand_raised } = event;
         return [
-          {
-            to: 'room',
-            event: 'meeting.member.state.changed',
-            data: {
-              room_code,
-              user_id: idJson(event.user_id),
-              ...(audio_enabled === undefined ? {} : { audio_enabled }),
-              ...(video_enabled === undefined ? {} : { video_enabled }),
-              ...(hand_raised === undefined ? {} : { hand_raised }),
-              actor_id: idJson(event.actor_id),
-            },
-          },
+          meetingFrame('meeting.member.state.changed', {
+            room_code,
+            user_id: idJson(event.user_id),
+            ...(audio_enabled === undefined ? {} : { audio_enabled }),
+            ...(video_enabled === undefined ? {} : { video_enabled }),
+            ...(hand_raised === undefined ? {} : { hand_raised }),
+            actor_id: idJson(event.actor_id),
+          }),
         ];
       }
       case 'ChatSent':
         return [
-          {
-            to: 'room',
-            event: 'meeting.chat',
-            // The seed: "载荷为响应中的 message 对象", plus the room code.
-            data: {
-              ...chatJson(
-                {
-                  message_id: event.message_id,
-                  user_id: event.user_id,
-                  content: event.content,
-                  created_at_ms: event.at_ms,
-                },
-                event.meeting_id,
-              ),
-              room_code,
-            },
-          },
+          // The seed: "载荷为响应中的 message 对象", plus the room code.
+          meetingFrame('meeting.chat', {
+            ...chatJson(
+              {
+                message_id: event.message_id,
+                user_id: event.user_id,
+                content: event.content,
+                created_at_ms: event.at_ms,
+              },
+              event.meeting_id,
+            ),
+            room_code,
+          }),
         ];
       default:
         return [];

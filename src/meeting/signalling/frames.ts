@@ -1,13 +1,27 @@
 /**
  * The meeting signalling's S→C frames that are not cell events (sent with
- * `RealtimePublisher.toRoom`).
+ * `RealtimePublisher.toRoom`), with their declared data (the AsyncAPI document shows it).
  */
+import { z } from 'zod';
+import { producerNewData } from '../../edge/room-media/ws-events.js';
 import type { MediaKind } from '../../media-cluster/media-orchestrator.js';
 
 export const PRODUCER_NEW = 'meeting.member.producer.new';
 export const MEMBER_LEFT = 'meeting.member.left';
 /** `meeting.member.left {reason}` after `meeting.room.leave` (REST uses leave / kicked). */
 export const WS_LEAVE_REASON = 'ws_leave';
+
+/** The seed's int64 user id as {@link userIdJson} writes it. */
+const JsonUserId = z.union([z.int(), z.string()]);
+
+/** `meeting.member.producer.new {room_code, user_id, producer_id, kind, closed}`. */
+export const ProducerNewData = producerNewData('room_code', JsonUserId);
+/** `meeting.member.left {room_code, user_id, reason: ws_leave}`, outside the frame chain. */
+export const WsLeftData = z.strictObject({
+  room_code: z.string(),
+  user_id: JsonUserId,
+  reason: z.literal(WS_LEAVE_REASON),
+});
 
 /** The seed's int64 user id: the JSON number of a decimal id (ids are decimal strings). */
 export function userIdJson(userId: string): number | string {
@@ -23,7 +37,7 @@ export function producerFrame(
   producerId: string,
   kind: MediaKind,
   closed: boolean,
-): Record<string, unknown> {
+): z.input<typeof ProducerNewData> {
   return {
     room_code: roomCode,
     user_id: userIdJson(userId),

@@ -21,16 +21,29 @@ import type { Logger } from 'pino';
 import { routeKey, type CellKey } from '../../cell/lease.js';
 import { defaultMeetingSettings } from '../domain/domain.js';
 import type { MediaServers } from '../../media-cluster/media-servers.js';
-import type { WsContext, WsHandler, WsHub, WsUser } from '../../edge/ws/hub.js';
+import type { z } from 'zod';
+import type { WsContext, WsHub, WsUser } from '../../edge/ws/hub.js';
 import type { RoomBroadcaster } from '../../edge/room-media/media-call.js';
 import { MediaHandlers } from '../../edge/room-media/media-handlers.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
-import { parsePayload } from '../../edge/room-media/schemas.js';
-import { MEMBER_LEFT, PRODUCER_NEW, producerFrame, userIdJson, WS_LEAVE_REASON } from './frames.js';
+import {
+  MEMBER_LEFT,
+  PRODUCER_NEW,
+  producerFrame,
+  userIdJson,
+  WS_LEAVE_REASON,
+  type WsLeftData,
+} from './frames.js';
 import { meetingMediaRules } from './media-rules.js';
 import type { MeetingMembership } from './ports.js';
-import { roomCode, MemberStatePayload, RoomPayload } from './schemas.js';
+import type { MemberStatePayload, RoomPayload } from './schemas.js';
+import {
+  meetingMediaEvents as media,
+  MeetingMemberStateChanged,
+  MeetingRoomJoin,
+  MeetingRoomLeave,
+} from './ws-protocol.js';
 
 /**
  * A third of the default presence TTL (90 s → 30 s): a lease survives two lost refreshes.
@@ -63,7 +76,9 @@ export interface MeetingSignallingDeps {
   readonly caps?: MediaCaps;
 }
 
-type Data = Readonly<Record<string, unknown>>;
+/** Payloads as the hub parsed them with the events' declarations (./ws-protocol.ts). */
+type Room = z.output<typeof RoomPayload>;
+type MemberState = z.output<typeof MemberStatePayload>;
 
 export class MeetingSignalling {
   private readonly logger: Logger;
@@ -86,22 +101,20 @@ export class MeetingSignalling {
     this.handlers = new MediaHandlers({
       ...deps,
       rules: meetingMediaRules(deps.membership),
-      roomId: roomCode,
       logger: this.logger,
     });
     const h = this.handlers;
-    const events: Record<string, WsHandler> = {
-      'meeting.room.join': (c, d) => this.join(c, d),
-      'meeting.room.leave': (c, d) => this.leave(c, d),
-      'meeting.member.state.changed': (c, d) => this.changeState(c, d),
-      'meeting.transport.create': (c, d) => h.createTransport(c, d),
-      'meeting.transport.connect': (c, d) => h.connectTransport(c, d),
-      'meeting.produce.start': (c, d) => h.produce(c, d),
-      'meeting.consume.start': (c, d) => h.consume(c, d),
-      'meeting.producer.close': (c, d) => h.closeProducer(c, d),
-      'meeting.consume.resume': (c, d) => h.resume(c, d),
-    };
-    for (const [event, handler] of Object.entries(events)) deps.hub.handle(event, handler);
+    // The seed's whitelist, each by its declaration: the hub refuses a bad payload first.
+    const { hub } = deps;
+    hub.handle(MeetingRoomJoin, (c, d) => this.join(c, d));
+    hub.handle(MeetingRoomLeave, (c, d) => this.leave(c, d));
+    hub.handle(MeetingMemberStateChanged, (c, d) => this.changeState(c, d));
+    hub.handle(media.transportCreate, (c, d) => h.createTransport(c, d));
+    hub.handle(media.transportConnect, (c, d) => h.connectTransport(c, d));
+    hub.handle(media.produceStart, (c, d) => h.produce(c, d));
+    hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
+    hub.handle(media.producerClose, (c, d) => h.closeProducer(c, d));
+    hub.handle(media.consumeResume, (c, d) => h.resume(c, d));
     deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
     this.refresh = setInterval(
       () => this.keepLive(),
@@ -137,8 +150,7 @@ export class MeetingSignalling {
    * list is read after the follow, so a producer is announced at least once (possibly
    * twice: clients key producers by producer_id).
    */
-  private async join(context: WsContext, data: Data) {
-    const { room_code } = parsePayload(RoomPayload, data);
+  private async join(context: WsContext, { room_code }: Room) {
     const { user } = context;
     const key: CellKey = { appCode: user.appCode, roomId: room_code };
     const { mediaServer } = await this.deps.membership.member(user.appCode, room_code, user.userId);
@@ -169,8 +181,7 @@ export class MeetingSignalling {
    * announce `meeting.member.left {room_code, user_id, reason: ws_leave}`. The participant
    * stays active (REST /leave leaves the meeting). Safe to repeat after a failure.
    */
-  private async leave(context: WsContext, data: Data) {
-    const { room_code } = parsePayload(RoomPayload, data);
+  private async leave(context: WsContext, { room_code }: Room) {
     const { user } = context;
     const key: CellKey = { appCode: user.appCode, roomId: room_code };
     const { mediaServer } = await this.deps.membership.member(user.appCode, room_code, user.userId);
@@ -180,17 +191,17 @@ export class MeetingSignalling {
       this.forgetJoin(user, key);
       await this.notify(user, key, 'gone');
     }
-    this.deps.broadcaster.toRoom(key, MEMBER_LEFT, {
+    const left: z.input<typeof WsLeftData> = {
       room_code,
       user_id: userIdJson(user.userId),
       reason: WS_LEAVE_REASON,
-    });
+    };
+    this.deps.broadcaster.toRoom(key, MEMBER_LEFT, left);
     return {};
   }
 
   /** `meeting.member.state.changed`: the meeting decides and broadcasts; this only ACKs. */
-  private async changeState(context: WsContext, data: Data) {
-    const { room_code, ...change } = parsePayload(MemberStatePayload, data);
+  private async changeState(context: WsContext, { room_code, ...change }: MemberState) {
     const { appCode, userId } = context.user;
     await this.deps.membership.member(appCode, room_code, userId);
     await this.deps.membership.changeState(appCode, room_code, userId, change);

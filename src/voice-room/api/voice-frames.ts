@@ -3,12 +3,19 @@
  * the room (join/leave, seats, mic sessions, gifts, close) and, for a kick, a leave or a
  * stale presence, a message to that user, whose sockets then stop following the room.
  */
+import type { z } from 'zod';
 import type { CanFollow } from '../../edge/ws/hub.js';
 import type { FrameMapper, MappedFrame } from '../../realtime/frames.js';
 import type { VoiceRoomEvent } from '../domain/types.js';
+import type { VOICE_USER_FRAMES } from './voice-frame-data.js';
 import type { VoiceRoomApi } from './voice-api.js';
 
-const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>> = {
+/** A targeted frame's data, of its declared type (./voice-frame-data.ts; room frames: there too). */
+type UserFrameData<E extends keyof typeof VOICE_USER_FRAMES> = z.input<
+  (typeof VOICE_USER_FRAMES)[E]
+>;
+
+export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>> = {
   RoomCreated: null,
   RoomActivated: null,
   // Its members hear it as `voice.media.reset`, sent once the new router exists.
@@ -50,7 +57,10 @@ export const voiceRoomFrames: FrameMapper = {
         to: 'user',
         userId: event.user_id,
         event: 'voice.kicked',
-        data: { room_id: envelope.room_id, operator_user_id: event.operator_user_id },
+        data: {
+          room_id: envelope.room_id,
+          operator_user_id: event.operator_user_id,
+        } satisfies UserFrameData<'voice.kicked'>,
         unfollowRoom: true,
       });
     }
@@ -59,7 +69,10 @@ export const voiceRoomFrames: FrameMapper = {
         to: 'user',
         userId: event.user_id,
         event: 'voice.left',
-        data: { room_id: envelope.room_id, reason: data.reason },
+        data: {
+          room_id: envelope.room_id,
+          reason: type === 'UserLeft' ? 'leave' : 'stale',
+        } satisfies UserFrameData<'voice.left'>,
         unfollowRoom: true,
       });
     }

@@ -14,6 +14,8 @@ import type { RoomBroadcaster } from '../../edge/room-media/media-call.js';
 import { rtcCallOf } from '../api/media-events.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
 import { voiceRoomOf, type VoiceRoomMediaView } from './media-rules.js';
+import type { z } from 'zod';
+import type { SpeakersData } from './ws-protocol.js';
 
 export const VOICE_SPEAKERS = 'voice.speakers';
 
@@ -91,9 +93,13 @@ export class VoiceMediaBridge {
       const seat = seats.find(
         (s) => s.user_id === userId && s.mic_session_id === v.app_data.mic_session_id,
       );
-      return seat ? [{ user_id: userId, seat_index: seat.seat_index, volume: v.volume }] : [];
+      // A seat matched, so the id is its holder's (a producer without one matches none).
+      return seat?.user_id
+        ? [{ user_id: seat.user_id, seat_index: seat.seat_index, volume: v.volume }]
+        : [];
     });
-    this.deps.broadcaster.toRoom(room.key, VOICE_SPEAKERS, { room_id: room.key.roomId, speakers });
+    const data: z.input<typeof SpeakersData> = { room_id: room.key.roomId, speakers };
+    this.deps.broadcaster.toRoom(room.key, VOICE_SPEAKERS, data);
   }
 
   /** The room's seats, read at most every SEATS_TTL_MS. */

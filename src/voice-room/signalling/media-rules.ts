@@ -14,6 +14,8 @@ import { errors } from '../../shared/error-codes.js';
 import type { RoomMediaRules } from '../../edge/room-media/ports.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
 import type { VoiceProducerAppData } from '../api/media-events.js';
+import type { z } from 'zod';
+import type { VoiceProducerNewData } from './ws-protocol.js';
 
 export const VOICE_PRODUCER_NEW = 'voice.producer.new';
 
@@ -94,7 +96,13 @@ export function voiceMediaRules(api: VoiceRoomApi, fallbackServer: string | null
       };
       return data;
     },
-    producerFrame: (roomId, userId, producerId, kind, closed) => ({
+    producerFrame: (
+      roomId,
+      userId,
+      producerId,
+      kind,
+      closed,
+    ): z.input<typeof VoiceProducerNewData> => ({
       room_id: roomId,
       user_id: userId,
       producer_id: producerId,

@@ -31,18 +31,15 @@ import { mediaCall } from '../../edge/room-media/media-call.js';
 import { MediaHandlers } from '../../edge/room-media/media-handlers.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
-import { parsePayload } from '../../edge/room-media/schemas.js';
-import { voiceRoomId } from '../api/requests.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
-import type { WsContext, WsHandler, WsHub, WsUser } from '../../edge/ws/hub.js';
-import { z } from 'zod';
+import type { WsContext, WsHub, WsUser } from '../../edge/ws/hub.js';
+import type { z } from 'zod';
 import { mediaServerOfRoom, speakingSeatOf, voiceMediaRules, voiceRoomOf } from './media-rules.js';
 import { resetRoomMedia } from '../../edge/room-media/media-reset.js';
+import { voiceMediaEvents as media, VoiceMediaJoin } from './ws-protocol.js';
 
 /** Every voice room's producers are checked against its seats this often (every node). */
 export const DEFAULT_RECONCILE_MS = 10_000;
-
-const JoinPayload = z.object({ room_id: voiceRoomId });
 
 export interface VoiceMediaSignallingDeps {
   readonly hub: Pick<WsHub, 'handle' | 'onSocketClosed' | 'followers'>;
@@ -62,7 +59,8 @@ export interface VoiceMediaSignallingDeps {
   readonly caps?: MediaCaps;
 }
 
-type Data = Readonly<Record<string, unknown>>;
+/** `voice.media.join`'s payload, as the hub parsed it with its declaration (./ws-protocol.ts). */
+type JoinPayload = z.output<typeof VoiceMediaJoin.payload>;
 
 export class VoiceMediaSignalling {
   private readonly logger: Logger;
@@ -77,24 +75,22 @@ export class VoiceMediaSignalling {
     this.handlers = new MediaHandlers({
       ...deps,
       rules: voiceMediaRules(deps.api, deps.fallbackServer),
-      roomId: voiceRoomId,
       logger: this.logger,
     });
     const h = this.handlers;
-    const events: Record<string, WsHandler> = {
-      'voice.media.join': (c, d) => this.join(c, d),
-      'voice.transport.create': async (c, d) => {
-        const created = await h.createTransport(c, d);
-        this.remember(c.user, { appCode: c.user.appCode, roomId: d.room_id as string });
-        return created;
-      },
-      'voice.transport.connect': (c, d) => h.connectTransport(c, d),
-      'voice.produce.start': (c, d) => h.produce(c, d),
-      'voice.consume.start': (c, d) => h.consume(c, d),
-      'voice.producer.close': (c, d) => h.closeProducer(c, d),
-      'voice.consume.resume': (c, d) => h.resume(c, d),
-    };
-    for (const [event, handler] of Object.entries(events)) deps.hub.handle(event, handler);
+    // Each by its declaration: the hub refuses a bad payload before the handler runs.
+    const { hub } = deps;
+    hub.handle(VoiceMediaJoin, (c, d) => this.join(c, d));
+    hub.handle(media.transportCreate, async (c, d) => {
+      const created = await h.createTransport(c, d);
+      this.remember(c.user, { appCode: c.user.appCode, roomId: d.room });
+      return created;
+    });
+    hub.handle(media.transportConnect, (c, d) => h.connectTransport(c, d));
+    hub.handle(media.produceStart, (c, d) => h.produce(c, d));
+    hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
+    hub.handle(media.producerClose, (c, d) => h.closeProducer(c, d));
+    hub.handle(media.consumeResume, (c, d) => h.resume(c, d));
     deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
     this.sweep = new PeriodicSweep({
       intervalMs: deps.reconcileMs ?? DEFAULT_RECONCILE_MS,
@@ -151,8 +147,7 @@ export class VoiceMediaSignalling {
    * `voice.media.join {room_id}`: a present member whose socket follows the room gets the
    * room's router (created once, on the media server) and the live producers of the others.
    */
-  private async join(context: WsContext, data: Data) {
-    const { room_id } = parsePayload(JoinPayload, data);
+  private async join(context: WsContext, { room_id }: JoinPayload) {
     const { user } = context;
     const key: CellKey = { appCode: user.appCode, roomId: room_id };
     const rules = voiceMediaRules(this.deps.api, this.deps.fallbackServer);

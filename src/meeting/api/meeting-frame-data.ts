@@ -1,0 +1,74 @@
+/**
+ * The `data` of each frame ./meeting-frames.ts makes of a committed meeting event, declared:
+ * the mapper builds each frame through {@link meetingFrame}, typed by these schemas, and the
+ * AsyncAPI document (src/edge/ws/asyncapi.ts) shows them. The participant and the chat
+ * message are the REST answers' own schemas (./replies.ts).
+ */
+import { z } from 'zod';
+import type { MappedFrame } from '../../realtime/frames.js';
+import type { AutoReason, EndedReason, LeftReason } from '../domain/types.js';
+import { ChatMessage, Participant } from './replies.js';
+
+/** A user id: the decimal JWT subject as a JSON number, else the string (./render.ts `idJson`). */
+const JsonId = z.union([z.int(), z.string()]).nullable();
+const room_code = z.string().describe('XXX-XXX-XXX');
+
+const leftReason = z.enum(['leave', 'kicked', 'host_end', 'system_error']);
+const autoReason = z.enum(['host_left_with_members', 'host_grace_expired', 'empty_room_revived']);
+const endedReason = z.enum(['host_ended', 'empty_ttl', 'system_error']);
+// Each enum is exactly its domain type (a reason added there must be added here).
+const _reasons: [LeftReason, AutoReason, EndedReason] = [] as unknown as [
+  z.output<typeof leftReason>,
+  z.output<typeof autoReason>,
+  z.output<typeof endedReason>,
+];
+void _reasons;
+
+/** Room event frames (the meeting's followers; with the room frame keys). */
+export const MEETING_ROOM_FRAMES = {
+  'meeting.member.joined': z.strictObject({ room_code, participant: Participant }),
+  'meeting.member.left': z.strictObject({ room_code, user_id: JsonId, reason: leftReason }),
+  'meeting.host.changed': z.strictObject({
+    room_code,
+    old_host_id: JsonId,
+    new_host_id: JsonId,
+    auto_reason: autoReason.optional().describe('absent: the host transferred it'),
+  }),
+  'meeting.room.ended': z.strictObject({ room_code, reason: endedReason }),
+  'meeting.member.state.changed': z.strictObject({
+    room_code,
+    user_id: JsonId,
+    audio_enabled: z.boolean().optional(),
+    video_enabled: z.boolean().optional(),
+    hand_raised: z.boolean().optional(),
+    actor_id: JsonId,
+  }),
+  // The seed: "载荷为响应中的 message 对象", plus the room code.
+  'meeting.chat': ChatMessage.extend({ room_code }),
+} as const;
+
+/** Targeted frames (one user's sockets). */
+export const MEETING_USER_FRAMES = {
+  'meeting.member.kicked': z.strictObject({ room_code, reason: z.literal('kicked') }),
+} as const;
+
+type RoomFrames = typeof MEETING_ROOM_FRAMES;
+type UserFrames = typeof MEETING_USER_FRAMES;
+
+/** A room event frame of the meeting, its data of the declared type. */
+export function meetingFrame<E extends keyof RoomFrames>(
+  event: E,
+  data: z.input<RoomFrames[E]>,
+  endsFollows?: true,
+): MappedFrame {
+  return { to: 'room', event, data, ...(endsFollows ? { endsFollows } : {}) };
+}
+
+/** A targeted frame of the meeting (and the end of that user's follow). */
+export function meetingUserFrame<E extends keyof UserFrames>(
+  userId: string,
+  event: E,
+  data: z.input<UserFrames[E]>,
+): MappedFrame {
+  return { to: 'user', userId, event, data, unfollowRoom: true };
+}

@@ -1,0 +1,107 @@
+/**
+ * The `data` of each frame ./voice-frames.ts makes of a committed voice-room event, declared.
+ * A room frame's data is the event's own fields (its `type` aside), so each schema here is
+ * checked, at compile time, to be exactly its event's fields (../domain/types.ts): an event
+ * that gains or loses a field fails the build until its schema follows. The AsyncAPI
+ * document (src/edge/ws/asyncapi.ts) shows them.
+ */
+import { z } from 'zod';
+import type { VoiceRoomEvent } from '../domain/types.js';
+
+const user_id = z.string();
+const at_ms = z.int().describe('Server clock, epoch ms');
+const mic_session_id = z.string();
+
+const LeftData = z.strictObject({ user_id, at_ms, reason: z.enum(['leave', 'stale']) });
+
+/** Per framed event type, its frame's data. */
+export const VOICE_EVENT_DATA = {
+  RoomClosed: z.strictObject({ operator_user_id: z.string(), at_ms }),
+  UserJoined: z.strictObject({ user_id, at_ms }),
+  // Both are `voice.member.left`, told apart by `reason` (the mapper adds it).
+  UserLeft: LeftData,
+  PresenceStale: LeftData,
+  UserKicked: z.strictObject({ user_id, operator_user_id: z.string() }),
+  UserUnbanned: z.strictObject({ user_id, operator_user_id: z.string() }),
+  RoomAdminSet: z.strictObject({ user_id, is_admin: z.boolean() }),
+  MicSeatLockSet: z.strictObject({ seat_index: z.int(), locked: z.boolean() }),
+  MicTakenUp: z.strictObject({
+    user_id,
+    seat_index: z.int(),
+    mic_session_id,
+    mic_session_room_version: z.int(),
+    publish_deadline_ms: z.int(),
+    at_ms,
+  }),
+  MicSeatChanged: z.strictObject({
+    user_id,
+    from_seat_index: z.int(),
+    seat_index: z.int(),
+    mic_session_id,
+    publish_deadline_ms: z.int(),
+  }),
+  MicPublishingConfirmed: z.discriminatedUnion('source', [
+    z.strictObject({
+      user_id,
+      seat_index: z.int(),
+      mic_session_id,
+      source: z.literal('rtc'),
+      event_time_ms: z.int().describe('The RTC provider’s clock'),
+    }),
+    z.strictObject({
+      user_id,
+      seat_index: z.int(),
+      mic_session_id,
+      source: z.literal('client'),
+      at_ms,
+      event_time_ms: z.int().optional().describe('Older logs only'),
+    }),
+  ]),
+  MicReleased: z.strictObject({
+    user_id,
+    seat_index: z.int(),
+    mic_session_id,
+    reason: z.enum([
+      'mic_down',
+      'forced_down',
+      'leave',
+      'kicked',
+      'seat_locked',
+      'stale',
+      'publish_timeout',
+      'audio_stopped',
+      'room_exited',
+      'room_closed',
+    ]),
+    event_time_ms: z.int().optional().describe('The RTC provider’s clock'),
+  }),
+  GiftSent: z.strictObject({
+    sender_user_id: z.string(),
+    receiver_user_ids: z.array(z.string()).readonly(),
+    gift_id: z.string(),
+    count: z.int(),
+    unit_price: z.int(),
+    total_price: z.int(),
+  }),
+} as const;
+
+/** Targeted frames (one user's sockets, who then stop following the room). */
+export const VOICE_USER_FRAMES = {
+  'voice.kicked': z.strictObject({ room_id: z.string(), operator_user_id: z.string() }),
+  'voice.left': z.strictObject({ room_id: z.string(), reason: z.enum(['leave', 'stale']) }),
+} as const;
+
+// ---- Compile-time: each schema is exactly its event's fields. ----
+
+type Data = typeof VOICE_EVENT_DATA;
+/** An event's fields without `type` (per member of a union, so no variant's field is lost). */
+type Fields<T> = T extends { readonly type: unknown } ? Omit<T, 'type'> : never;
+type FieldsOf<K> = Fields<Extract<VoiceRoomEvent, { type: K }>>;
+/** The frame's data as the mapper makes it: the fields, plus `reason` for the two leaves. */
+type Framed<K extends keyof Data> = K extends 'UserLeft' | 'PresenceStale'
+  ? FieldsOf<K> & { reason: 'leave' | 'stale' }
+  : FieldsOf<K>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Check = { [K in keyof Data]: Same<z.output<Data[K]>, Framed<K>> };
+const _exact: { [K in keyof Data]: true } = {} as Check;
+void _exact;
