@@ -40,7 +40,17 @@ const unusedVarsOptions = {
 
 export default defineConfig(
   // `/shared` is the read-only design folder (seeds, tools) when it is linked into the repo.
-  globalIgnores(['dist/', 'node_modules/', 'data/', 'coverage/', 'shared/', 'web/dist/']),
+  globalIgnores([
+    'dist/',
+    'node_modules/',
+    'data/',
+    'coverage/',
+    'shared/',
+    'web/dist/',
+    'packages/*/dist/',
+    // Made by @hey-api/openapi-ts from the OpenAPI document (npm run client:generate).
+    'packages/client/src/generated/',
+  ]),
 
   // TypeScript: type-aware rules through the project service (tsconfig.json).
   {

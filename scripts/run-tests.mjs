@@ -3,7 +3,7 @@
 // Node 20's `--test` does not expand globs, hence the explicit file list.
 //
 // Usage: node scripts/run-tests.mjs [unit|int|e2e ...] [path ...] [--node-test-option ...]
-//   no arguments        every *.unit|int|e2e.test.ts under src/ and bench/
+//   no arguments        every *.unit|int|e2e.test.ts under src/, bench/ and packages/
 //   unit / int / e2e    only those tiers (combinable: `unit int`)
 //   path                just that file, or the tests under that directory (tier filters apply
 //                       to directories, never to files named explicitly)
@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TIERS = ['unit', 'int', 'e2e'];
-const SEARCH_ROOTS = ['src', 'bench'];
-const SKIP_DIRS = new Set(['node_modules', '.git']);
+const SEARCH_ROOTS = ['src', 'bench', 'packages'];
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist']);
 const TEST_FILE = /\.(unit|int|e2e)\.test\.ts$/;
 
 /** Recursively lists test files under `dir` (absolute) whose tier is in `tiers`. */

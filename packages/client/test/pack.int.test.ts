@@ -1,0 +1,119 @@
+/**
+ * The package as a user installs it: `npm pack` builds and packs it, a fresh project
+ * installs the tarball (nothing else: the package has no dependency), a TypeScript program
+ * of that project type-checks against the published types, and a plain JavaScript one runs
+ * against a node: REST, then the socket (Node's own WebSocket).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import ts from 'typescript';
+import { mediaSkipReason } from '../../../src/media-server/testing/harness.js';
+import { startMeetingNode, type MeetingNode } from '../../../src/main/testing/meeting-node.js';
+
+const run = promisify(execFile);
+const packageDir = join(import.meta.dirname, '..');
+
+const TYPED = `
+import { ApiError, RestClient, type ReasonOf, type ReplyOf } from '@echochat/client';
+
+export async function roomCode(rest: RestClient): Promise<string> {
+  const created: ReplyOf<'createMeeting'> = await rest.call('createMeeting', { body: { title: 'Typed' } });
+  return created.room.room_code;
+}
+export function isFull(error: ApiError<ReasonOf<'joinMeeting'>>): boolean {
+  return error.reason === 'MEETING_FULL';
+}
+// @ts-expect-error an operation the API does not have
+export const missing = (rest: RestClient) => rest.call('noSuchOperation');
+`;
+
+const PROGRAM = `
+import { RestClient, RealtimeClient, socketUrl } from '@echochat/client';
+
+const baseUrl = process.env.BASE_URL;
+let token = '';
+const rest = new RestClient({ baseUrl, token: () => token });
+const credentials = { username: 'packed_user', password: 'secret123' };
+await rest.call('register', { body: credentials });
+token = (await rest.call('login', { body: credentials })).access_token;
+const created = await rest.call('createMeeting', { body: { title: 'Packed' } });
+const ws = new RealtimeClient({ url: () => socketUrl(baseUrl, token) });
+ws.connect();
+const ack = await ws.request('room.subscribe', { room_id: created.room.room_code });
+ws.close();
+console.log(JSON.stringify({ code: created.room.room_code, followed: ack.room_id }));
+`;
+
+describe(
+  'npm pack of @echochat/client, installed in a fresh project',
+  { skip: mediaSkipReason() },
+  () => {
+    let started: MeetingNode | undefined;
+    let dir: string;
+
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'rooms-client-pack-'));
+      const packed = await run('npm', ['pack', '--pack-destination', dir, '--json'], {
+        cwd: packageDir,
+      });
+      const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+      await writeFile(
+        join(dir, 'package.json'),
+        JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+      );
+      await run(
+        'npm',
+        [
+          'install',
+          '--offline',
+          '--no-audit',
+          '--no-fund',
+          '--ignore-scripts',
+          join(dir, filename),
+        ],
+        { cwd: dir },
+      );
+      await writeFile(join(dir, 'typed.ts'), TYPED);
+      await writeFile(join(dir, 'program.mjs'), PROGRAM);
+      started = await startMeetingNode([]);
+    });
+    after(async () => {
+      await started?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('type-checks a program against the published types', () => {
+      const program = ts.createProgram([join(dir, 'typed.ts')], {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+        types: [],
+      });
+      const problems = ts
+        .getPreEmitDiagnostics(program)
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      assert.deepEqual(problems, []);
+    });
+
+    it('runs a plain JavaScript program against a node: REST and the socket', async () => {
+      const { stdout } = await run(process.execPath, ['--experimental-websocket', 'program.mjs'], {
+        cwd: dir,
+        env: { ...process.env, BASE_URL: started!.node.httpAddress },
+      });
+      const outcome = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+        code: string;
+        followed: string;
+      };
+      assert.match(outcome.code, /^\d{3}-\d{3}-\d{3}$/);
+      assert.equal(outcome.followed, outcome.code);
+    });
+  },
+);
