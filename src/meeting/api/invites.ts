@@ -116,7 +116,7 @@ const CLAIM_PREFIX = 'pending';
 /** What the store keeps per token: the seed's value, exactly. */
 interface TokenValue {
   room_code: string;
-  inviter_id: number | string | null;
+  inviter_id: number | null;
   invitee_id: number | string | null;
   has_password: boolean;
 }
@@ -346,7 +346,7 @@ async function replay(
 export async function redeemInvite(
   kv: KeyValue,
   req: { readonly app_code: string; readonly token: string },
-): Promise<{ room_code: string; inviter_id: number | string | null; has_password: boolean }> {
+): Promise<{ room_code: string; inviter_id: number | null; has_password: boolean }> {
   if (!INVITE_TOKEN_PATTERN.test(req.token)) throw AppError.from(refuse('INVITE_EXPIRED'));
   const raw = await kv.getCappingTtl(inviteKey(req.app_code, req.token), REDEEM_GRACE_MS);
   if (raw === null) throw AppError.from(refuse('INVITE_EXPIRED'));

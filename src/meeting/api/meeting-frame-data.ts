@@ -9,8 +9,8 @@ import type { MappedFrame } from '../../realtime/frames.js';
 import type { AutoReason, EndedReason, LeftReason } from '../domain/types.js';
 import { ChatMessage, Participant } from './replies.js';
 
-/** A user id: the decimal JWT subject as a JSON number, else the string (./render.ts `idJson`). */
-const JsonId = z.union([z.int(), z.string()]).nullable();
+/** A user id: a JSON number (./render.ts `idJson`). */
+const JsonId = z.int().positive().nullable();
 const room_code = z.string().describe('XXX-XXX-XXX');
 
 const leftReason = z.enum(['leave', 'kicked', 'host_end', 'system_error']);

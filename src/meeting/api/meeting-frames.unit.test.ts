@@ -14,7 +14,6 @@ import {
   created,
   decide,
   fold,
-  HOST,
   join,
   KEY,
   leave,
@@ -43,23 +42,27 @@ function run(state: MeetingState, command: MeetingCommand) {
   return { state: fold(events, state), frames };
 }
 
+/** Account ids, decimal as every meeting user's is (../api/requests.ts `Caller`). */
+const HOST = '1001';
+const hosted = () => fold(created({ host: HOST }));
+
 function restParticipant(state: MeetingState, userId: string) {
   return participantJson(participantView(state, participantOf(state, userId)!), MEETING_ID);
 }
 
 describe('meeting frames carry the seed objects', () => {
   it('meeting.member.joined: the participant object of the REST join answer', () => {
-    const { state, frames } = run(fold(created()), join('u-2'));
+    const { state, frames } = run(hosted(), join('1002'));
     const [frame] = frames;
     assert.equal(frame?.event, 'meeting.member.joined');
     const data = frame.data as Record<string, unknown>;
-    assert.deepEqual(data.participant, restParticipant(state, 'u-2'));
+    assert.deepEqual(data.participant, restParticipant(state, '1002'));
     assert.deepEqual(
       data.participant,
       {
-        id: 'p-u-2',
+        id: 91002,
         room_id: MEETING_ID,
-        user_id: 'u-2',
+        user_id: 1002,
         role: 0,
         role_label: '参会者',
         is_active: true,
@@ -77,7 +80,7 @@ describe('meeting frames carry the seed objects', () => {
       type: 'CreateMeeting',
       meeting_id: MEETING_ID,
       host_user_id: HOST,
-      host_participant_id: 'p-u-host',
+      host_participant_id: '91001',
       room_code: KEY.roomId,
       title: '周会',
       password_hash: null,
@@ -88,18 +91,18 @@ describe('meeting frames carry the seed objects', () => {
       .participant;
     assert.deepEqual([hostParticipant.role, hostParticipant.role_label], [1, '主持人']);
 
-    const emptied = run(fold(created()), leave(HOST)).state;
-    const revived = run(emptied, join('u-3'));
+    const emptied = run(hosted(), leave(HOST)).state;
+    const revived = run(emptied, join('1003'));
     const joined = revived.frames.find((f) => f.event === 'meeting.member.joined')!;
     assert.deepEqual(
       (joined.data as { participant: unknown }).participant,
-      restParticipant(revived.state, 'u-3'),
+      restParticipant(revived.state, '1003'),
     );
     assert.equal((joined.data as { participant: { role: number } }).participant.role, 1);
   });
 
   it('meeting.chat: the message object of the REST chat answer, room_id numeric', () => {
-    const { frames } = run(fold(created()), {
+    const { frames } = run(hosted(), {
       type: 'SendChat',
       user_id: HOST,
       content: 'hello',

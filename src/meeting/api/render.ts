@@ -7,10 +7,17 @@ import { statusLabel } from '../domain/view.js';
 import { envelopeTime } from '../../shared/http-envelope.js';
 import type { ChatRow, MeetingRow } from './meeting-store.js';
 
-/** A decimal id as a JSON number (user ids are numeric JWT subjects). */
-export function idJson(id: string | null): number | string | null {
-  if (id === null) return null;
-  return /^\d{1,15}$/.test(id) ? Number(id) : id;
+/**
+ * A decimal id as a JSON number: a meeting's callers are account ids (decimal JWT subjects;
+ * a forwarded or gRPC call's `caller_id` is refused otherwise: ./requests.ts `Caller`).
+ */
+export function idJson(id: string | null): number | null {
+  return id === null ? null : Number(id);
+}
+
+/** A user id that is always there (a participant's, a chat message's) as a JSON number. */
+export function userIdJson(id: string): number {
+  return Number(id);
 }
 
 export function timeJson(ms: number | null): string | null {
@@ -75,7 +82,7 @@ export function participantJson(
   return {
     id: idJson(p.id),
     room_id: roomId,
-    user_id: idJson(p.user_id),
+    user_id: userIdJson(p.user_id),
     role: p.role,
     role_label: p.role_label,
     is_active: p.is_active,
@@ -90,7 +97,7 @@ export function chatJson(chat: ChatRow, roomId: number | null) {
   return {
     id: chat.message_id,
     room_id: roomId,
-    user_id: idJson(chat.user_id),
+    user_id: userIdJson(chat.user_id),
     content: chat.content,
     created_at: timeJson(chat.created_at_ms),
   };

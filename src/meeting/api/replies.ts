@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 
-/** A user or participant id: the decimal JWT subject as a number, else the string. */
-const JsonId = z.union([z.int(), z.string()]);
+/** A user or participant id: a JSON number (user ids are decimal account ids). */
+const JsonId = z.int().positive();
 const time = z.string().nullable().describe('YYYY-MM-DD HH:mm:ss, server local time');
 
 export const Room = z
@@ -36,7 +36,7 @@ export const Participant = z
   .strictObject({
     id: JsonId.nullable(),
     room_id: z.int().nullable(),
-    user_id: JsonId.nullable(),
+    user_id: JsonId,
     role: z.union([z.literal(0), z.literal(1)]).describe('1: the host'),
     role_label: z.enum(['主持人', '参会者']),
     is_active: z.boolean(),
@@ -50,7 +50,7 @@ export const ChatMessage = z
   .strictObject({
     id: z.int(),
     room_id: z.int().nullable(),
-    user_id: JsonId.nullable(),
+    user_id: JsonId,
     content: z.string(),
     created_at: time,
   })

@@ -78,6 +78,7 @@ export const ChatsQuery = z.strictObject({
 /** Who calls: the token's app and user (REST), or the forwarding node's copy of them. */
 export const Caller = {
   app_code: z.string().regex(/^[a-z0-9_-]{1,64}$/),
-  caller_id: z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/),
+  // An account id (decimal, a safe integer): every user id a meeting answers is a JSON number.
+  caller_id: z.string().regex(/^[1-9][0-9]{0,14}$/, 'a decimal account id'),
 };
 export const InRoom = { room_code: z.string().regex(ROOM_CODE_PATTERN, '会议不存在') };

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { producerNewData } from '../../edge/room-media/ws-events.js';
 import type { MediaKind } from '../../media-cluster/media-orchestrator.js';
+import { userIdJson } from '../api/render.js';
 
 export const PRODUCER_NEW = 'meeting.member.producer.new';
 export const MEMBER_LEFT = 'meeting.member.left';
@@ -12,7 +13,7 @@ export const MEMBER_LEFT = 'meeting.member.left';
 export const WS_LEAVE_REASON = 'ws_leave';
 
 /** The seed's int64 user id as {@link userIdJson} writes it. */
-const JsonUserId = z.union([z.int(), z.string()]);
+const JsonUserId = z.int().positive();
 
 /** `meeting.member.producer.new {room_code, user_id, producer_id, kind, closed}`. */
 export const ProducerNewData = producerNewData('room_code', JsonUserId);
@@ -23,12 +24,8 @@ export const WsLeftData = z.strictObject({
   reason: z.literal(WS_LEAVE_REASON),
 });
 
-/** The seed's int64 user id: the JSON number of a decimal id (ids are decimal strings). */
-export function userIdJson(userId: string): number | string {
-  return /^[1-9][0-9]{0,15}$/.test(userId) && Number.isSafeInteger(Number(userId))
-    ? Number(userId)
-    : userId;
-}
+/** The seed's int64 user id: a meeting's user ids are decimal account ids (../api/requests.ts). */
+export { userIdJson };
 
 /** `meeting.member.producer.new {room_code, user_id, producer_id, kind, closed}`. */
 export function producerFrame(

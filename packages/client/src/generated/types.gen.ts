@@ -294,7 +294,7 @@ export type Room = {
      */
     room_code: string;
     title: string;
-    host_id: number | string | null;
+    host_id: number | null;
     /**
      * 1: an instant meeting
      */
@@ -352,9 +352,9 @@ export type MeetingPage = {
  * Participant
  */
 export type Participant = {
-    id: number | string | null;
+    id: number | null;
     room_id: number | null;
-    user_id: number | string | null;
+    user_id: number;
     /**
      * 1: the host
      */
@@ -420,15 +420,15 @@ export type EndMeetingReply = {
  * TransferHostReply
  */
 export type TransferHostReply = {
-    old_host_id: number | string | null;
-    new_host_id: number | string | null;
+    old_host_id: number | null;
+    new_host_id: number | null;
 };
 
 /**
  * KickMemberReply
  */
 export type KickMemberReply = {
-    user_id: number | string | null;
+    user_id: number | null;
     duration: number;
 };
 
@@ -451,7 +451,7 @@ export type InviteMembersReply = {
  */
 export type RedeemInviteReply = {
     room_code: string;
-    inviter_id: number | string | null;
+    inviter_id: number | null;
     has_password: boolean;
 };
 
@@ -461,7 +461,7 @@ export type RedeemInviteReply = {
 export type ChatMessage = {
     id: number;
     room_id: number | null;
-    user_id: number | string | null;
+    user_id: number;
     content: string;
     /**
      * YYYY-MM-DD HH:mm:ss, server local time

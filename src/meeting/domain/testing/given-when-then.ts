@@ -58,6 +58,14 @@ export const { ctx, fold, decide, given, givenState } = spec;
 
 // ---------------------------------------------------------------- ready-made events
 
+/**
+ * A user's participant row id in these tests: `p-<user>`, or for a decimal (account) user
+ * id a decimal one (`9<user>`), as the SQL store's row ids are: what renders as a JSON number.
+ */
+export function participantIdOf(user_id: string): string {
+  return /^[1-9][0-9]*$/.test(user_id) ? `9${user_id}` : `p-${user_id}`;
+}
+
 /** MeetingCreated + the host's MemberJoined (join_seq 1, row `p-u-host`). */
 export function created(
   options: { host?: string; hash?: string | null; max?: number; at?: number } = {},
@@ -94,7 +102,7 @@ export function joined(
     type: 'MemberJoined',
     meeting_id: MEETING_ID,
     user_id,
-    participant_id: `p-${user_id}`,
+    participant_id: participantIdOf(user_id),
     role,
     rejoined,
     join_seq,
@@ -109,7 +117,7 @@ export function left(
   return {
     type: 'MemberLeft',
     user_id,
-    participant_id: `p-${user_id}`,
+    participant_id: participantIdOf(user_id),
     reason: options.reason ?? 'leave',
     duration_s: options.duration ?? 0,
     ...(options.by === undefined ? {} : { operator_user_id: options.by }),
@@ -176,7 +184,7 @@ export function join(
   return {
     type: 'JoinMeeting',
     user_id,
-    participant_id: options.pid ?? `p-${user_id}`,
+    participant_id: options.pid ?? participantIdOf(user_id),
     in_other_meeting: options.other ?? false,
     password: options.password ?? 'not_required',
   };
