@@ -4,6 +4,7 @@
  * every node (src/edge/http/web-client.ts). `npm run dev:web` serves it with hot reload and
  * forwards the API and /ws to a node on :8080.
  */
+import { fileURLToPath } from 'node:url';
 import vue from '@vitejs/plugin-vue';
 import { defineConfig } from 'vite';
 
@@ -13,6 +14,18 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/',
   plugins: [vue()],
+  resolve: {
+    // The page is built on the client SDK of this repository, from its sources. An alias
+    // matches by prefix, the first that matches wins: the media subpath comes first.
+    alias: {
+      '@echochat/client/media': fileURLToPath(
+        new URL('../packages/client/src/media/index.ts', import.meta.url),
+      ),
+      '@echochat/client': fileURLToPath(
+        new URL('../packages/client/src/index.ts', import.meta.url),
+      ),
+    },
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

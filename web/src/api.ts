@@ -1,30 +1,17 @@
 /**
- * The REST API of a node (same origin): the envelope `{code, message, data}` unwrapped, the
- * access token of the session (sessionStorage: one per tab, gone with the tab) sent as a
- * bearer. A refusal becomes an ApiError whose message is the server's, shown as it is (the
- * seed's Chinese messages for meetings).
+ * The page's session and its REST client (@echochat/client, same origin): the access token
+ * of the session (sessionStorage: one per tab, gone with the tab) is sent as a bearer, and a
+ * 401 to a call that carried it logs the page out. A refusal is the SDK's ApiError, whose
+ * message is the server's, shown as it is (the seed's Chinese messages for meetings).
  */
+import { ApiError, RestClient, requestId, type User as ApiUser } from '@echochat/client';
+
+export { ApiError, requestId };
 
 const TOKEN_KEY = 'rooms.token';
 const USER_KEY = 'rooms.user';
 
-export interface User {
-  id: number;
-  username: string;
-  nickname: string;
-  avatar: string;
-  app_code: string;
-}
-
-export class ApiError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-    readonly reason: string | undefined,
-  ) {
-    super(message);
-  }
-}
+export type User = ApiUser;
 
 export function token(): string | null {
   return sessionStorage.getItem(TOKEN_KEY);
@@ -51,58 +38,20 @@ export function whenUnauthorized(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-interface Envelope<T> {
-  code: number;
-  message: string;
-  data?: T;
-  reason?: string;
-}
-
-export async function call<T = unknown>(
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const headers: Record<string, string> = {};
-  const bearer = token();
-  if (bearer) headers.authorization = `Bearer ${bearer}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let res: Response;
-  try {
-    res = await fetch(`/api/v1${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch {
-    throw new ApiError('无法连接服务器，请检查网络后重试', 0, 'NETWORK');
-  }
-  let envelope: Envelope<T>;
-  try {
-    envelope = (await res.json()) as Envelope<T>;
-  } catch {
-    throw new ApiError(`服务器返回了无法识别的应答 (HTTP ${res.status})`, res.status, undefined);
-  }
-  if (envelope.code !== 0) {
-    if (res.status === 401 && bearer) onUnauthorized();
-    throw new ApiError(envelope.message, res.status, envelope.reason);
-  }
-  return envelope.data as T;
-}
-
-/**
- * A request id for a command, so that a retry of the same click applies once. Plain HTTP on
- * another host than localhost has no `crypto.randomUUID` (secure contexts only, in every
- * browser); `getRandomValues` works everywhere.
- */
-export function requestId(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('');
-}
+/** The API, by operationId: `api.call('joinMeeting', { path: { code }, body })`. */
+export const api = new RestClient({
+  baseUrl: '',
+  token,
+  onUnauthorized: () => onUnauthorized(),
+});
 
 export function errorText(error: unknown): string {
+  if (error instanceof ApiError && error.reason === 'NETWORK') {
+    return '无法连接服务器，请检查网络后重试';
+  }
+  if (error instanceof ApiError && error.reason === 'BAD_ANSWER') {
+    return `服务器返回了无法识别的应答 (HTTP ${error.status})`;
+  }
   if (error instanceof Error) return error.message;
   return String(error);
 }

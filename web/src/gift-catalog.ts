@@ -3,7 +3,7 @@
  * read once per page and shared: the gift picker lists them, the live feed names them.
  */
 import { reactive } from 'vue';
-import { call, errorText } from './api';
+import { api, errorText } from './api';
 
 export interface Gift {
   gift_id: string;
@@ -19,7 +19,7 @@ export const giftCatalog = reactive<{ gifts: Gift[]; loaded: boolean; error: str
 
 export async function loadGifts(): Promise<void> {
   try {
-    giftCatalog.gifts = (await call<{ list: Gift[] }>('GET', '/voice/gifts')).list;
+    giftCatalog.gifts = (await api.call('listGifts')).list;
     giftCatalog.error = '';
   } catch (e) {
     giftCatalog.error = errorText(e);

@@ -3,7 +3,7 @@ import App from './App.vue';
 import { token, whenUnauthorized } from './api';
 import { session, signOut } from './app-state';
 import { knowName } from './user-names';
-import { realtime, wsUrl } from './ws';
+import { connectRealtime, realtime, wsUrl } from './ws';
 import './style.css';
 
 whenUnauthorized(() => signOut('登录已过期，请重新登录'));
@@ -15,7 +15,7 @@ watch(
     const bearer = token();
     if (user) knowName(user);
     if (user && bearer)
-      realtime.connect(
+      connectRealtime(
         () => wsUrl(token() ?? ''),
         () => signOut('登录已过期，请重新登录'),
       );

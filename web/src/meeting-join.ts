@@ -5,9 +5,9 @@
  * (./kept-router.ts).
  */
 import { reactive } from 'vue';
-import { ApiError, call, errorText, requestId } from './api';
+import { ApiError, api, errorText, requestId } from './api';
 import { navigate, notice, pathOf } from './app-state';
-import { keepRouter, type RouterInfo } from './kept-router';
+import { keepRouter } from './kept-router';
 
 /** The password dialog's state (PasswordPrompt.vue). */
 export const passwordPrompt = reactive<{ code: string | null; error: string; busy: boolean }>({
@@ -16,15 +16,16 @@ export const passwordPrompt = reactive<{ code: string | null; error: string; bus
   busy: false,
 });
 
-const NEEDS_PASSWORD = new Set(['会议需要密码', '会议密码错误']);
+/** The refusals that ask for the password (会议需要密码, 会议密码错误 to try again). */
+const NEEDS_PASSWORD = new Set(['PASSWORD_REQUIRED', 'PASSWORD_WRONG']);
 
 /** Joins `code`; resolves true once on the meeting page. Errors are shown as notices. */
 export async function joinMeeting(code: string, password?: string): Promise<boolean> {
   passwordPrompt.busy = true;
   try {
-    const answer = await call<RouterInfo>('POST', `/meeting/rooms/${code}/join`, {
-      request_id: requestId(),
-      ...(password !== undefined ? { password } : {}),
+    const answer = await api.call('joinMeeting', {
+      path: { code },
+      body: { request_id: requestId(), ...(password !== undefined ? { password } : {}) },
     });
     keepRouter(code, answer);
     passwordPrompt.code = null;
@@ -35,12 +36,14 @@ export async function joinMeeting(code: string, password?: string): Promise<bool
     return true;
   } catch (error) {
     const message = errorText(error);
-    if (error instanceof ApiError && NEEDS_PASSWORD.has(message)) {
+    // `instanceof` narrows to ApiError<any>: the reason is a string.
+    const reason = error instanceof ApiError ? (error.reason as string | undefined) : undefined;
+    if (reason && NEEDS_PASSWORD.has(reason)) {
       passwordPrompt.code = code;
       passwordPrompt.error = password === undefined ? '' : message;
       return false;
     }
-    if (message === '你已在会议中') {
+    if (reason === 'ALREADY_IN_MEETING') {
       passwordPrompt.code = null;
       navigate({ name: 'meeting', code });
       return true;

@@ -7,6 +7,8 @@
  * page stays. `state` is what the page shows: `reconnecting` from the drop until `restore`
  * has succeeded on a new socket.
  */
+// Whether retrying may succeed: the SDK's one list (a REST outage, an `unavailable` refusal).
+import { isTransient } from '@echochat/client';
 import { ref } from 'vue';
 
 /** What the recovery uses of the socket (./ws.ts's RealtimeClient). */
@@ -19,38 +21,6 @@ export interface RecoverySocket {
 }
 
 export type RecoveryState = 'joining' | 'live' | 'reconnecting';
-
-/** ACK reasons that say "try again" (docs/errors.md: the `unavailable` kind), and the socket's own. */
-const TRANSIENT_REASONS = new Set([
-  'TIMEOUT',
-  'DISCONNECTED',
-  'NOT_CONNECTED',
-  'CELL_FENCED',
-  'COMMIT_FAILED',
-  'DEADLINE_EXCEEDED',
-  'NOT_OWNER_NODE',
-  'OWNER_UNREACHABLE',
-  'NODE_DRAINING',
-  'DATABASE_UNAVAILABLE',
-  'DATABASE_LOCK_CONFLICT',
-  'BUSY',
-  'KEY_VALUE_UNAVAILABLE',
-  'REALTIME_UNAVAILABLE',
-  'MEDIA_SERVER_ERROR',
-  'MEDIA_STATE_UNAVAILABLE',
-]);
-
-/**
- * Whether retrying the same request later may succeed: a REST failure (./api.ts's ApiError,
- * its `status`) without an answer or with 502-504, or a refused ACK (./ws.ts's WsError, its
- * `reason`) of the kinds above.
- */
-export function isTransient(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const { status, reason } = error as Error & { status?: unknown; reason?: unknown };
-  if (typeof status === 'number') return status === 0 || status >= 502;
-  return typeof reason === 'string' && TRANSIENT_REASONS.has(reason);
-}
 
 const MAX_DELAY_MS = 5_000;
 

@@ -7,7 +7,7 @@
  * again after a while.
  */
 import { reactive, ref } from 'vue';
-import { call, type User } from './api';
+import { api, type User } from './api';
 
 /** The server's cap (docs/accounts.md). */
 const MAX_IDS = 100;
@@ -65,7 +65,7 @@ function want(key: string): void {
 async function lookUp(ids: string[]): Promise<void> {
   for (const id of ids) asked.add(id);
   try {
-    const { list } = await call<{ list: Named[] }>('GET', `/users?ids=${ids.join(',')}`);
+    const { list } = await api.call('lookupUsers', { query: { ids: ids.join(',') } });
     for (const user of list) knowName(user);
     for (const id of ids) if (!names.has(id)) names.set(id, null);
   } catch {

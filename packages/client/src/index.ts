@@ -22,6 +22,7 @@ export type {
   SocketReason,
   SocketStatus,
 } from './realtime.js';
-export { RoomFeed, isTransient } from './room-feed.js';
+export { RoomFeed } from './room-feed.js';
+export { isTransient } from './transient.js';
 export type { RoomFeedOptions, RoomFrame, RoomFrameMeta } from './room-feed.js';
 export type * from './generated/types.gen.js';

@@ -9,6 +9,7 @@
  * followed by its room code; its media still needs `meeting.room.join`).
  */
 import { RealtimeError, type Frame, type RealtimeClient } from './realtime.js';
+import { isTransient } from './transient.js';
 
 /** Keys every room frame's data carries (docs/protocol.md, "Room frames"). */
 export interface RoomFrameMeta {
@@ -35,31 +36,6 @@ export interface RoomFeedOptions {
   readonly onLive?: () => void;
   /** The room cannot be followed (not in it any more, the room ended…): the ACK's refusal. */
   readonly onError?: (error: RealtimeError) => void;
-}
-
-/** ACK reasons that say "try again" (docs/errors.md: the `unavailable` kind), and the socket's. */
-const TRANSIENT = new Set([
-  'TIMEOUT',
-  'DISCONNECTED',
-  'NOT_CONNECTED',
-  'CELL_FENCED',
-  'COMMIT_FAILED',
-  'DEADLINE_EXCEEDED',
-  'NOT_OWNER_NODE',
-  'OWNER_UNREACHABLE',
-  'OWNER_TIMEOUT',
-  'NODE_DRAINING',
-  'NODE_BUSY',
-  'DATABASE_UNAVAILABLE',
-  'DATABASE_LOCK_CONFLICT',
-  'BUSY',
-  'KEY_VALUE_UNAVAILABLE',
-  'REALTIME_UNAVAILABLE',
-]);
-
-/** Whether a refused request may succeed when sent again later. */
-export function isTransient(error: unknown): boolean {
-  return error instanceof RealtimeError && TRANSIENT.has(error.reason ?? '');
 }
 
 /** How many recent event ids are remembered to drop a frame seen twice (live and replayed). */

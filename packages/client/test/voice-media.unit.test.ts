@@ -1,33 +1,15 @@
 /**
- * The web client's voice-room audio (web/src/voice-media.ts) against a scripted socket and
- * device: a `voice.media.join` that is not answered in time, or answered "try again", is
- * tried again with backoff (each try waiting longer for its answer) until the media is
- * joined, then the listed producers are consumed and a seat holder whose microphone is open
- * sends; a refusal that will not pass is shown and not retried; a consumer that failed for a
- * passing reason is made on a later try; close() ends every retry.
+ * The voice-room media helper (packages/client/src/media/voice-media.ts) against a scripted
+ * socket and device: a `voice.media.join` that is not answered in time, or answered "try
+ * again", is tried again with backoff (each try waiting longer for its answer) until the
+ * media is joined, then the listed producers are consumed and a seat holder whose microphone
+ * is open sends; a refusal that will not pass is shown and not retried; a consumer that
+ * failed for a passing reason is made on a later try; close() ends every retry.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { loadPageModule, refused, settle } from './testing/web-modules.js';
-
-/** What the test uses of the module (loaded by ./testing/web-modules.ts's loadPageModule). */
-interface VoiceMediaLike {
-  readonly status: { value: string };
-  readonly reason: { value: string };
-  readonly remote: Map<string, unknown>;
-  join(): Promise<void>;
-  publish(): Promise<boolean>;
-  close(): void;
-}
-const { VoiceMedia } = (await loadPageModule('voice-media')) as {
-  VoiceMedia: new (
-    ws: ScriptedSocket,
-    roomId: string,
-    selfId: string,
-    onError: (message: string) => void,
-    makeDevice: () => unknown,
-  ) => VoiceMediaLike;
-};
+import { VoiceMedia, type MediaDevice, type MediaSocket } from '../src/media/index.js';
+import { refused, settle } from './media-testing.js';
 
 const ROOM = 'vr_room';
 const JOINED = {
@@ -39,11 +21,15 @@ const JOINED = {
 type Answer = (data: Record<string, unknown>) => Promise<unknown>;
 
 /** A socket whose answers the test scripts per event; it records every request. */
-class ScriptedSocket {
+class ScriptedSocket implements MediaSocket {
   readonly requests: { event: string; data: Record<string, unknown>; timeoutMs?: number }[] = [];
   readonly answers = new Map<string, Answer[]>();
-  request<T>(event: string, data: unknown, options: { timeoutMs?: number } = {}): Promise<T> {
-    const d = data as Record<string, unknown>;
+  request<T>(
+    event: string,
+    data: Record<string, unknown> = {},
+    options: { timeoutMs?: number } = {},
+  ): Promise<T> {
+    const d = data;
     this.requests.push({ event, data: d, timeoutMs: options.timeoutMs });
     const queue = this.answers.get(event) ?? [];
     const answer = queue.length > 1 ? queue.shift()! : queue[0];
@@ -65,7 +51,7 @@ const fails = (reason: string) => () => refused(reason);
 const answers = (value: unknown) => () => Promise.resolve(value);
 
 /** A device whose transports consume and produce without a browser. */
-function scriptedDevice(produced: string[]) {
+function scriptedDevice(produced: string[]): MediaDevice {
   const transport = ({ id }: { id: string }) => ({
     id,
     on: () => undefined,
@@ -82,28 +68,28 @@ function scriptedDevice(produced: string[]) {
       return Promise.resolve({ id: 'my-producer', close: () => undefined });
     },
   });
-  return {
+  const device = {
     load: () => Promise.resolve(),
     rtpCapabilities: {},
     createRecvTransport: transport,
     createSendTransport: transport,
   };
+  return device as unknown as MediaDevice;
 }
 
 function voiceMedia(socket: ScriptedSocket) {
   const errors: string[] = [];
   const produced: string[] = [];
-  const media = new VoiceMedia(
-    socket,
-    ROOM,
-    '1',
-    (m) => errors.push(m),
-    () => scriptedDevice(produced),
-  );
+  const media = new VoiceMedia(socket, {
+    roomId: ROOM,
+    selfId: '1',
+    onError: (m) => errors.push(m),
+    makeDevice: () => scriptedDevice(produced),
+  });
   return { media, errors, produced };
 }
 
-describe('web client voice media', () => {
+describe('voice media', () => {
   beforeEach(() => {
     mock.timers.enable({ apis: ['setTimeout'] });
     const g = globalThis as Record<string, unknown>;
@@ -129,7 +115,7 @@ describe('web client voice media', () => {
     const { media, errors } = voiceMedia(socket);
 
     await media.join();
-    assert.deepEqual([media.status.value, media.reason.value], ['unavailable', 'refused: TIMEOUT']);
+    assert.deepEqual([media.status, media.reason], ['unavailable', 'refused: TIMEOUT']);
     mock.timers.tick(999);
     await settle();
     assert.equal(socket.sent('voice.media.join').length, 1, 'the first retry after 1 s');
@@ -145,7 +131,7 @@ describe('web client voice media', () => {
       socket.sent('voice.media.join').map((r) => r.timeoutMs),
       [4_000, 8_000, 10_000],
     );
-    assert.equal(media.status.value, 'ready');
+    assert.equal(media.status, 'ready');
     assert.deepEqual(
       socket.sent('voice.consume.start').map((r) => r.data.producer_id),
       ['producer-of-7'],
@@ -174,7 +160,7 @@ describe('web client voice media', () => {
     assert.equal(await media.publish(), false, 'the microphone opens, nothing is sent');
     mock.timers.tick(1_000);
     await settle();
-    assert.equal(media.status.value, 'ready');
+    assert.equal(media.status, 'ready');
     assert.deepEqual(produced, ['send-1']);
     media.close();
   });
@@ -189,7 +175,7 @@ describe('web client voice media', () => {
     await settle();
     assert.equal(socket.sent('voice.media.join').length, 1);
     assert.deepEqual(
-      [media.status.value, media.reason.value],
+      [media.status, media.reason],
       ['unavailable', 'refused: VOICE_MEDIA_NOT_JOINED'],
     );
     media.close();

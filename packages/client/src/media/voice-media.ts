@@ -6,13 +6,13 @@
  * attached (`voice.consume.resume`), `voice.producer.new` for producers that come and go, and
  * `voice.speakers` for who is talking.
  *
- * The page works without it: when `voice.media.join` is not answered (a node without voice
+ * The room works without it: when `voice.media.join` is not answered (a node without voice
  * media, an older node that drops unknown events unanswered, or a node too busy to answer in
  * time) or refused, `status` says `unavailable` with the reason and the room (seats, gifts,
  * members) goes on as before. A failure that may pass (no answer, a media server down: see
- * ./recovery.ts's `isTransient`) is tried again with backoff while the page stays, and so is
- * a consumer that could not be made for such a reason; once the media is joined, a seat holder
- * whose microphone is open sends.
+ * ./retry.ts's `mayPass`) is tried again with backoff until `close`, and so is a consumer
+ * that could not be made for such a reason; once the media is joined, a seat holder whose
+ * microphone is open sends.
  *
  * `voice.media.reset {room_id, …}` (the room's media server died; its router is on another
  * one now) is handled without a page reload: the media is joined again from scratch and a
@@ -20,13 +20,28 @@
  */
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
-import { reactive, ref, shallowRef } from 'vue';
-import type { MediaDevice, MediaSocket } from './media-ports';
-import { isTransient } from './recovery';
-import { backoff, CONSUME_ATTEMPTS, RETRY_MS, RetryTimers } from './retry';
-import type { Frame } from './ws';
+import { ChangeListeners } from './changes.js';
+import type { MediaDevice, MediaFrame, MediaSocket } from './ports.js';
+import { backoff, CONSUME_ATTEMPTS, mayPass, RETRY_MS, RetryTimers } from './retry.js';
+import { signalled } from './transports.js';
 
 export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
+
+/** A seat holder's audio, as the page plays it. */
+export interface VoiceRemote {
+  readonly stream: MediaStream;
+  readonly consumerId: string;
+}
+
+export interface VoiceMediaOptions {
+  readonly roomId: string;
+  /** The caller: its own producer is not consumed. */
+  readonly selfId: string;
+  /** A failure to show (a consumer given up, a refused resume or close). */
+  readonly onError: (message: string) => void;
+  /** Makes the device (a scripted one in tests). */
+  readonly makeDevice?: () => MediaDevice;
+}
 
 interface JoinAnswer {
   router_id: string;
@@ -43,13 +58,16 @@ interface JoinAnswer {
 const JOIN_TIMEOUT_MS = { first: 4_000, max: 10_000 };
 
 export class VoiceMedia {
-  readonly status = ref<VoiceMediaStatus>('idle');
-  readonly reason = ref('');
-  /** The seat holders' audio, by user id. */
-  readonly remote = reactive(new Map<string, { stream: MediaStream; consumerId: string }>());
-  /** Volume by user id from `voice.speakers` (absent: silent). */
-  readonly speakers = reactive(new Map<string, number>());
-  readonly local = shallowRef<MediaStream | null>(null);
+  private state: VoiceMediaStatus = 'idle';
+  private why = '';
+  private remoteAudio: ReadonlyMap<string, VoiceRemote> = new Map();
+  private volumes: ReadonlyMap<string, number> = new Map();
+  private localStream: MediaStream | null = null;
+  private readonly changes = new ChangeListeners();
+  private readonly roomId: string;
+  private readonly selfId: string;
+  private readonly onError: (message: string) => void;
+  private readonly makeDevice: () => MediaDevice;
   private device: MediaDevice | null = null;
   private recv: Transport | null = null;
   private send: Transport | null = null;
@@ -65,25 +83,59 @@ export class VoiceMedia {
   private closed = false;
 
   constructor(
-    private readonly ws: MediaSocket,
-    private readonly roomId: string,
-    private readonly selfId: string,
-    private readonly onError: (message: string) => void,
-    private readonly makeDevice: () => MediaDevice = () => new Device(),
+    private readonly socket: MediaSocket,
+    options: VoiceMediaOptions,
   ) {
+    this.roomId = options.roomId;
+    this.selfId = options.selfId;
+    this.onError = options.onError;
+    this.makeDevice = options.makeDevice ?? (() => new Device());
     this.offs.push(
-      ws.on('voice.producer.new', (f) => this.onProducer(f)),
-      ws.on('voice.speakers', (f) => this.onSpeakers(f)),
-      ws.on('voice.media.reset', (f) => void this.onReset(f)),
+      socket.on('voice.producer.new', (f) => this.onProducer(f)),
+      socket.on('voice.speakers', (f) => this.onSpeakers(f)),
+      socket.on('voice.media.reset', (f) => void this.onReset(f)),
     );
   }
 
+  get status(): VoiceMediaStatus {
+    return this.state;
+  }
+
+  /** Why audio is unavailable (the refusal or the missing answer). */
+  get reason(): string {
+    return this.why;
+  }
+
+  /** The seat holders' audio, by user id. */
+  get remote(): ReadonlyMap<string, VoiceRemote> {
+    return this.remoteAudio;
+  }
+
+  /** Volume by user id from `voice.speakers` (absent: silent). */
+  get speakers(): ReadonlyMap<string, number> {
+    return this.volumes;
+  }
+
+  /** The microphone, while publishing (opened by `publish`, stopped by `unpublish`). */
+  get local(): MediaStream | null {
+    return this.localStream;
+  }
+
+  get available(): boolean {
+    return this.state === 'ready';
+  }
+
+  /** Calls `listener` after every change of `status`, `reason`, `remote`, `speakers`, `local`. */
+  onChange(listener: () => void): () => void {
+    return this.changes.add(listener);
+  }
+
   /** The router moved to another media server: join its media again, send again if sending. */
-  private async onReset(frame: Frame): Promise<void> {
+  private async onReset(frame: MediaFrame): Promise<void> {
     if ((frame.data as { room_id?: string }).room_id !== this.roomId) return;
     const sending = this.producer !== null;
     await this.join();
-    if (sending && this.local.value) {
+    if (sending && this.localStream) {
       await this.publish().catch((error: Error) => this.onError(error.message));
     }
   }
@@ -94,10 +146,10 @@ export class VoiceMedia {
     this.joinRetry.clear();
     const leftBehind = this.producer?.id;
     this.reset();
-    this.status.value = 'checking';
+    this.setStatus('checking');
     let answer: JoinAnswer;
     try {
-      answer = await this.ws.request<JoinAnswer>(
+      answer = await this.socket.request<JoinAnswer>(
         'voice.media.join',
         { room_id: this.roomId },
         { timeoutMs: backoff(JOIN_TIMEOUT_MS, this.joinFailures) },
@@ -108,7 +160,7 @@ export class VoiceMedia {
     }
     // Still on the media server if the previous socket's node died: closed as its owner.
     if (leftBehind) {
-      await this.ws
+      await this.socket
         .request('voice.producer.close', { room_id: this.roomId, producer_id: leftBehind })
         .catch(() => undefined);
     }
@@ -116,7 +168,7 @@ export class VoiceMedia {
       this.device = this.makeDevice();
       await this.device.load({ routerRtpCapabilities: answer.rtp_capabilities as never });
       this.recv = this.wire(this.device.createRecvTransport(await this.createTransport('recv')));
-      this.status.value = 'ready';
+      this.setStatus('ready');
       this.joinFailures = 0;
       for (const p of answer.producers ?? []) this.announce(String(p.user_id), p.producer_id);
     } catch (error) {
@@ -124,34 +176,18 @@ export class VoiceMedia {
     }
   }
 
-  /** Audio is unavailable for `error`; tried again later if that may pass. */
-  private unavailable(error: unknown): void {
-    this.status.value = 'unavailable';
-    this.reason.value = (error as Error).message;
-    if (this.closed || !isTransient(error)) return;
-    this.joinRetry.later(backoff(RETRY_MS, this.joinFailures++), () => {
-      void this.join()
-        // The seat holder went live without media (the page confirmed): sends now.
-        .then(() => (this.available && this.local.value ? this.publish() : false))
-        .catch((e: Error) => this.onError(e.message));
-    });
-  }
-
-  get available(): boolean {
-    return this.status.value === 'ready';
-  }
-
   /**
    * Opens the microphone and, with media, sends it (the caller holds a seat). Resolves true
    * when audio really leaves the page (then the seat may be confirmed as publishing).
    */
   async publish(): Promise<boolean> {
-    if (!this.local.value) {
-      this.local.value = await navigator.mediaDevices.getUserMedia({ audio: true });
+    if (!this.localStream) {
+      this.localStream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      this.changes.emit();
     }
     if (!this.available || !this.device || this.producer) return false;
     this.send ??= this.wire(this.device.createSendTransport(await this.createTransport('send')));
-    const track = this.local.value.getAudioTracks()[0];
+    const track = this.localStream.getAudioTracks()[0];
     if (!track) return false;
     this.producer = await this.send.produce({ track, stopTracks: false });
     return true;
@@ -161,11 +197,10 @@ export class VoiceMedia {
   async unpublish(): Promise<void> {
     const producer = this.producer;
     this.producer = null;
-    for (const track of this.local.value?.getTracks() ?? []) track.stop();
-    this.local.value = null;
+    this.stopMicrophone();
     if (!producer) return;
     producer.close();
-    await this.ws
+    await this.socket
       .request('voice.producer.close', { room_id: this.roomId, producer_id: producer.id })
       .catch((error: Error) => this.onError(error.message));
   }
@@ -175,18 +210,19 @@ export class VoiceMedia {
       if (muted) this.producer.pause();
       else this.producer.resume();
     }
-    for (const track of this.local.value?.getAudioTracks() ?? []) track.enabled = !muted;
+    for (const track of this.localStream?.getAudioTracks() ?? []) track.enabled = !muted;
   }
 
+  /** The page attached the consumer's track to its element: the server may now forward. */
   async attached(consumerId: string): Promise<void> {
     if (this.resumed.has(consumerId)) return;
     this.resumed.add(consumerId);
-    await this.ws
+    await this.socket
       .request('voice.consume.resume', { consumer_id: consumerId })
       .catch((error: Error) => this.onError(error.message));
   }
 
-  /** Inbound audio bytes per user (the debug hook). */
+  /** Inbound audio bytes per user (for a debug hook). */
   async received(): Promise<{ userId: string; bytes: number }[]> {
     if (!this.recv) return [];
     const report = await this.recv.getStats();
@@ -196,7 +232,7 @@ export class VoiceMedia {
       if (s.type === 'inbound-rtp') bytes.set(i.ssrc, i.bytesReceived ?? 0);
     });
     const out = [];
-    for (const [userId, r] of this.remote) {
+    for (const [userId, r] of this.remoteAudio) {
       const consumer = [...this.consumers.values()].find((c) => c?.id === r.consumerId);
       const ssrc = consumer?.rtpParameters.encodings?.[0]?.ssrc ?? -1;
       out.push({ userId, bytes: bytes.get(ssrc) ?? 0 });
@@ -209,8 +245,32 @@ export class VoiceMedia {
     this.joinRetry.clear();
     for (const off of this.offs) off();
     this.reset();
-    for (const track of this.local.value?.getTracks() ?? []) track.stop();
-    this.local.value = null;
+    this.stopMicrophone();
+  }
+
+  /** Audio is unavailable for `error`; tried again later if that may pass. */
+  private unavailable(error: unknown): void {
+    this.why = (error as Error).message;
+    this.setStatus('unavailable');
+    if (this.closed || !mayPass(error)) return;
+    this.joinRetry.later(backoff(RETRY_MS, this.joinFailures++), () => {
+      void this.join()
+        // The seat holder went live without media (the page confirmed): sends now.
+        .then(() => (this.available && this.localStream ? this.publish() : false))
+        .catch((e: Error) => this.onError(e.message));
+    });
+  }
+
+  private setStatus(status: VoiceMediaStatus): void {
+    this.state = status;
+    this.changes.emit();
+  }
+
+  private stopMicrophone(): void {
+    for (const track of this.localStream?.getTracks() ?? []) track.stop();
+    if (!this.localStream) return;
+    this.localStream = null;
+    this.changes.emit();
   }
 
   private reset(): void {
@@ -220,26 +280,32 @@ export class VoiceMedia {
     this.consumers.clear();
     this.consumeRetries.clear();
     this.resumed.clear();
-    this.remote.clear();
-    this.speakers.clear();
     this.send?.close();
     this.recv?.close();
     this.send = null;
     this.recv = null;
+    if (this.remoteAudio.size > 0 || this.volumes.size > 0) {
+      this.remoteAudio = new Map();
+      this.volumes = new Map();
+      this.changes.emit();
+    }
   }
 
   private createTransport(direction: 'send' | 'recv') {
-    return this.ws.request<never>('voice.transport.create', { room_id: this.roomId, direction });
+    return this.socket.request<never>('voice.transport.create', {
+      room_id: this.roomId,
+      direction,
+    });
   }
 
-  private onSpeakers(frame: Frame): void {
+  private onSpeakers(frame: MediaFrame): void {
     const d = frame.data as { room_id: string; speakers: { user_id: string; volume: number }[] };
     if (d.room_id !== this.roomId) return;
-    this.speakers.clear();
-    for (const s of d.speakers ?? []) this.speakers.set(String(s.user_id), s.volume);
+    this.volumes = new Map((d.speakers ?? []).map((s) => [String(s.user_id), s.volume]));
+    this.changes.emit();
   }
 
-  private onProducer(frame: Frame): void {
+  private onProducer(frame: MediaFrame): void {
     const d = frame.data as {
       room_id: string;
       user_id: string;
@@ -250,10 +316,18 @@ export class VoiceMedia {
     if (d.closed) {
       this.consumers.get(d.producer_id)?.close();
       this.consumers.delete(d.producer_id);
-      this.remote.delete(String(d.user_id));
+      this.setRemote((remote) => remote.delete(String(d.user_id)));
       return;
     }
     this.announce(String(d.user_id), d.producer_id);
+  }
+
+  /** Changes a copy of `remote` (the one handed out stays as it was) and tells the listeners. */
+  private setRemote(change: (remote: Map<string, VoiceRemote>) => void): void {
+    const next = new Map(this.remoteAudio);
+    change(next);
+    this.remoteAudio = next;
+    this.changes.emit();
   }
 
   private announce(userId: string, producerId: string, failures = 0): void {
@@ -266,7 +340,7 @@ export class VoiceMedia {
     this.queue = this.queue
       .then(() => this.consume(userId, producerId))
       .catch((error: Error) => {
-        if (wanted() && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
+        if (wanted() && mayPass(error) && failures + 1 < CONSUME_ATTEMPTS) {
           this.consumeRetries.later(backoff(RETRY_MS, failures), () => {
             if (wanted()) this.announce(userId, producerId, failures + 1);
           });
@@ -279,7 +353,7 @@ export class VoiceMedia {
   private async consume(userId: string, producerId: string): Promise<void> {
     const recv = this.recv;
     if (!recv || !this.device || !this.consumers.has(producerId)) return;
-    const info = await this.ws.request<{
+    const info = await this.socket.request<{
       id: string;
       producerId: string;
       kind: 'audio';
@@ -293,29 +367,11 @@ export class VoiceMedia {
     const consumer = await recv.consume(info);
     if (!this.consumers.has(producerId)) return consumer.close();
     this.consumers.set(producerId, consumer);
-    this.remote.set(userId, { stream: new MediaStream([consumer.track]), consumerId: consumer.id });
+    const audio = { stream: new MediaStream([consumer.track]), consumerId: consumer.id };
+    this.setRemote((remote) => remote.set(userId, audio));
   }
 
   private wire(transport: Transport): Transport {
-    transport.on('connect', ({ dtlsParameters }, callback, errback) => {
-      this.ws
-        .request('voice.transport.connect', {
-          room_id: this.roomId,
-          transport_id: transport.id,
-          dtls_parameters: dtlsParameters,
-        })
-        .then(() => callback(), errback);
-    });
-    transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
-      this.ws
-        .request<{ producer_id: string }>('voice.produce.start', {
-          room_id: this.roomId,
-          transport_id: transport.id,
-          kind,
-          rtp_parameters: rtpParameters,
-        })
-        .then(({ producer_id: id }) => callback({ id }), errback);
-    });
-    return transport;
+    return signalled(this.socket, 'voice', { room_id: this.roomId }, transport);
   }
 }

@@ -7,9 +7,9 @@
  * (`meeting.consume.start`: created paused by the server) → `meeting.consume.resume` once
  * the page has attached the track to its media element (`attached`).
  *
- * After a reconnect (`prepare`, join, `start` again), the old socket's resources are gone on the server (its
- * close released them): the device stays, the transports, producers and consumers are made
- * again on the new socket, with the same local tracks.
+ * After a reconnect (`prepare`, join, `start` again), the old socket's resources are gone on
+ * the server (its close released them): the device stays, the transports, producers and
+ * consumers are made again on the new socket, with the same local tracks.
  *
  * `meeting.media.reset {room_code, router_id, rtp_capabilities}` (the meeting's media server
  * died and its router is on another one now) is handled here, without a page reload: the
@@ -19,18 +19,38 @@
  */
 import { Device } from 'mediasoup-client';
 import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
-import { reactive, shallowRef } from 'vue';
-import { keepRouter } from './kept-router';
-import type { MediaDevice, MediaSocket } from './media-ports';
-import { isTransient } from './recovery';
-import { backoff, CONSUME_ATTEMPTS, RETRY_MS, RetryTimers } from './retry';
-import type { Frame } from './ws';
+import { ChangeListeners } from './changes.js';
+import type { MediaDevice, MediaFrame, MediaSocket } from './ports.js';
+import { backoff, CONSUME_ATTEMPTS, mayPass, RETRY_MS, RetryTimers } from './retry.js';
+import { signalled } from './transports.js';
 
+/** What a member sends, as the page shows it (replaced, never mutated, at a change). */
 export interface RemoteMedia {
-  audio: MediaStream | null;
-  video: MediaStream | null;
-  audioConsumerId: string | null;
-  videoConsumerId: string | null;
+  readonly audio: MediaStream | null;
+  readonly video: MediaStream | null;
+  readonly audioConsumerId: string | null;
+  readonly videoConsumerId: string | null;
+}
+
+/** A meeting's router, from its join's ACK or `meeting.media.reset`. */
+export interface MeetingRouter {
+  readonly router_id: string | null;
+  readonly rtp_capabilities: unknown;
+}
+
+export interface MeetingMediaOptions {
+  readonly roomCode: string;
+  /** The caller: its own producers are not consumed. */
+  readonly selfId: number;
+  /** A failure to show (a consumer given up, a failed reset, a refused resume). */
+  readonly onError: (message: string) => void;
+  /**
+   * The meeting's router moved (`meeting.media.reset`), before the device loads it: a page
+   * that loads its device from kept capabilities after a reload keeps these instead.
+   */
+  readonly onRouter?: (router: MeetingRouter) => void;
+  /** Makes the device (a scripted one in tests). */
+  readonly makeDevice?: () => MediaDevice;
 }
 
 interface TransportInfo {
@@ -47,12 +67,21 @@ interface ConsumerInfo {
   rtpParameters: never;
 }
 
+interface Waiting {
+  producerId: string;
+  userId: number;
+  generation: number;
+}
+
 export class MeetingMedia {
-  /** Other members' streams, by user id. */
-  readonly remote = reactive(new Map<number, RemoteMedia>());
-  readonly local = shallowRef<MediaStream | null>(null);
-  /** Why there is no camera / microphone, when there is none. */
-  readonly deviceError = shallowRef('');
+  private remoteMedia: ReadonlyMap<number, RemoteMedia> = new Map();
+  private localStream: MediaStream | null = null;
+  private noDevice = '';
+  private readonly changes = new ChangeListeners();
+  private readonly roomCode: string;
+  private readonly selfId: number;
+  private readonly onError: (message: string) => void;
+  private readonly makeDevice: () => MediaDevice;
   private device: MediaDevice;
   private send: Transport | null = null;
   private recv: Transport | null = null;
@@ -70,23 +99,45 @@ export class MeetingMedia {
   private enabled = { audio: true, video: true };
   /** The previous socket's producers, closed once the page is back (see `start`). */
   private leftBehind: string[] = [];
+  private waiting: Waiting[] = [];
 
   constructor(
-    private readonly ws: MediaSocket,
-    private readonly roomCode: string,
-    private readonly selfId: number,
-    private readonly onError: (message: string) => void,
-    private readonly makeDevice: () => MediaDevice = () => new Device(),
+    private readonly socket: MediaSocket,
+    private readonly options: MeetingMediaOptions,
   ) {
-    this.device = makeDevice();
+    this.roomCode = options.roomCode;
+    this.selfId = options.selfId;
+    this.onError = options.onError;
+    this.makeDevice = options.makeDevice ?? (() => new Device());
+    this.device = this.makeDevice();
     this.offs.push(
-      ws.on('meeting.member.producer.new', (f) => this.onProducer(f)),
-      ws.on('meeting.media.reset', (f) => void this.onReset(f)),
+      socket.on('meeting.member.producer.new', (f) => this.onProducer(f)),
+      socket.on('meeting.media.reset', (f) => void this.onReset(f)),
     );
   }
 
+  /** Other members' streams, by user id. */
+  get remote(): ReadonlyMap<number, RemoteMedia> {
+    return this.remoteMedia;
+  }
+
+  /** The camera and microphone (null before `load`, when none could be opened, after `close`). */
+  get local(): MediaStream | null {
+    return this.localStream;
+  }
+
+  /** Why there is no camera / microphone, when there is none. */
+  get deviceError(): string {
+    return this.noDevice;
+  }
+
+  /** Calls `listener` after every change of `remote`, `local` or `deviceError`. */
+  onChange(listener: () => void): () => void {
+    return this.changes.add(listener);
+  }
+
   /** The router moved to another media server: everything is made again there. */
-  private async onReset(frame: Frame): Promise<void> {
+  private async onReset(frame: MediaFrame): Promise<void> {
     const d = frame.data as {
       room_code: string;
       router_id: string | null;
@@ -96,13 +147,12 @@ export class MeetingMedia {
     this.prepare();
     try {
       if (d.rtp_capabilities) {
-        // A reload of the page loads the device with what the tab kept: the new router's.
-        keepRouter(this.roomCode, { router_id: d.router_id, rtp_capabilities: d.rtp_capabilities });
+        this.options.onRouter?.({ router_id: d.router_id, rtp_capabilities: d.rtp_capabilities });
         const device = this.makeDevice();
         await device.load({ routerRtpCapabilities: d.rtp_capabilities });
         this.device = device;
       }
-      await this.ws.request('meeting.room.join', { room_code: this.roomCode });
+      await this.socket.request('meeting.room.join', { room_code: this.roomCode });
       await this.start();
     } catch (error) {
       this.onError(`媒体服务切换后重连失败: ${(error as Error).message}`);
@@ -112,7 +162,8 @@ export class MeetingMedia {
   /** Loads the device and opens the camera and microphone (before the first join). */
   async load(rtpCapabilities: unknown): Promise<void> {
     await this.device.load({ routerRtpCapabilities: rtpCapabilities as never });
-    this.local.value = await this.openDevices();
+    this.localStream = await this.openDevices();
+    this.changes.emit();
   }
 
   /**
@@ -132,12 +183,12 @@ export class MeetingMedia {
     // Closed by their node when the socket dropped, but still on the media server when that
     // node died: closed here (its owner's call), so the others drop them and nobody is offered them.
     for (const id of this.leftBehind.splice(0)) {
-      await this.ws
+      await this.socket
         .request('meeting.producer.close', { room_code: this.roomCode, producer_id: id })
         .catch(() => undefined);
     }
     const create = (direction: 'send' | 'recv') =>
-      this.ws.request<TransportInfo>('meeting.transport.create', {
+      this.socket.request<TransportInfo>('meeting.transport.create', {
         room_code: this.roomCode,
         direction,
       });
@@ -152,8 +203,7 @@ export class MeetingMedia {
     this.recv = recv;
     // Producers announced before the recv transport existed wait in the queue.
     this.pump();
-    const stream = this.local.value;
-    for (const track of stream?.getTracks() ?? []) {
+    for (const track of this.localStream?.getTracks() ?? []) {
       const kind = track.kind as 'audio' | 'video';
       const producer = await send.produce({
         track,
@@ -173,7 +223,7 @@ export class MeetingMedia {
       if (enabled) producer.resume();
       else producer.pause();
     } else {
-      for (const track of this.local.value?.getTracks() ?? []) {
+      for (const track of this.localStream?.getTracks() ?? []) {
         if (track.kind === kind) track.enabled = enabled;
       }
     }
@@ -184,14 +234,14 @@ export class MeetingMedia {
     if (this.resumed.has(consumerId)) return;
     this.resumed.add(consumerId);
     try {
-      await this.ws.request('meeting.consume.resume', { consumer_id: consumerId });
+      await this.socket.request('meeting.consume.resume', { consumer_id: consumerId });
     } catch (error) {
       this.resumed.delete(consumerId);
       this.onError((error as Error).message);
     }
   }
 
-  /** What arrived from each member (inbound-rtp of the recv transport), for the debug hook. */
+  /** What arrived from each member (inbound-rtp of the recv transport), for a debug hook. */
   async received(): Promise<{ userId: number; kind: string; bytes: number; frames: number }[]> {
     if (!this.recv) return [];
     const report = await this.recv.getStats();
@@ -213,7 +263,7 @@ export class MeetingMedia {
     return out;
   }
 
-  /** Audio level (0-1) per member, self included (0 for self: its own level is local). */
+  /** Audio level (0-1) per member, self included (from what its microphone sends). */
   async levels(): Promise<Map<number, number>> {
     const levels = new Map<number, number>();
     const collect = async (
@@ -250,8 +300,9 @@ export class MeetingMedia {
     this.generation++;
     this.reset();
     for (const off of this.offs) off();
-    for (const track of this.local.value?.getTracks() ?? []) track.stop();
-    this.local.value = null;
+    for (const track of this.localStream?.getTracks() ?? []) track.stop();
+    this.localStream = null;
+    this.changes.emit();
   }
 
   private async openDevices(): Promise<MediaStream | null> {
@@ -264,14 +315,14 @@ export class MeetingMedia {
     for (const constraints of attempts) {
       try {
         const stream = await navigator.mediaDevices.getUserMedia(constraints);
-        if (!constraints.video) this.deviceError.value = '无法使用摄像头: 仅音频';
-        if (!constraints.audio) this.deviceError.value = '无法使用麦克风: 仅视频';
+        if (!constraints.video) this.noDevice = '无法使用摄像头: 仅音频';
+        if (!constraints.audio) this.noDevice = '无法使用麦克风: 仅视频';
         return stream;
       } catch (error) {
         last = (error as Error).message;
       }
     }
-    this.deviceError.value = `无法使用摄像头和麦克风 (${last})：你仍可收看收听`;
+    this.noDevice = `无法使用摄像头和麦克风 (${last})：你仍可收看收听`;
     return null;
   }
 
@@ -286,14 +337,20 @@ export class MeetingMedia {
     this.recv?.close();
     this.send = null;
     this.recv = null;
-    this.remote.clear();
     this.waiting = [];
     this.consumeRetries.clear();
+    if (this.remoteMedia.size > 0) this.setRemote((remote) => remote.clear());
   }
 
-  private waiting: { producerId: string; userId: number; generation: number }[] = [];
+  /** Changes a copy of `remote` (the one handed out stays as it was) and tells the listeners. */
+  private setRemote(change: (remote: Map<number, RemoteMedia>) => void): void {
+    const next = new Map(this.remoteMedia);
+    change(next);
+    this.remoteMedia = next;
+    this.changes.emit();
+  }
 
-  private onProducer(frame: Frame): void {
+  private onProducer(frame: MediaFrame): void {
     const d = frame.data as {
       room_code: string;
       user_id: number;
@@ -306,12 +363,16 @@ export class MeetingMedia {
       const consumer = this.consumers.get(d.producer_id);
       consumer?.close();
       this.consumers.delete(d.producer_id);
-      const media = this.remote.get(d.user_id);
+      const media = this.remoteMedia.get(d.user_id);
+      if (!media || !consumer) return;
       // Only if it is still the one shown (a newer producer of the member may have replaced it).
-      if (media && consumer?.id === media.audioConsumerId)
-        Object.assign(media, { audio: null, audioConsumerId: null });
-      if (media && consumer?.id === media.videoConsumerId)
-        Object.assign(media, { video: null, videoConsumerId: null });
+      const gone = {
+        ...(consumer.id === media.audioConsumerId ? { audio: null, audioConsumerId: null } : {}),
+        ...(consumer.id === media.videoConsumerId ? { video: null, videoConsumerId: null } : {}),
+      };
+      if (Object.keys(gone).length > 0) {
+        this.setRemote((remote) => remote.set(d.user_id, { ...media, ...gone }));
+      }
       return;
     }
     // A producer may be announced twice (listed after the join ACK, and broadcast).
@@ -333,17 +394,14 @@ export class MeetingMedia {
   }
 
   /** Consumes `item` after what is queued; a failure that may pass is tried again later. */
-  private enqueue(
-    item: { producerId: string; userId: number; generation: number },
-    failures: number,
-  ) {
+  private enqueue(item: Waiting, failures: number) {
     // Still announced and not consumed, on the same socket's transports.
     const wanted = () =>
       item.generation === this.generation && this.consumers.get(item.producerId) === null;
     this.queue = this.queue
       .then(() => this.consume(item.producerId, item.userId, item.generation))
       .catch((error: Error) => {
-        if (wanted() && isTransient(error) && failures + 1 < CONSUME_ATTEMPTS) {
+        if (wanted() && mayPass(error) && failures + 1 < CONSUME_ATTEMPTS) {
           this.consumeRetries.later(backoff(RETRY_MS, failures), () => {
             if (wanted()) this.enqueue(item, failures + 1);
           });
@@ -356,7 +414,7 @@ export class MeetingMedia {
   private async consume(producerId: string, userId: number, generation: number): Promise<void> {
     const recv = this.recv;
     if (!recv || generation !== this.generation || !this.consumers.has(producerId)) return;
-    const info = await this.ws.request<ConsumerInfo>('meeting.consume.start', {
+    const info = await this.socket.request<ConsumerInfo>('meeting.consume.start', {
       room_code: this.roomCode,
       transport_id: recv.id,
       producer_id: producerId,
@@ -368,39 +426,21 @@ export class MeetingMedia {
       return;
     }
     this.consumers.set(producerId, consumer);
-    const media = this.remote.get(userId) ?? {
+    const media = this.remoteMedia.get(userId) ?? {
       audio: null,
       video: null,
       audioConsumerId: null,
       videoConsumerId: null,
     };
     const stream = new MediaStream([consumer.track]);
-    if (consumer.kind === 'audio')
-      Object.assign(media, { audio: stream, audioConsumerId: consumer.id });
-    else Object.assign(media, { video: stream, videoConsumerId: consumer.id });
-    this.remote.set(userId, media);
+    const shown =
+      consumer.kind === 'audio'
+        ? { ...media, audio: stream, audioConsumerId: consumer.id }
+        : { ...media, video: stream, videoConsumerId: consumer.id };
+    this.setRemote((remote) => remote.set(userId, shown));
   }
 
   private wire(transport: Transport): Transport {
-    transport.on('connect', ({ dtlsParameters }, callback, errback) => {
-      this.ws
-        .request('meeting.transport.connect', {
-          room_code: this.roomCode,
-          transport_id: transport.id,
-          dtls_parameters: dtlsParameters,
-        })
-        .then(() => callback(), errback);
-    });
-    transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
-      this.ws
-        .request<{ producer_id: string }>('meeting.produce.start', {
-          room_code: this.roomCode,
-          transport_id: transport.id,
-          kind,
-          rtp_parameters: rtpParameters,
-        })
-        .then(({ producer_id: id }) => callback({ id }), errback);
-    });
-    return transport;
+    return signalled(this.socket, 'meeting', { room_code: this.roomCode }, transport);
   }
 }

@@ -1,40 +1,25 @@
 /**
- * The web client's meeting media (web/src/meeting-media.ts) against a scripted socket and
- * device: a producer whose consumer could not be made for a reason that may pass
+ * The meeting media helper (packages/client/src/media/meeting-media.ts) against a scripted
+ * socket and device: a producer whose consumer could not be made for a reason that may pass
  * (`MEDIA_SERVER_ERROR`, no answer) is consumed on a later try, with backoff; a refusal that
- * will not pass is shown once; a retry of a previous socket's transports is dropped.
+ * will not pass is shown once; a retry of a previous socket's transports is dropped; a
+ * change hands out a new `remote` and leaves the previous one as it was.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { loadPageModule, refused, settle } from './testing/web-modules.js';
-
-/** What the test uses of the module (loaded by ./testing/web-modules.ts's loadPageModule). */
-interface MeetingMediaLike {
-  readonly remote: Map<number, { audio: unknown; audioConsumerId: string | null }>;
-  prepare(): void;
-  start(): Promise<void>;
-  close(): void;
-}
-const { MeetingMedia } = (await loadPageModule('meeting-media')) as {
-  MeetingMedia: new (
-    ws: ScriptedSocket,
-    roomCode: string,
-    selfId: number,
-    onError: (message: string) => void,
-    makeDevice: () => unknown,
-  ) => MeetingMediaLike;
-};
+import { MeetingMedia, type MediaDevice, type MediaSocket } from '../src/media/index.js';
+import { refused, settle } from './media-testing.js';
 
 const CODE = '123-456-789';
 type Answer = (data: Record<string, unknown>) => Promise<unknown>;
 
 /** A socket whose answers the test scripts per event, and that delivers frames it is given. */
-class ScriptedSocket {
+class ScriptedSocket implements MediaSocket {
   readonly requests: { event: string; data: Record<string, unknown> }[] = [];
   private readonly answers = new Map<string, Answer>();
   private readonly handlers = new Map<string, (frame: { data: unknown }) => void>();
-  request<T>(event: string, data: unknown): Promise<T> {
-    const d = data as Record<string, unknown>;
+  request<T>(event: string, data: Record<string, unknown> = {}): Promise<T> {
+    const d = data;
     this.requests.push({ event, data: d });
     return (this.answers.get(event)?.(d) ?? Promise.resolve({})) as Promise<T>;
   }
@@ -54,7 +39,7 @@ class ScriptedSocket {
 }
 
 /** A device whose transports consume without a browser. */
-const scriptedDevice = () => {
+const scriptedDevice = (): MediaDevice => {
   const transport = ({ id }: { id: string }) => ({
     id,
     on: () => undefined,
@@ -62,12 +47,13 @@ const scriptedDevice = () => {
     consume: (info: { id: string; kind: string }) =>
       Promise.resolve({ id: info.id, kind: info.kind, track: {}, close: () => undefined }),
   });
-  return {
+  const device = {
     load: () => Promise.resolve(),
     rtpCapabilities: {},
     createRecvTransport: transport,
     createSendTransport: transport,
   };
+  return device as unknown as MediaDevice;
 };
 
 /** A started meeting media whose `consume.start` answers per producer as `consume` says. */
@@ -84,7 +70,12 @@ async function started(consume: (producerId: string, attempt: number) => Promise
     return consume(producerId, n);
   });
   const errors: string[] = [];
-  const media = new MeetingMedia(socket, CODE, 1, (m) => errors.push(m), scriptedDevice);
+  const media = new MeetingMedia(socket, {
+    roomCode: CODE,
+    selfId: 1,
+    onError: (m) => errors.push(m),
+    makeDevice: scriptedDevice,
+  });
   media.prepare();
   await media.start();
   const announce = (userId: number, producerId: string) =>
@@ -101,7 +92,7 @@ async function started(consume: (producerId: string, attempt: number) => Promise
 const consumed = (producerId: string) =>
   Promise.resolve({ id: `c-${producerId}`, producerId, kind: 'audio', rtpParameters: {} });
 
-describe('web client meeting media', () => {
+describe('meeting media', () => {
   beforeEach(() => {
     mock.timers.enable({ apis: ['setTimeout'] });
     (globalThis as Record<string, unknown>).MediaStream = class {};
@@ -112,6 +103,9 @@ describe('web client meeting media', () => {
     const { media, errors, attempts, announce } = await started((producerId, n) =>
       n <= 2 ? refused(n === 1 ? 'TIMEOUT' : 'MEDIA_SERVER_ERROR') : consumed(producerId),
     );
+    const before = media.remote;
+    const changes: unknown[] = [];
+    media.onChange(() => changes.push(media.remote));
     announce(7, 'p7');
     await settle();
     assert.equal(media.remote.size, 0);
@@ -124,6 +118,8 @@ describe('web client meeting media', () => {
     await settle();
     assert.equal(attempts.get('p7'), 3);
     assert.equal(media.remote.get(7)?.audioConsumerId, 'c-p7');
+    assert.deepEqual(changes, [media.remote], 'one change: the consumer shown');
+    assert.equal(before.size, 0, 'the map handed out before is left as it was');
     assert.deepEqual(errors, []);
     media.close();
   });

@@ -1,6 +1,6 @@
 /**
- * How the room pages try again what failed for a reason that may pass (./recovery.ts's
- * `isTransient`): a media join, a consumer. Waits double from `first` up to `max`.
+ * How the media helpers try again what failed for a reason that may pass: a voice room's
+ * media join, a consumer. Waits double from `first` up to `max`.
  */
 
 /** The wait before the next try of a join or a consumer. */
@@ -11,6 +11,9 @@ export const CONSUME_ATTEMPTS = 5;
 /** The wait after `failures` failures in a row (0: the first retry). */
 export const backoff = (limits: { first: number; max: number }, failures: number): number =>
   Math.min(limits.max, limits.first * 2 ** failures);
+
+/** Whether a failed media request may succeed later (a failover, a drop: ../transient.ts). */
+export { isTransient as mayPass } from '../transient.js';
 
 /** Timers of pending retries, ended together when what they would retry is gone. */
 export class RetryTimers {

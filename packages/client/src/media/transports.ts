@@ -1,0 +1,35 @@
+/**
+ * The signalling of a mediasoup-client transport, the same for both room kinds under their
+ * prefix (docs/protocol.md: `meeting.*` with `room_code`, `voice.*` with `room_id`): its
+ * 'connect' sends `<prefix>.transport.connect`, its 'produce' `<prefix>.produce.start`.
+ */
+import type { Transport } from 'mediasoup-client/types';
+import type { MediaSocket } from './ports.js';
+
+export function signalled(
+  socket: MediaSocket,
+  prefix: 'meeting' | 'voice',
+  room: Record<string, unknown>,
+  transport: Transport,
+): Transport {
+  transport.on('connect', ({ dtlsParameters }, callback, errback) => {
+    socket
+      .request(`${prefix}.transport.connect`, {
+        ...room,
+        transport_id: transport.id,
+        dtls_parameters: dtlsParameters,
+      })
+      .then(() => callback(), errback);
+  });
+  transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
+    socket
+      .request<{ producer_id: string }>(`${prefix}.produce.start`, {
+        ...room,
+        transport_id: transport.id,
+        kind,
+        rtp_parameters: rtpParameters,
+      })
+      .then(({ producer_id: id }) => callback({ id }), errback);
+  });
+  return transport;
+}
