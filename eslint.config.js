@@ -50,6 +50,7 @@ export default defineConfig(
     'packages/*/dist/',
     // Made by @hey-api/openapi-ts from the OpenAPI document (npm run client:generate).
     'packages/client/src/generated/',
+    'packages/client/src/generated-ws/',
   ]),
 
   // TypeScript: type-aware rules through the project service (tsconfig.json).

@@ -2,11 +2,11 @@
  * The web client's recovery after a drop (web/src/recovery.ts) against a scripted socket:
  * the restore runs after every open, a transient failure is retried on the same socket, a
  * lasting one is reported once, and the page shows `reconnecting` from a drop until a
- * restore succeeded.
+ * restore succeeded. (What is transient is the SDK's: packages/client/test/transient.unit.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { isTransient, Recovery } from '../../web/src/recovery.js';
+import { Recovery } from '../../web/src/recovery.js';
 import { ApiError, WsError } from './testing/web-modules.js';
 
 /** What the recovery uses of the socket, driven by the test. */
@@ -57,16 +57,6 @@ function started(failure: (n: number) => Error | undefined) {
 describe('web client recovery', () => {
   beforeEach(() => mock.timers.enable({ apis: ['setTimeout'] }));
   afterEach(() => mock.timers.reset());
-
-  it('tells transient failures from lasting ones', () => {
-    assert.equal(isTransient(new WsError('x', 'OWNER_UNREACHABLE')), true);
-    assert.equal(isTransient(new WsError('x', 'TIMEOUT')), true);
-    assert.equal(isTransient(new ApiError('x', 503, 'OWNER_UNREACHABLE')), true);
-    assert.equal(isTransient(new ApiError('x', 0, 'NETWORK')), true);
-    assert.equal(isTransient(new WsError('你当前未在会议中', 'NOT_IN_MEETING')), false);
-    assert.equal(isTransient(new ApiError('x', 400, 'VALIDATION')), false);
-    assert.equal(isTransient(new Error('x')), false);
-  });
 
   it('restores after every open, shows reconnecting from a drop until then', async () => {
     const { socket, recovery, errors, restores } = started(() => undefined);

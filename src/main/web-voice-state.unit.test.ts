@@ -1,16 +1,11 @@
 /**
- * The web client's voice-room state (web/src/voice-state.ts): the gap rule of
- * docs/protocol.md ("Staying consistent") and the frames applied to the GET room view.
+ * The web client's voice-room state (web/src/voice-state.ts): the frames applied to the GET
+ * room view. Which frames apply (the gap rule of docs/protocol.md, "Staying consistent", the
+ * replay after a drop) is the SDK's RoomFeed's: packages/client/test/room-feed.unit.test.ts.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  applyFrame,
-  judge,
-  RoomTracker,
-  type RoomFrameData,
-  type VoiceRoom,
-} from '../../web/src/voice-state.js';
+import { applyFrame, type RoomFrameData, type VoiceRoom } from '../../web/src/voice-state.js';
 
 const room = (version: number, extra: Partial<VoiceRoom> = {}): VoiceRoom => ({
   room_id: 'r1',
@@ -46,93 +41,8 @@ const frame = (
   ...fields,
 });
 
-describe('web client: the gap rule', () => {
-  it('skips what the fetch has, applies the next frame and its chain, and sees gaps', () => {
-    assert.equal(judge(frame(5, 4, 'e5', 'e4'), 5, null), 'skip');
-    assert.equal(judge(frame(6, 5, 'e6', 'e5'), 5, null), 'apply');
-    // Versions without a frame (heartbeats) in between: still the next frame.
-    assert.equal(judge(frame(9, 3, 'e9', 'e3'), 5, null), 'apply');
-    assert.equal(judge(frame(7, 6, 'e7', 'e6'), 5, null), 'gap');
-    // The room moved to another node: unknown previous frame.
-    assert.equal(judge(frame(7, null, 'e7', null), 5, null), 'gap');
-    assert.equal(judge(frame(7, 6, 'e7', 'e6'), 5, 'e6'), 'apply');
-    assert.equal(judge(frame(8, 7, 'e8', 'e7'), 5, 'e6'), 'gap');
-    // Two events of one command share a version: the chain orders them.
-    assert.equal(judge(frame(7, 7, 'e7b', 'e7'), 5, 'e7'), 'apply');
-  });
-
-  it('buffers frames during a fetch, refetches on a gap, and applies in order', async () => {
-    let fetches = 0;
-    let served = room(5);
-    const seen: number[] = [];
-    let release: () => void = () => undefined;
-    const tracker = new RoomTracker(
-      async () => {
-        fetches++;
-        if (fetches === 1) await new Promise<void>((resolve) => (release = resolve));
-        return served;
-      },
-      (r) => seen.push(r.room_version),
-      () => undefined,
-    );
-    const started = tracker.start();
-    // Arrives while the first fetch is in flight: kept, then applied after it.
-    tracker.frame('voice.member.joined', frame(6, 5, 'e6', 'e5', { user_id: '2' }));
-    release();
-    await started;
-    assert.deepEqual(seen, [5, 6]);
-    assert.deepEqual(
-      tracker.room!.members.map((m) => m.user_id),
-      ['1', '2'],
-    );
-    // A frame whose predecessor never arrived: fetched again, nothing applied from it twice.
-    served = room(8, {
-      online_count: 3,
-      members: [{ user_id: '1' }, { user_id: '2' }, { user_id: '3' }],
-    });
-    tracker.frame('voice.member.joined', frame(8, 7, 'e8', 'e7', { user_id: '3' }));
-    await tracker.start();
-    assert.equal(tracker.refetches, 1);
-    assert.equal(fetches, 2);
-    assert.equal(tracker.room!.room_version, 8);
-    assert.equal(tracker.room!.online_count, 3);
-    tracker.frame('voice.member.left', frame(9, 8, 'e9', 'e8', { user_id: '2' }));
-    assert.deepEqual(
-      tracker.room!.members.map((m) => m.user_id),
-      ['1', '3'],
-    );
-  });
-});
-
 describe('web client: voice-room frames applied to the room', () => {
   const f = (fields: Record<string, unknown>) => frame(6, 5, 'e', 'p', fields);
-
-  it('resumes from a replay after a drop: in order, without a refetch, repeats dropped', async () => {
-    let fetches = 0;
-    const events: string[] = [];
-    const tracker = new RoomTracker(
-      () => {
-        fetches++;
-        return Promise.resolve(room(5));
-      },
-      () => undefined,
-      (_event, data) => events.push(data.event_id),
-    );
-    await tracker.start();
-    tracker.frame('voice.member.joined', frame(6, 5, 'e6', 'e5', { user_id: '2' }));
-    assert.equal(tracker.lastEventId, 'e6');
-    // The socket dropped; while resubscribing a live frame arrives before the ACK's replay.
-    tracker.hold();
-    tracker.frame('voice.member.joined', frame(8, 7, 'e8', 'e7', { user_id: '4' }));
-    tracker.resume([
-      { event: 'voice.member.joined', data: frame(7, 6, 'e7', 'e6', { user_id: '3' }) },
-      { event: 'voice.member.joined', data: frame(8, 7, 'e8', 'e7', { user_id: '4' }) },
-    ]);
-    assert.deepEqual(events, ['e6', 'e7', 'e8'], 'each frame once, in order');
-    assert.equal(fetches, 1, 'no refetch');
-    assert.equal(tracker.refetches, 0);
-    assert.equal(tracker.lastEventId, 'e8');
-  });
 
   it('follows a seat through its states and keeps the view immutable', () => {
     const before = room(5);

@@ -8,7 +8,9 @@
  * has succeeded on a new socket.
  */
 // Whether retrying may succeed: the SDK's one list (a REST outage, an `unavailable` refusal).
-import { isTransient } from '@echochat/client';
+// By its file, not the package entry: this module is unit-tested under Node (src/main), where
+// the entry's fetch client (DOM types) is not compiled.
+import { isTransient } from '../../packages/client/src/transient.js';
 import { ref } from 'vue';
 
 /** What the recovery uses of the socket (./ws.ts's RealtimeClient). */

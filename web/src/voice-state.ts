@@ -1,9 +1,8 @@
 /**
- * A voice room as the page shows it: the GET room view, kept current by the room's frames,
- * with the gap rule of docs/protocol.md ("Staying consistent"). Frames that arrive while a
- * fetch is in flight are buffered; after a fetch at version V the first frame applies when
- * its `prev_room_version` is at most V, each later one when its `prev_event_id` is the last
- * applied `event_id`; anything else is a gap and the room is fetched again.
+ * A voice room as the page shows it: the GET room view, and each of the room's frames
+ * applied to it. Which frames apply, once and in order (the subscription, the frames missed
+ * during a drop, the gap rule of docs/protocol.md, "Staying consistent"), is the SDK's
+ * RoomFeed's work (packages/client/src/room-feed.ts); the page gives it `applyFrame`.
  */
 
 export type SeatState = 'idle' | 'locked' | 'pending_publish' | 'publishing';
@@ -136,102 +135,4 @@ export function applyFrame(room: VoiceRoom, event: string, d: RoomFrameData): Vo
   }
   next.online_count = next.members.length;
   return next;
-}
-
-export type Verdict = 'apply' | 'skip' | 'gap';
-
-/** The gap rule: what to do with a frame, given the fetched version and the last applied id. */
-export function judge(d: RoomFrameData, fetched: number, last: string | null): Verdict {
-  if (d.room_version <= fetched) return 'skip';
-  if (last === null) {
-    return d.prev_room_version !== null && d.prev_room_version <= fetched ? 'apply' : 'gap';
-  }
-  return d.prev_event_id === last ? 'apply' : 'gap';
-}
-
-/**
- * Follows one room: `fetch` is GET room, `onChange` gets each new state, `onEvent` each
- * applied frame (gifts, closing: what the page tells the user). `start()` after the
- * subscription's ACK (and again after every reconnect).
- */
-export class RoomTracker {
-  room: VoiceRoom | null = null;
-  /** How many times a gap made the page fetch the room again (shown, and read by tests). */
-  refetches = 0;
-  private fetched = -1;
-  private last: string | null = null;
-  private fetching: Promise<void> | null = null;
-  private buffer: { event: string; data: RoomFrameData }[] = [];
-  /** Frames held while a resubscription's replay is awaited. */
-  private resuming = false;
-  /** The event ids applied lately: a live frame may repeat a replayed one. */
-  private readonly applied = new Set<string>();
-
-  constructor(
-    private readonly fetch: () => Promise<VoiceRoom>,
-    private readonly onChange: (room: VoiceRoom) => void,
-    private readonly onEvent: (event: string, data: RoomFrameData) => void,
-  ) {}
-
-  /** Fetches the room (buffering the frames meanwhile), then applies what was buffered. */
-  start(): Promise<void> {
-    this.resuming = false;
-    if (this.fetching) return this.fetching;
-    this.fetching = (async () => {
-      try {
-        const room = await this.fetch();
-        this.room = room;
-        this.fetched = room.room_version;
-        this.last = null;
-        this.onChange(room);
-      } finally {
-        this.fetching = null;
-      }
-      const buffered = this.buffer.splice(0);
-      for (const f of buffered) this.frame(f.event, f.data);
-    })();
-    return this.fetching;
-  }
-
-  /** The last frame applied, for `room.subscribe {since_event_id}` after a drop. */
-  get lastEventId(): string | null {
-    return this.room ? this.last : null;
-  }
-
-  /** A resubscription is under way: hold the frames until {@link resume} or {@link start}. */
-  hold(): void {
-    this.resuming = true;
-  }
-
-  /**
-   * The replay of a resubscription (docs/protocol.md): applied in order like live frames,
-   * then what arrived meanwhile; no refetch unless the chain breaks.
-   */
-  resume(replay: readonly { event: string; data: RoomFrameData }[]): void {
-    this.resuming = false;
-    const held = this.buffer.splice(0);
-    for (const f of [...replay, ...held]) this.frame(f.event, f.data);
-  }
-
-  frame(event: string, data: RoomFrameData): void {
-    if (this.fetching || !this.room || this.resuming) {
-      this.buffer.push({ event, data });
-      return;
-    }
-    if (this.applied.has(data.event_id)) return;
-    const verdict = judge(data, this.fetched, this.last);
-    if (verdict === 'skip') return;
-    if (verdict === 'gap') {
-      this.refetches += 1;
-      this.buffer.push({ event, data });
-      void this.start().catch(() => undefined);
-      return;
-    }
-    this.last = data.event_id;
-    this.applied.add(data.event_id);
-    if (this.applied.size > 1000) this.applied.delete(this.applied.values().next().value!);
-    this.room = applyFrame(this.room, event, data);
-    this.onChange(this.room);
-    this.onEvent(event, data);
-  }
 }

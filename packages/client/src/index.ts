@@ -22,6 +22,16 @@ export type {
   SocketReason,
   SocketStatus,
 } from './realtime.js';
+export type {
+  AckOf,
+  ClientEventName,
+  ClientEvents,
+  FrameDataOf,
+  PayloadOf,
+  RefusalOf,
+  ServerEventName,
+  ServerEvents,
+} from './protocol.js';
 export { RoomFeed } from './room-feed.js';
 export { isTransient } from './transient.js';
 export type { RoomFeedOptions, RoomFrame, RoomFrameMeta } from './room-feed.js';

@@ -10,6 +10,14 @@
  * pass the constructor as `WebSocket` where there is no global one.
  */
 
+import type {
+  AckOf,
+  ClientEventName,
+  FrameDataOf,
+  PayloadOf,
+  ServerEventName,
+} from './protocol.js';
+
 /** A frame of the server: an ACK (`<event>.ack`, with `seq`) or a pushed event. */
 export interface Frame<D = Record<string, unknown>> {
   readonly event: string;
@@ -146,10 +154,24 @@ export class RealtimeClient {
     this.socket?.close(4000, 'dropped by the client');
   }
 
-  /** Sends a C→S event; resolves with its ACK's data, rejects with a {@link RealtimeError}. */
-  async request<T = Record<string, unknown>>(
+  /**
+   * Sends a C→S event; resolves with its ACK's data, rejects with a {@link RealtimeError}
+   * (its `reason`: one of {@link RefusalOf} the event). A known event is typed from the
+   * AsyncAPI document; another name (a newer node's event) takes and gives what it is told.
+   */
+  request<E extends ClientEventName>(
+    event: E,
+    data: PayloadOf<E>,
+    options?: { timeoutMs?: number },
+  ): Promise<AckOf<E>>;
+  request<T = Record<string, unknown>, N extends string = string>(
+    event: Exclude<N, ClientEventName>,
+    data?: Record<string, unknown>,
+    options?: { timeoutMs?: number },
+  ): Promise<T>;
+  async request<T>(
     event: string,
-    data: Record<string, unknown> = {},
+    data: object = {},
     options: { timeoutMs?: number } = {},
   ): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs ?? 10_000;
@@ -166,8 +188,19 @@ export class RealtimeClient {
     });
   }
 
-  /** Listens to a pushed event by name; returns the function that stops listening. */
-  on<D = Record<string, unknown>>(event: string, handler: (frame: Frame<D>) => void): () => void {
+  /**
+   * Listens to a pushed event by name (a known one's `data` typed from the AsyncAPI
+   * document); returns the function that stops listening.
+   */
+  on<E extends ServerEventName>(
+    event: E,
+    handler: (frame: Frame<FrameDataOf<E>>) => void,
+  ): () => void;
+  on<D = Record<string, unknown>, N extends string = string>(
+    event: Exclude<N, ServerEventName>,
+    handler: (frame: Frame<D>) => void,
+  ): () => void;
+  on<D>(event: string, handler: (frame: Frame<D>) => void): () => void {
     let set = this.handlers.get(event);
     if (!set) this.handlers.set(event, (set = new Set()));
     const listener = handler as (frame: Frame) => void;

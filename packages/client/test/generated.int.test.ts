@@ -8,9 +8,15 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { generateClient, servedOpenApi } from '../../../src/edge/http/client-generation.js';
+import {
+  generateClient,
+  servedAsyncApi,
+  servedOpenApi,
+  wsProtocolTypes,
+} from '../../../src/edge/http/client-generation.js';
 
 const committed = join(import.meta.dirname, '..', 'src', 'generated');
+const committedWs = join(import.meta.dirname, '..', 'src', 'generated-ws');
 
 async function filesUnder(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
@@ -39,5 +45,13 @@ describe('packages/client/src/generated', () => {
     for (const [file, text] of made) {
       assert.ok(kept.get(file) === text, `${file} differs: npm run client:generate`);
     }
+  });
+
+  it('types the /ws protocol as the node serves it (else: npm run client:generate)', async () => {
+    const served = await servedAsyncApi();
+    const copy = await readFile(join(committedWs, 'asyncapi.json'), 'utf8');
+    assert.ok(served === copy, 'the served AsyncAPI document changed: npm run client:generate');
+    const types = await readFile(join(committedWs, 'ws-protocol.gen.ts'), 'utf8');
+    assert.ok(types === (await wsProtocolTypes(served)), 'ws-protocol.gen.ts differs');
   });
 });

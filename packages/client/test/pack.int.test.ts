@@ -19,7 +19,14 @@ const run = promisify(execFile);
 const packageDir = join(import.meta.dirname, '..');
 
 const TYPED = `
-import { ApiError, RestClient, type ReasonOf, type ReplyOf } from '@echochat/client';
+import {
+  ApiError,
+  RealtimeClient,
+  RestClient,
+  type ReasonOf,
+  type RefusalOf,
+  type ReplyOf,
+} from '@echochat/client';
 
 export async function roomCode(rest: RestClient): Promise<string> {
   const created: ReplyOf<'createMeeting'> = await rest.call('createMeeting', { body: { title: 'Typed' } });
@@ -30,6 +37,23 @@ export function isFull(error: ApiError<ReasonOf<'joinMeeting'>>): boolean {
 }
 // @ts-expect-error an operation the API does not have
 export const missing = (rest: RestClient) => rest.call('noSuchOperation');
+
+export async function follow(socket: RealtimeClient): Promise<number> {
+  const ack = await socket.request('room.subscribe', { room_id: 'r1', since_event_id: 'e1' });
+  const replayed: unknown[] | undefined = ack.replay;
+  socket.on('meeting.chat', (frame) => {
+    const text: string = frame.data.content;
+    const author: number = frame.data.user_id;
+    void [text, author];
+  });
+  // @ts-expect-error a field the frame does not have
+  socket.on('meeting.chat', (frame) => frame.data.no_such_field);
+  // @ts-expect-error room.subscribe needs a room_id
+  await socket.request('room.subscribe', {});
+  const refusal: RefusalOf<'meeting.room.join'> = 'MEETING_NOT_FOUND';
+  void refusal;
+  return replayed?.length ?? 0;
+}
 `;
 
 const PROGRAM = `

@@ -1,0 +1,1354 @@
+/* Made by json-schema-to-typescript from /docs/asyncapi.json (npm run client:generate). */
+
+export interface WsProtocol {
+  client: {
+    "room.subscribe": {
+      /**
+       * Default {}
+       */
+      data: {
+        /**
+         * The room's id (a meeting: its room code)
+         */
+        room_id: string;
+        /**
+         * The room's app: the token's, when given
+         */
+        app_code?: string;
+        /**
+         * event_id of the last frame the client applied
+         */
+        since_event_id?: string;
+        /**
+         * the room version of the state the client has
+         */
+        since_version?: number;
+      };
+      ack: {
+        app_code: string;
+        room_id: string;
+        /**
+         * The room event frames after the client’s, in order, as they were sent live
+         */
+        replay?: unknown[];
+        /**
+         * The replay cannot be proved whole: fetch the room state again
+         */
+        refetch?: true;
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        "APP_MISMATCH" | "BAD_REQUEST" | "INTERNAL" | "NOT_IN_ROOM_WS" | "REALTIME_UNAVAILABLE" | "TOO_MANY_ROOMS";
+    };
+    "room.unsubscribe": {
+      /**
+       * Default {}
+       */
+      data: {
+        /**
+         * The room's id (a meeting: its room code)
+         */
+        room_id: string;
+        /**
+         * The room's app: the token's, when given
+         */
+        app_code?: string;
+      };
+      ack: {
+        app_code: string;
+        room_id: string;
+      };
+      /**
+       * The stable refusal code
+       */
+      reason: "APP_MISMATCH" | "BAD_REQUEST" | "INTERNAL";
+    };
+    "meeting.room.join": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "TOO_MANY_ROOMS"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.room.leave": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.member.state.changed": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        target_user_id?: number;
+        audio_enabled?: boolean;
+        video_enabled?: boolean;
+        hand_raised?: boolean;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "HOST_ONLY_WS"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEETING_ENDED"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "TARGET_NOT_ACTIVE"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.transport.create": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        direction: "send" | "recv";
+      };
+      /**
+       * For mediasoup-client’s Device.createSendTransport / createRecvTransport
+       */
+      ack: {
+        id: string;
+        iceParameters: {
+          [k: string]: unknown | undefined;
+        };
+        iceCandidates: {
+          [k: string]: unknown | undefined;
+        }[];
+        dtlsParameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "MEETING_NOT_JOINED"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.transport.connect": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        transport_id: string;
+        dtls_parameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.produce.start": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        transport_id: string;
+        kind: "audio" | "video";
+        rtp_parameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      ack: {
+        producer_id: string;
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEDIA_WRONG_DIRECTION"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.consume.start": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        transport_id: string;
+        producer_id: string;
+        rtp_capabilities: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      /**
+       * For mediasoup-client’s Transport.consume (the consumer starts paused)
+       */
+      ack: {
+        id: string;
+        producerId: string;
+        kind: "audio" | "video";
+        rtpParameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEDIA_WRONG_DIRECTION"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.producer.close": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        producer_id: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.consume.resume": {
+      /**
+       * Default {}
+       */
+      data: {
+        consumer_id: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "voice.media.join": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+      };
+      ack: {
+        router_id: string;
+        rtp_capabilities: {
+          [k: string]: unknown | undefined;
+        };
+        producers: {
+          user_id: string;
+          producer_id: string;
+          kind: "audio" | "video";
+        }[];
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED"
+        | "VOICE_MEDIA_NOT_JOINED";
+    };
+    "voice.transport.create": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        direction: "send" | "recv";
+      };
+      /**
+       * For mediasoup-client’s Device.createSendTransport / createRecvTransport
+       */
+      ack: {
+        id: string;
+        iceParameters: {
+          [k: string]: unknown | undefined;
+        };
+        iceCandidates: {
+          [k: string]: unknown | undefined;
+        }[];
+        dtlsParameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED"
+        | "VOICE_MEDIA_NOT_JOINED";
+    };
+    "voice.transport.connect": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        transport_id: string;
+        dtls_parameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED";
+    };
+    "voice.produce.start": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        transport_id: string;
+        kind: "audio" | "video";
+        rtp_parameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      ack: {
+        producer_id: string;
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEDIA_WRONG_DIRECTION"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_ON_SEAT"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED"
+        | "VOICE_AUDIO_ONLY";
+    };
+    "voice.consume.start": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        transport_id: string;
+        producer_id: string;
+        rtp_capabilities: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      /**
+       * For mediasoup-client’s Transport.consume (the consumer starts paused)
+       */
+      ack: {
+        id: string;
+        producerId: string;
+        kind: "audio" | "video";
+        rtpParameters: {
+          [k: string]: unknown | undefined;
+        };
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEDIA_WRONG_DIRECTION"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED";
+    };
+    "voice.producer.close": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        producer_id: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED";
+    };
+    "voice.consume.resume": {
+      /**
+       * Default {}
+       */
+      data: {
+        consumer_id: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "LOG_GAP"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED";
+    };
+  };
+  server: {
+    "meeting.member.joined": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      participant: Participant;
+    };
+    "meeting.member.left":
+      | {
+          app_code: string;
+          room_id: string;
+          room_version: number;
+          /**
+           * null: unknown (the room just moved)
+           */
+          prev_room_version: number | null;
+          event_id: string;
+          /**
+           * null: unknown (the room just moved)
+           */
+          prev_event_id: string | null;
+          /**
+           * XXX-XXX-XXX
+           */
+          room_code: string;
+          user_id: number | null;
+          reason: "leave" | "kicked" | "host_end" | "system_error";
+        }
+      | {
+          room_code: string;
+          user_id: number;
+          reason: "ws_leave";
+        };
+    "meeting.host.changed": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      old_host_id: number | null;
+      new_host_id: number | null;
+      /**
+       * absent: the host transferred it
+       */
+      auto_reason?: "host_left_with_members" | "host_grace_expired" | "empty_room_revived";
+    };
+    "meeting.room.ended": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      reason: "host_ended" | "empty_ttl" | "system_error";
+    };
+    "meeting.member.state.changed": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      user_id: number | null;
+      audio_enabled?: boolean;
+      video_enabled?: boolean;
+      hand_raised?: boolean;
+      actor_id: number | null;
+    };
+    "meeting.chat": {
+      app_code: string;
+      room_id: number | null;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      id: number;
+      user_id: number;
+      content: string;
+      /**
+       * YYYY-MM-DD HH:mm:ss, server local time
+       */
+      created_at: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+    };
+    "meeting.member.kicked": {
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      reason: "kicked";
+    };
+    "meeting.member.producer.new": {
+      room_code: string;
+      user_id: number;
+      producer_id: string;
+      kind: "audio" | "video";
+      /**
+       * true: the producer closed; drop its consumers
+       */
+      closed: boolean;
+    };
+    "meeting.media.reset": {
+      /**
+       * The media server the room’s router is on now
+       */
+      media_server: string;
+      /**
+       * null: the router could not be made yet
+       */
+      router_id: string | null;
+      /**
+       * The new router’s RTP capabilities, for a new Device
+       */
+      rtp_capabilities: {
+        [k: string]: unknown | undefined;
+      } | null;
+      room_code: string;
+    };
+    "voice.room.closed": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      operator_user_id: string;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+    };
+    "voice.member.joined": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+    };
+    "voice.member.left": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+      reason: "leave" | "stale";
+    };
+    "voice.member.kicked": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      operator_user_id: string;
+    };
+    "voice.member.unbanned": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      operator_user_id: string;
+    };
+    "voice.admin.changed": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      is_admin: boolean;
+    };
+    "voice.seat.locked": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      seat_index: number;
+      locked: boolean;
+    };
+    "voice.mic.up": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      seat_index: number;
+      mic_session_id: string;
+      mic_session_room_version: number;
+      publish_deadline_ms: number;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+    };
+    "voice.mic.changed": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      from_seat_index: number;
+      seat_index: number;
+      mic_session_id: string;
+      publish_deadline_ms: number;
+    };
+    "voice.mic.publishing":
+      | {
+          app_code: string;
+          room_id: string;
+          room_version: number;
+          /**
+           * null: unknown (the room just moved)
+           */
+          prev_room_version: number | null;
+          event_id: string;
+          /**
+           * null: unknown (the room just moved)
+           */
+          prev_event_id: string | null;
+          user_id: string;
+          seat_index: number;
+          mic_session_id: string;
+          source: "rtc";
+          /**
+           * The RTC provider’s clock
+           */
+          event_time_ms: number;
+        }
+      | {
+          app_code: string;
+          room_id: string;
+          room_version: number;
+          /**
+           * null: unknown (the room just moved)
+           */
+          prev_room_version: number | null;
+          event_id: string;
+          /**
+           * null: unknown (the room just moved)
+           */
+          prev_event_id: string | null;
+          user_id: string;
+          seat_index: number;
+          mic_session_id: string;
+          source: "client";
+          /**
+           * Server clock, epoch ms
+           */
+          at_ms: number;
+          /**
+           * Older logs only
+           */
+          event_time_ms?: number;
+        };
+    "voice.mic.released": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      user_id: string;
+      seat_index: number;
+      mic_session_id: string;
+      reason:
+        | "mic_down"
+        | "forced_down"
+        | "leave"
+        | "kicked"
+        | "seat_locked"
+        | "stale"
+        | "publish_timeout"
+        | "audio_stopped"
+        | "room_exited"
+        | "room_closed";
+      /**
+       * The RTC provider’s clock
+       */
+      event_time_ms?: number;
+    };
+    "voice.gift.sent": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      sender_user_id: string;
+      receiver_user_ids: string[];
+      gift_id: string;
+      count: number;
+      unit_price: number;
+      total_price: number;
+    };
+    "voice.kicked": {
+      room_id: string;
+      operator_user_id: string;
+    };
+    "voice.left": {
+      room_id: string;
+      reason: "leave" | "stale";
+    };
+    "voice.producer.new": {
+      room_id: string;
+      user_id: string;
+      producer_id: string;
+      kind: "audio" | "video";
+      /**
+       * true: the producer closed; drop its consumers
+       */
+      closed: boolean;
+    };
+    "voice.speakers": {
+      room_id: string;
+      speakers: {
+        user_id: string;
+        seat_index: number;
+        /**
+         * dBov
+         */
+        volume: number;
+      }[];
+    };
+    "voice.media.reset": {
+      /**
+       * The media server the room’s router is on now
+       */
+      media_server: string;
+      /**
+       * null: the router could not be made yet
+       */
+      router_id: string | null;
+      /**
+       * The new router’s RTP capabilities, for a new Device
+       */
+      rtp_capabilities: {
+        [k: string]: unknown | undefined;
+      } | null;
+      room_id: string;
+    };
+    "notification.new": Notification;
+  };
+}
+export interface Participant {
+  id: number | null;
+  room_id: number | null;
+  user_id: number;
+  /**
+   * 1: the host
+   */
+  role: 0 | 1;
+  role_label: "主持人" | "参会者";
+  is_active: boolean;
+  /**
+   * YYYY-MM-DD HH:mm:ss, server local time
+   */
+  joined_at: string | null;
+  /**
+   * YYYY-MM-DD HH:mm:ss, server local time
+   */
+  left_at: string | null;
+  /**
+   * Seconds in the meeting
+   */
+  duration: number;
+}
+export interface Notification {
+  id: number;
+  /**
+   * e.g. meeting_invite
+   */
+  type: string;
+  title: string;
+  content: string;
+  /**
+   * The type's own fields
+   */
+  extra: {
+    [k: string]: unknown | undefined;
+  };
+  is_read: boolean;
+  read_at: string | null;
+  /**
+   * YYYY-MM-DD HH:mm:ss, server local time
+   */
+  created_at: string;
+}
