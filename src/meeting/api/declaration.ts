@@ -92,6 +92,8 @@ export interface MeetingDeclaration<
    * first (forwarding the whole call when the owner is away) and passes it to `handle`.
    */
   readonly scope: 'room' | 'none';
+  /** `system`: only the node calls it (a media failover), as ./requests.ts `SystemCaller`. */
+  readonly caller?: 'system';
   /** What it answers (./replies.ts). */
   readonly reply: R;
   readonly handle: (

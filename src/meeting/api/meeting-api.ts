@@ -35,7 +35,7 @@ import type { MeetingContext, MeetingDeclaration, MeetingRequest } from './decla
 import type { MeetingInviteDeps } from './invites.js';
 import type { MeetingStore } from './meeting-store.js';
 import type { MeetingPasswords } from './password-lock.js';
-import { Caller, InRoom, RequestIdField } from './requests.js';
+import { Caller, InRoom, RequestIdField, SystemCaller } from './requests.js';
 
 /** Sends a meeting call to the owner node; the owner must not forward it again. */
 
@@ -79,7 +79,7 @@ export function randomRoomCode(): string {
  */
 function fullRequestOf(d: MeetingDeclaration): z.ZodType {
   return z.strictObject({
-    ...Caller,
+    ...(d.caller === 'system' ? SystemCaller : Caller),
     ...(d.scope === 'room' ? InRoom : {}),
     ...d.params,
     ...d.body.shape,

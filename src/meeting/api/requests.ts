@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ROOM_CODE_PATTERN } from '../domain/decide-membership.js';
+import { FAILOVER_CALLER } from '../../media-cluster/media-failover.js';
 
 /** Only a JSON integer: `"1"`, `1.5`, `true`, `[1]` and `null` are refused, never coerced. */
 const int = z.int();
@@ -80,5 +81,10 @@ export const Caller = {
   app_code: z.string().regex(/^[a-z0-9_-]{1,64}$/),
   // An account id (decimal, a safe integer): every user id a meeting answers is a JSON number.
   caller_id: z.string().regex(/^[1-9][0-9]{0,14}$/, 'a decimal account id'),
+};
+/** The node itself: a media failover moving the meeting (`MoveMediaServer` only). */
+export const SystemCaller = {
+  app_code: Caller.app_code,
+  caller_id: z.literal(FAILOVER_CALLER),
 };
 export const InRoom = { room_code: z.string().regex(ROOM_CODE_PATTERN, '会议不存在') };

@@ -73,6 +73,7 @@ export const signalCalls = {
   MoveMediaServer: declare({
     kind: 'command',
     scope: 'room',
+    caller: 'system',
     body: z.strictObject({ ...withRequestId, from_server: serverId, to_server: serverId }),
     reply: r.MoveMediaReply,
     handle: (ctx, req, state) => {
