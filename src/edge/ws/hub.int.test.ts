@@ -333,6 +333,24 @@ void describe('WebSocket hub', () => {
     for (const resolve of pending) resolve();
   });
 
+  void it('refuses an ACK off its declared schema (REPLY_MISMATCH) instead of sending it', async () => {
+    const { hub, connect } = await startHub();
+    hub.handle(
+      wsEvent({
+        event: 'test.typed',
+        summary: 'test',
+        payload: z.object({}),
+        ack: z.strictObject({ n: z.int() }),
+        reasons: [],
+      }),
+      // A handler bug a type cast hides: the wire must not carry it.
+      () => Promise.resolve({ n: 'one' } as unknown as { n: number }),
+    );
+    const client = await connect(await tokens.sign('54'));
+    const ack = await client.request('test.typed', {});
+    assert.deepEqual([ack.code, ack.reason, ack.data], [-1, 'REPLY_MISMATCH', {}]);
+  });
+
   void it('never closes a client within its budget', async () => {
     const { hub, connect } = await startHub({
       frames: { ratePerSecond: 50, burst: 100, maxInFlight: 16 },

@@ -30,6 +30,7 @@ import { isEndOfFollows, replayFromOf, textOf } from './hub-payloads.js';
 import { KeepAlive } from './keep-alive.js';
 import { ackFrame, CLOSE, parseClientFrame, wsErrors, type ClientFrame } from './protocol.js';
 import { parseWsPayload, type WsEventDeclaration } from './ws-declarations.js';
+import { declaredReply } from '../declared-reply.js';
 
 export type { WsUser } from './connection.js';
 export type {
@@ -279,7 +280,13 @@ export class WsHub {
     let ok = true;
     try {
       const payload = parseWsPayload(handled.declaration, request.data);
-      reply = ackFrame(request, { ok: true, data: await handled.handler(context, payload) });
+      // The ACK is what its declaration says, as a REST answer is (../declared-reply.ts).
+      const data = declaredReply(
+        handled.declaration.ack,
+        request.event,
+        await handled.handler(context, payload),
+      );
+      reply = ackFrame(request, { ok: true, data });
     } catch (error) {
       ok = false;
       this.logFailure(request, error);

@@ -25,8 +25,9 @@ export interface WsEventDeclaration<
   readonly payload: P;
   readonly ack: A;
   /**
-   * The `reason` codes a refused ACK (`code: -1`) may carry, besides BAD_REQUEST and
-   * INTERNAL, which every event may answer (see {@link reasonsOf}).
+   * The `reason` codes a refused ACK (`code: -1`) may carry, besides BAD_REQUEST, INTERNAL
+   * and REPLY_MISMATCH (an ACK off its schema), which every event may answer
+   * (see {@link reasonsOf}).
    */
   readonly reasons: readonly string[];
   /**
@@ -77,7 +78,9 @@ export function wsFrame<D extends z.ZodType>(
 
 /** Every reason an event's refused ACK may carry, sorted, without repeats. */
 export function reasonsOf(declaration: WsEventDeclaration): readonly string[] {
-  return [...new Set<string>(['BAD_REQUEST', 'INTERNAL', ...declaration.reasons])].sort();
+  return [
+    ...new Set<string>(['BAD_REQUEST', 'INTERNAL', 'REPLY_MISMATCH', ...declaration.reasons]),
+  ].sort();
 }
 
 /** The payload as the declaration reads it, or its refusal (the handler never sees bad input). */

@@ -40,7 +40,13 @@ export interface WsProtocol {
        * The stable refusal code
        */
       reason:
-        "APP_MISMATCH" | "BAD_REQUEST" | "INTERNAL" | "NOT_IN_ROOM_WS" | "REALTIME_UNAVAILABLE" | "TOO_MANY_ROOMS";
+        | "APP_MISMATCH"
+        | "BAD_REQUEST"
+        | "INTERNAL"
+        | "NOT_IN_ROOM_WS"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "TOO_MANY_ROOMS";
     };
     "room.unsubscribe": {
       /**
@@ -63,7 +69,7 @@ export interface WsProtocol {
       /**
        * The stable refusal code
        */
-      reason: "APP_MISMATCH" | "BAD_REQUEST" | "INTERNAL";
+      reason: "APP_MISMATCH" | "BAD_REQUEST" | "INTERNAL" | "REPLY_MISMATCH";
     };
     "meeting.room.join": {
       /**
