@@ -1,8 +1,9 @@
 /**
  * The package as a user installs it: `npm pack` builds and packs it, a fresh project
- * installs the tarball (nothing else: the package has no dependency), a TypeScript program
- * of that project type-checks against the published types, and a plain JavaScript one runs
- * against a node: REST, then the socket (Node's own WebSocket).
+ * installs the tarball (nothing else: the package has no dependency), a plain JavaScript
+ * program runs against a node (REST, then the socket: Node's own WebSocket), and a
+ * TypeScript program type-checks against the published types, the media entry's with
+ * mediasoup-client (its optional peer) beside it.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -16,6 +17,14 @@ import { mediaSkipReason } from '../../../src/media-server/testing/harness.js';
 import { startMeetingNode, type MeetingNode } from '../../../src/main/testing/meeting-node.js';
 
 const run = promisify(execFile);
+const mediasoupClient = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'node_modules',
+  'mediasoup-client',
+);
 const packageDir = join(import.meta.dirname, '..');
 
 const TYPED = `
@@ -27,6 +36,7 @@ import {
   type RefusalOf,
   type ReplyOf,
 } from '@echochat/client';
+import { MeetingMedia, VoiceMedia } from '@echochat/client/media';
 
 export async function roomCode(rest: RestClient): Promise<string> {
   const created: ReplyOf<'createMeeting'> = await rest.call('createMeeting', { body: { title: 'Typed' } });
@@ -53,6 +63,14 @@ export async function follow(socket: RealtimeClient): Promise<number> {
   const refusal: RefusalOf<'meeting.room.join'> = 'MEETING_NOT_FOUND';
   void refusal;
   return replayed?.length ?? 0;
+}
+
+export function media(socket: RealtimeClient): [number, string] {
+  const meeting = new MeetingMedia(socket, { roomCode: '835-000-036', selfId: 17, onError: () => undefined });
+  const voice = new VoiceMedia(socket, { roomId: 'r1', selfId: '17', onError: () => undefined });
+  // @ts-expect-error a meeting's user ids are numbers
+  void new MeetingMedia(socket, { roomCode: '835-000-036', selfId: '17', onError: () => undefined });
+  return [meeting.remote.size, voice.status];
 }
 `;
 
@@ -111,7 +129,27 @@ describe(
       if (dir) await rm(dir, { recursive: true, force: true });
     });
 
-    it('type-checks a program against the published types', () => {
+    it('runs a plain JavaScript program against a node: REST and the socket', async () => {
+      const { stdout } = await run(process.execPath, ['--experimental-websocket', 'program.mjs'], {
+        cwd: dir,
+        env: { ...process.env, BASE_URL: started!.node.httpAddress },
+      });
+      const outcome = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+        code: string;
+        followed: string;
+      };
+      assert.match(outcome.code, /^\d{3}-\d{3}-\d{3}$/);
+      assert.equal(outcome.followed, outcome.code);
+    });
+
+    it('type-checks a program against the published types, media included', async () => {
+      // The media entry's peer, only now: the JavaScript program ran without it (the main
+      // entry never loads it). Linked from this repository's install: the test is offline.
+      await run(
+        'npm',
+        ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', mediasoupClient],
+        { cwd: dir },
+      );
       const program = ts.createProgram([join(dir, 'typed.ts')], {
         strict: true,
         noEmit: true,
@@ -125,19 +163,6 @@ describe(
         .getPreEmitDiagnostics(program)
         .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
       assert.deepEqual(problems, []);
-    });
-
-    it('runs a plain JavaScript program against a node: REST and the socket', async () => {
-      const { stdout } = await run(process.execPath, ['--experimental-websocket', 'program.mjs'], {
-        cwd: dir,
-        env: { ...process.env, BASE_URL: started!.node.httpAddress },
-      });
-      const outcome = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-        code: string;
-        followed: string;
-      };
-      assert.match(outcome.code, /^\d{3}-\d{3}-\d{3}$/);
-      assert.equal(outcome.followed, outcome.code);
     });
   },
 );
