@@ -54,7 +54,10 @@ export interface RestOptions {
   readonly onUnauthorized?: () => void;
   /** Another fetch (tests, a proxy agent). */
   readonly fetch?: typeof fetch;
-  /** Sent as X-App-Code with the calls that take it (register, login); default `default`. */
+  /**
+   * Sent as X-App-Code with every call: register and login read it (default `default`); the
+   * other calls take the app from the token.
+   */
   readonly appCode?: string;
 }
 
