@@ -48,13 +48,13 @@ async function main(): Promise<void> {
       const entry = cluster.nodes[i % cluster.nodes.length]!;
       const { room_id } = (await cluster.client.call(entry.grpc, 'CreateRoom', {
         request_id: `failover-create-${i}`,
-        owner_user_id: 'u',
+        owner_user_id: '1001',
         title: `failover ${i}`,
         seat_count: 1,
       })) as { room_id: string };
       await cluster.client.call(entry.grpc, 'JoinRoom', {
         room_id,
-        user_id: 'u',
+        user_id: '1001',
         request_id: `failover-join-${i}`,
       });
       rooms.push(room_id);
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
     const heartbeat = (node: BenchNode, roomId: string) =>
       probe.call(node.grpc, 'RoomHeartbeat', {
         room_id: roomId,
-        user_id: 'u',
+        user_id: '1001',
         request_id: `failover-probe-${++seq}`,
       });
     for (let round = 1; round <= ROUNDS; round++) {

@@ -31,13 +31,13 @@ async function main(): Promise<void> {
       const entry = nodes[i % 2]!;
       const { room_id } = (await client.call(entry.grpc, 'CreateRoom', {
         request_id: `bench-create-${i}`,
-        owner_user_id: 'u',
+        owner_user_id: '1001',
         title: `bench ${i}`,
         seat_count: 1,
       })) as { room_id: string };
       await client.call(entry.grpc, 'JoinRoom', {
         room_id,
-        user_id: 'u',
+        user_id: '1001',
         request_id: `bench-join-${i}`,
       });
       const ownerId = await cluster.ownerOf(room_id);
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     const heartbeat = (addr: string, roomId: string) =>
       client.call(addr, 'RoomHeartbeat', {
         room_id: roomId,
-        user_id: 'u',
+        user_id: '1001',
         request_id: `bench-heartbeat-${++seq}`,
       });
     const load = (forwardHalf: boolean) => () =>

@@ -107,7 +107,8 @@ function acked(frame: { event: string; code: number; message?: string; data: Jso
 interface Seat {
   readonly seat_index: number;
   readonly state: string;
-  readonly user_id: string | null;
+  /** The holder's account id: a number in JSON (decimal text in the producer's app data). */
+  readonly user_id: number | null;
   readonly mic_session_id: string | null;
 }
 
@@ -145,7 +146,7 @@ async function plainSeatProducer(b: Bench, roomId: string, userId: string, sessi
 }
 
 /** When each `voice.mic.publishing` of `userId` reached `socket`, by mic session. */
-function publishingFrames(socket: TestClient, userId: string) {
+function publishingFrames(socket: TestClient, userId: number) {
   const seen = new Map<string, { at: number; source: unknown }>();
   const waiting = new Map<string, () => void>();
   socket.ws.on('message', (raw: Buffer) => {
@@ -175,7 +176,7 @@ function publishingFrames(socket: TestClient, userId: string) {
 
 async function micLatency(b: Bench) {
   const roomId = await newRoom(b, SPEAKER, [SPEAKER, LISTENER]);
-  const speakerId = String(b.started.api.ids[SPEAKER]);
+  const speakerId = b.started.api.ids[SPEAKER]!;
   const listener = await b.started.socket(LISTENER);
   acked(await listener.request('room.subscribe', { room_id: roomId }));
   const publishedAt = publishingFrames(listener, speakerId);
@@ -220,7 +221,7 @@ async function micLatency(b: Bench) {
     );
     // The stand-in for the browser's DTLS and RTP on `send`.
     const id = await session();
-    const seat = await plainSeatProducer(b, roomId, speakerId, id);
+    const seat = await plainSeatProducer(b, roomId, String(speakerId), id);
     const sender = new RtpSender(seat.port, seat.ssrc);
     let arrived = false;
     const feeding = (async () => {
@@ -274,7 +275,7 @@ async function listenersPerWorker(b: Bench): Promise<number> {
   const codec = opusLevelRtpParameters(0);
   const seats = [];
   for (const seat of sessions.slice(0, SEATS)) {
-    seats.push(await plainSeatProducer(b, roomId, seat.user_id!, seat.mic_session_id!));
+    seats.push(await plainSeatProducer(b, roomId, String(seat.user_id!), seat.mic_session_id!));
   }
   const streams = seats.map((s) =>
     rtpStream(s.port, s.ssrc, codec.codecs[0]!.payloadType, codec.headerExtensions[0]!.id),

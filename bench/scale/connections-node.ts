@@ -69,7 +69,8 @@ async function setup(rooms: RoomsNode, sockets: number): Promise<Record<string, 
       rooms.voice.api.call('CreateRoom', {
         room_id: roomId,
         request_id: `create-${roomId}`,
-        owner_user_id: 'owner',
+        // An account id in decimal, past every socket's (userIdOf: 1, 2, …).
+        owner_user_id: '999999999',
         title: roomId,
         seat_count: 8,
       }),

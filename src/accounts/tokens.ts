@@ -6,6 +6,7 @@ import { webcrypto } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../shared/clock.js';
 import { APP_CODE_PATTERN, USERNAME_PATTERN } from './validation.js';
+import { isUserIdText } from '../shared/user-id.js';
 
 /** Who a valid token speaks for. */
 export interface AuthIdentity {
@@ -29,7 +30,6 @@ export const JWT_ISSUER = 'echochat-rooms';
 export const MIN_SECRET_BYTES = 32;
 /** Longer input is not one of our tokens; refuse it before parsing. */
 const MAX_TOKEN_CHARS = 4096;
-const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
 export type HmacAlgorithm = 'HS256' | 'HS384' | 'HS512';
 
@@ -117,7 +117,7 @@ export class JwtTokens implements Authenticator {
     const { sub, app_code: appCode, username } = payload;
     if (
       typeof sub !== 'string' ||
-      !USER_ID_PATTERN.test(sub) ||
+      !isUserIdText(sub) ||
       typeof appCode !== 'string' ||
       !APP_CODE_PATTERN.test(appCode) ||
       typeof username !== 'string' ||

@@ -123,7 +123,8 @@ export class ChaosClient {
   }
 
   topUp(userId: string, amount: number, requestId: string): Promise<Sent> {
-    const body = { app_code: APP, user_id: userId, amount, request_id: requestId };
+    // The admin body takes the account id as a JSON number (src/shared/user-id.ts).
+    const body = { app_code: APP, user_id: Number(userId), amount, request_id: requestId };
     const record = this.#record('topup', 'TopUp', null, requestId, requestId, body);
     return this.#send(record, (node) =>
       this.#http(node, '/api/v1/admin/wallets/topup', JSON.stringify(body), {

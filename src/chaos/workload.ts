@@ -11,7 +11,7 @@ import type { ChaosClient, Sent } from './client.js';
 import type { Prng } from './prng.js';
 import type { RtcFeed } from './rtc.js';
 
-export const VOICE_USERS = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6'];
+export const VOICE_USERS = ['2001', '2002', '2003', '2004', '2005', '2006'];
 export const MEETING_USERS = ['1001', '1002', '1003', '1004', '1005'];
 export const GIFTS = [
   { gift_id: 'rose', name: 'Rose', price: 10 },
@@ -77,7 +77,7 @@ const VOICE_WEIGHTS = {
 /** One voice room's loop; returns once its room is closed. */
 export async function voiceRoomLoop(loop: Loop, rtc: RtcFeed, index: number): Promise<void> {
   const { client, prng } = loop;
-  const owner = `owner${index}`;
+  const owner = String(3001 + index);
   let seq = 0;
   const rid = () => `${client.name}-${++seq}`;
   const sessions = new Map<string, string>();

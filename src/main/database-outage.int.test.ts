@@ -86,18 +86,18 @@ void describe('a node whose database goes away', { skip: privateMariadbSkipReaso
     await grpc.call(addr, 'CreateRoom', {
       room_id: 'outage',
       request_id: 'create',
-      owner_user_id: 'alice',
+      owner_user_id: '1001', // alice (user ids over gRPC: account ids in decimal)
       title: 'Outage',
       seat_count: 4,
     });
     await grpc.call(addr, 'JoinRoom', {
       room_id: 'outage',
       request_id: 'j-alice',
-      user_id: 'alice',
+      user_id: '1001',
     });
 
     await db.kill('SIGKILL');
-    const join = { room_id: 'outage', request_id: 'j-bob', user_id: 'bob' };
+    const join = { room_id: 'outage', request_id: 'j-bob', user_id: '1002' }; // bob
     // The first call finds the room loaded (its commit fails); the next ones have to load it.
     const answers: unknown[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {

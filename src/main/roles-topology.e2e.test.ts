@@ -60,7 +60,8 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
   const extra: ServerProcess[] = [];
   const sockets: TestClient[] = [];
   const tokens: Record<string, string> = {};
-  const ids: Record<string, string> = {};
+  /** Account ids, as JSON carries them: numbers. */
+  const ids: Record<string, number> = {};
   const all = () => [...Object.values(nodes).map((n) => n.process), ...extra];
 
   const env = (name: string, roles: string, http: number, grpc: number) => ({
@@ -139,7 +140,7 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
       await call(nodes.edge!, 'POST', '/v1/auth/register', undefined, creds);
       const login = await call(nodes.edge!, 'POST', '/v1/auth/login', undefined, creds);
       tokens[who] = login.body.data.access_token as string;
-      ids[who] = String(login.body.data.user.id);
+      ids[who] = login.body.data.user.id as number;
     }
   });
   after(async () => {
@@ -198,7 +199,7 @@ describe('the seed topology: an edge, the cells load balancer, two cells nodes',
         assert.deepEqual([first.status, first.body.code], [200, 0], JSON.stringify(first.body));
         assert.equal(first.body.data.duplicate, false);
         const frame = await bob.waitFor(
-          (f) => f.event === 'voice.member.joined' && String(f.data.user_id) === ids.ann,
+          (f) => f.event === 'voice.member.joined' && f.data.user_id === ids.ann,
           10_000,
         );
         assert.equal(frame.data.room_id, roomId);

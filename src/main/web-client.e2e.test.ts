@@ -282,7 +282,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       });
       assert.equal(gift.statusCode, 200, gift.body);
       const topUp = await admin('POST', '/api/v1/admin/wallets/topup', {
-        user_id: String(idB),
+        user_id: idB,
         amount: 100,
         request_id: 'web-e2e-topup',
       });

@@ -11,12 +11,12 @@ const room = (version: number, extra: Partial<VoiceRoom> = {}): VoiceRoom => ({
   room_id: 'r1',
   status: 'active',
   room_version: version,
-  owner_user_id: '1',
+  owner_user_id: 1,
   title: 't',
   admins: [],
   banned: [],
   online_count: 1,
-  members: [{ user_id: '1' }],
+  members: [{ user_id: 1 }],
   seats: [0, 1].map((seat_index) => ({
     seat_index,
     state: 'idle',
@@ -49,26 +49,26 @@ describe('web client: voice-room frames applied to the room', () => {
     const up = applyFrame(
       before,
       'voice.mic.up',
-      f({ user_id: '1', seat_index: 0, mic_session_id: 'm1', publish_deadline_ms: 99 }),
+      f({ user_id: 1, seat_index: 0, mic_session_id: 'm1', publish_deadline_ms: 99 }),
     );
     assert.equal(before.seats[0]!.state, 'idle');
     assert.deepEqual(up.seats[0], {
       seat_index: 0,
       state: 'pending_publish',
-      user_id: '1',
+      user_id: 1,
       mic_session_id: 'm1',
       publish_deadline_ms: 99,
     });
-    const live = applyFrame(up, 'voice.mic.publishing', f({ user_id: '1', seat_index: 0 }));
+    const live = applyFrame(up, 'voice.mic.publishing', f({ user_id: 1, seat_index: 0 }));
     assert.equal(live.seats[0]!.state, 'publishing');
     const moved = applyFrame(
       live,
       'voice.mic.changed',
-      f({ user_id: '1', from_seat_index: 0, seat_index: 1, mic_session_id: 'm1' }),
+      f({ user_id: 1, from_seat_index: 0, seat_index: 1, mic_session_id: 'm1' }),
     );
     assert.equal(moved.seats[0]!.user_id, null);
     assert.equal(moved.seats[1]!.state, 'pending_publish');
-    const off = applyFrame(moved, 'voice.mic.released', f({ user_id: '1', seat_index: 1 }));
+    const off = applyFrame(moved, 'voice.mic.released', f({ user_id: 1, seat_index: 1 }));
     assert.equal(off.seats[1]!.state, 'idle');
     const locked = applyFrame(off, 'voice.seat.locked', f({ seat_index: 1, locked: true }));
     assert.equal(locked.seats[1]!.state, 'locked');
@@ -79,12 +79,12 @@ describe('web client: voice-room frames applied to the room', () => {
   });
 
   it('tracks members, admins, bans and the close', () => {
-    let r = applyFrame(room(5), 'voice.member.joined', f({ user_id: '2' }));
-    r = applyFrame(r, 'voice.admin.changed', f({ user_id: '2', is_admin: true }));
-    assert.deepEqual(r.admins, ['2']);
-    r = applyFrame(r, 'voice.member.kicked', f({ user_id: '2' }));
-    assert.deepEqual([r.online_count, r.banned, r.members.length], [1, ['2'], 1]);
-    r = applyFrame(r, 'voice.member.unbanned', f({ user_id: '2' }));
+    let r = applyFrame(room(5), 'voice.member.joined', f({ user_id: 2 }));
+    r = applyFrame(r, 'voice.admin.changed', f({ user_id: 2, is_admin: true }));
+    assert.deepEqual(r.admins, [2]);
+    r = applyFrame(r, 'voice.member.kicked', f({ user_id: 2 }));
+    assert.deepEqual([r.online_count, r.banned, r.members.length], [1, [2], 1]);
+    r = applyFrame(r, 'voice.member.unbanned', f({ user_id: 2 }));
     assert.deepEqual(r.banned, []);
     r = applyFrame(r, 'voice.room.closed', f({}));
     assert.deepEqual([r.status, r.online_count], ['closed', 0]);

@@ -11,6 +11,7 @@ import { hasControlCharacters, hasLoneSurrogate } from '../domain/text.js';
 import type { Clock } from '../shared/clock.js';
 import { errors } from '../shared/error-codes.js';
 import { envelopeTime } from '../shared/http-envelope.js';
+import { isUserIdText } from '../shared/user-id.js';
 import type {
   NewNotification,
   NotificationStore,
@@ -31,8 +32,6 @@ export const NOTIFICATION_NEW_EVENT = 'notification.new';
 const TYPE_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
 /** A sending request's key: printable ASCII, as request ids are. */
 const REQUEST_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-/** A user id as tokens carry it: a positive decimal integer without leading zeros. */
-const USER_ID_PATTERN = /^[1-9][0-9]{0,15}$/;
 
 /** Sends a frame to every socket of one user (RealtimePublisher.toUser). Never throws. */
 export interface NotificationPush {
@@ -278,7 +277,7 @@ function checkAppCode(appCode: unknown): void {
 }
 
 function checkRecipient(id: unknown): void {
-  if (typeof id !== 'string' || !USER_ID_PATTERN.test(id)) {
+  if (!isUserIdText(id)) {
     throw errors.INVALID_ARGUMENT('each recipient must be a user id (decimal string)');
   }
 }

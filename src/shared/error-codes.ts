@@ -156,3 +156,8 @@ export const errors = defineErrors({
 
 /** Every code of {@link errors}, for docs/errors.md's table and its test. */
 export const errorCatalog: readonly ErrorCode[] = Object.values(errors);
+
+/** Every code of one kind: the outages (`unavailable`) and the bugs (`internal`) any call may meet. */
+export function codesOfKind(kind: ErrorKind): readonly (keyof typeof errors)[] {
+  return (Object.keys(errors) as (keyof typeof errors)[]).filter((n) => errors[n].kind === kind);
+}

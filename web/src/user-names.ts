@@ -26,14 +26,14 @@ type Named = Pick<User, 'id' | 'username' | 'nickname'>;
 
 const display = (u: Named) => u.nickname || u.username;
 
-/** The name of `id` (a number or the voice rooms' string ids); '' for none. */
+/** The name of user `id` (a JSON number, or its decimal text); '' for none. */
 export function nameOf(id: string | number | null | undefined): string {
   if (id === null || id === undefined || id === '') return '';
   const key = String(id);
   void retryRound.value;
   const known = names.get(key);
   if (known) return known;
-  // Voice-room ids from other callers (gRPC) may be any string: only account ids are looked up.
+  // Only account ids are looked up (a malformed id keeps its placeholder).
   if (known === undefined && ACCOUNT_ID.test(key) && !asked.has(key)) want(key);
   return `用户 ${key}`;
 }

@@ -10,7 +10,7 @@ export type SeatState = 'idle' | 'locked' | 'pending_publish' | 'publishing';
 export interface Seat {
   seat_index: number;
   state: SeatState;
-  user_id: string | null;
+  user_id: number | null;
   mic_session_id: string | null;
   publish_deadline_ms: number | null;
 }
@@ -19,12 +19,12 @@ export interface VoiceRoom {
   room_id: string;
   status: string;
   room_version: number;
-  owner_user_id: string | null;
+  owner_user_id: number | null;
   title: string;
-  admins: string[];
-  banned: string[];
+  admins: number[];
+  banned: number[];
   online_count: number;
-  members: { user_id: string }[];
+  members: { user_id: number }[];
   seats: Seat[];
 }
 
@@ -37,8 +37,8 @@ export interface RoomFrameData {
 }
 
 export interface GiftEvent {
-  sender_user_id: string;
-  receiver_user_ids: string[];
+  sender_user_id: number;
+  receiver_user_ids: number[];
   gift_id: string;
   count: number;
   total_price: number;
@@ -62,7 +62,8 @@ export function applyFrame(room: VoiceRoom, event: string, d: RoomFrameData): Vo
     admins: [...room.admins],
     banned: [...room.banned],
   };
-  const user = typeof d.user_id === 'string' ? d.user_id : '';
+  // User ids are JSON numbers (docs/voice-rooms.md); a frame without one names nobody (0).
+  const user = typeof d.user_id === 'number' ? d.user_id : 0;
   const seat = (index: unknown) => next.seats[typeof index === 'number' ? index : -1];
   const removeMember = () => {
     next.members = next.members.filter((m) => m.user_id !== user);

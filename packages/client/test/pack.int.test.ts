@@ -67,9 +67,11 @@ export async function follow(socket: RealtimeClient): Promise<number> {
 
 export function media(socket: RealtimeClient): [number, string] {
   const meeting = new MeetingMedia(socket, { roomCode: '835-000-036', selfId: 17, onError: () => undefined });
-  const voice = new VoiceMedia(socket, { roomId: 'r1', selfId: '17', onError: () => undefined });
+  const voice = new VoiceMedia(socket, { roomId: 'r1', selfId: 17, onError: () => undefined });
   // @ts-expect-error a meeting's user ids are numbers
   void new MeetingMedia(socket, { roomCode: '835-000-036', selfId: '17', onError: () => undefined });
+  // @ts-expect-error a voice room's user ids are numbers too
+  void new VoiceMedia(socket, { roomId: 'r1', selfId: '17', onError: () => undefined });
   return [meeting.remote.size, voice.status];
 }
 `;

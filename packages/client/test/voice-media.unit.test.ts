@@ -15,7 +15,7 @@ const ROOM = 'vr_room';
 const JOINED = {
   router_id: 'router-1',
   rtp_capabilities: {},
-  producers: [{ user_id: '7', producer_id: 'producer-of-7', kind: 'audio' }],
+  producers: [{ user_id: 7, producer_id: 'producer-of-7', kind: 'audio' }],
 };
 
 type Answer = (data: Record<string, unknown>) => Promise<unknown>;
@@ -82,7 +82,7 @@ function voiceMedia(socket: ScriptedSocket) {
   const produced: string[] = [];
   const media = new VoiceMedia(socket, {
     roomId: ROOM,
-    selfId: '1',
+    selfId: 1,
     onError: (m) => errors.push(m),
     makeDevice: () => scriptedDevice(produced),
   });
@@ -136,7 +136,7 @@ describe('voice media', () => {
       socket.sent('voice.consume.start').map((r) => r.data.producer_id),
       ['producer-of-7'],
     );
-    assert.deepEqual([...media.remote.keys()], ['7']);
+    assert.deepEqual([...media.remote.keys()], [7]);
     assert.deepEqual(errors, []);
     mock.timers.tick(60_000);
     await settle();
@@ -205,7 +205,7 @@ describe('voice media', () => {
         ...JOINED,
         producers: [
           ...JOINED.producers,
-          { user_id: '8', producer_id: 'producer-of-8', kind: 'audio' },
+          { user_id: 8, producer_id: 'producer-of-8', kind: 'audio' },
         ],
       }),
     );
@@ -227,7 +227,7 @@ describe('voice media', () => {
     await settle();
     mock.timers.tick(2_000);
     await settle();
-    assert.deepEqual([...media.remote.keys()], ['7']);
+    assert.deepEqual([...media.remote.keys()], [7]);
     assert.deepEqual(Object.fromEntries(tries), { 'producer-of-7': 3, 'producer-of-8': 1 });
     assert.deepEqual(errors, ['无法接收 8 的声音: refused: CONSUME_NOT_ALLOWED']);
     media.close();

@@ -108,7 +108,7 @@ function rawStream(addr: string, authorization: string | null, method = FORWARD)
   return { stream: raw[method]!.call(raw, md), close: () => raw.close() };
 }
 
-const heartbeat = (i: number) => ({ room_id: `r${i}`, user_id: 'u1', request_id: `hb-${i}` });
+const heartbeat = (i: number) => ({ room_id: `r${i}`, user_id: '1001', request_id: `hb-${i}` });
 
 void describe('Forward stream', () => {
   void it('carries the request as sent, marked forwarded, with the deadline, and the reply back', async () => {
@@ -128,13 +128,13 @@ void describe('Forward stream', () => {
     const o = await owner(() => Promise.resolve({}));
     await forwarder().call(o.addr, 'MicUp', {
       room_id: 'r1',
-      user_id: 'u1',
+      user_id: '1001',
       request_id: 'm1',
       seat_index: '1',
     });
     await forwarder().call(o.addr, 'MicUp', {
       room_id: 'r1',
-      user_id: 'u1',
+      user_id: '1001',
       request_id: 'm2',
       seat_index: 1,
     });
@@ -167,7 +167,7 @@ void describe('Forward stream', () => {
 
   void it('a command without a request id is refused before it reaches the room', async () => {
     const o = await owner(() => Promise.resolve({}));
-    await assert.rejects(forwarder().call(o.addr, 'JoinRoom', { room_id: 'r1', user_id: 'u1' }), {
+    await assert.rejects(forwarder().call(o.addr, 'JoinRoom', { room_id: 'r1', user_id: '1001' }), {
       code: 'INVALID_ARGUMENT',
     });
     assert.equal(o.received.length, 0);
@@ -187,7 +187,7 @@ void describe('Forward stream', () => {
     const f = forwarder();
     const replies = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        f.call(o.addr, 'GetRoom', { room_id: `r${i}`, user_id: 'u' }),
+        f.call(o.addr, 'GetRoom', { room_id: `r${i}`, user_id: '1001' }),
       ),
     );
     assert.deepEqual(
@@ -227,19 +227,19 @@ void describe('Forward stream', () => {
     const [port] = (await once(child, 'message')) as [number];
     const addr = `127.0.0.1:${port}`;
     const f = forwarder();
-    assert.deepEqual(await f.call(addr, 'GetRoom', { room_id: 'quick', user_id: 'u' }), {
+    assert.deepEqual(await f.call(addr, 'GetRoom', { room_id: 'quick', user_id: '1001' }), {
       ok: 'quick',
     });
-    const inFlight = f.call(addr, 'GetRoom', { room_id: 'hang', user_id: 'u' });
+    const inFlight = f.call(addr, 'GetRoom', { room_id: 'hang', user_id: '1001' });
     await new Promise((r) => setTimeout(r, 200));
     child.kill('SIGKILL');
     await assert.rejects(inFlight, { code: 'OWNER_UNREACHABLE' });
     // A new owner on another port answers at once on a new stream.
     const o = await owner((r) => Promise.resolve({ ok: r.request.room_id }));
-    assert.deepEqual(await f.call(o.addr, 'GetRoom', { room_id: 'again', user_id: 'u' }), {
+    assert.deepEqual(await f.call(o.addr, 'GetRoom', { room_id: 'again', user_id: '1001' }), {
       ok: 'again',
     });
-    await assert.rejects(f.call(addr, 'GetRoom', { room_id: 'dead', user_id: 'u' }), {
+    await assert.rejects(f.call(addr, 'GetRoom', { room_id: 'dead', user_id: '1001' }), {
       code: 'OWNER_UNREACHABLE',
     });
   });
@@ -290,7 +290,7 @@ void describe('Forward stream', () => {
     const calls: ForwardedCall[] = Array.from({ length: 40 }, (_, i) => ({
       id: i + 1,
       method: 'GetRoom',
-      body: JSON.stringify({ room_id: `r${i}`, user_id: 'u' }),
+      body: JSON.stringify({ room_id: `r${i}`, user_id: '1001' }),
       timeout_ms: 5_000,
     }));
     raw.stream.write({ calls });

@@ -49,7 +49,7 @@ void describe('gRPC of an embedded node', () => {
   const create = {
     room_id: 'room-1',
     request_id: 'create-1',
-    owner_user_id: 'u1',
+    owner_user_id: '1001',
     title: 't',
     seat_count: 2,
   };
@@ -86,10 +86,26 @@ void describe('gRPC of an embedded node', () => {
       await assert.rejects(client.call(addr, 'GetRoom', { room_id: 'room-1' }), {
         code: 'ROOM_NOT_FOUND',
       });
+      // A user id is an account id in decimal: 'alice' is refused, and creates nothing.
+      const named = await rawGrpcCall(
+        node.voice.grpcPort,
+        'CreateRoom',
+        { ...create, owner_user_id: 'alice' },
+        { authorization: `Bearer ${TOKEN}` },
+      );
+      assert.equal(named.code, status.INVALID_ARGUMENT, named.details);
+      await assert.rejects(client.call(addr, 'GetRoom', { room_id: 'room-1' }), {
+        code: 'ROOM_NOT_FOUND',
+      });
       const created = (await client.call(addr, 'CreateRoom', create)) as { room_id: string };
       assert.equal(created.room_id, 'room-1');
-      const room = (await client.call(addr, 'GetRoom', { room_id: 'room-1' })) as { title: string };
+      const room = (await client.call(addr, 'GetRoom', { room_id: 'room-1' })) as {
+        title: string;
+        owner_user_id: unknown;
+      };
       assert.equal(room.title, 't');
+      // gRPC's string fields carry the user ids in decimal.
+      assert.equal(room.owner_user_id, '1001');
     } finally {
       client.close();
     }

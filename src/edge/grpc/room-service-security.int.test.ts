@@ -20,7 +20,7 @@ import type { GrpcTls } from './security.js';
 import { rawGrpcCall } from './testing/raw-grpc.js';
 
 const TOKEN = 'cluster-token-for-tests-0123456789abcdef';
-const JOIN = { room_id: 'r1', user_id: 'u1', request_id: 'join-1' };
+const JOIN = { room_id: 'r1', user_id: '1001', request_id: 'join-1' };
 
 interface Received {
   method: RpcName;
@@ -215,14 +215,20 @@ void describe('RoomService: deadlines', () => {
 
 void describe('RoomService: commands need a request_id', () => {
   const commands: [RpcName, object][] = [
-    ['JoinRoom', { room_id: 'r1', user_id: 'u1' }],
-    ['CreateRoom', { owner_user_id: 'u1', title: 't', seat_count: 2 }],
-    ['MicUp', { room_id: 'r1', user_id: 'u1', seat_index: 0 }],
+    ['JoinRoom', { room_id: 'r1', user_id: '1001' }],
+    ['CreateRoom', { owner_user_id: '1001', title: 't', seat_count: 2 }],
+    ['MicUp', { room_id: 'r1', user_id: '1001', seat_index: 0 }],
     [
       'SendGift',
-      { room_id: 'r1', sender_user_id: 'u1', receiver_user_ids: ['u2'], gift_id: 'g', count: 1 },
+      {
+        room_id: 'r1',
+        sender_user_id: '1001',
+        receiver_user_ids: ['1002'],
+        gift_id: 'g',
+        count: 1,
+      },
     ],
-    ['RoomHeartbeat', { room_id: 'r1', user_id: 'u1' }],
+    ['RoomHeartbeat', { room_id: 'r1', user_id: '1001' }],
   ];
 
   void it('refuses a command with an empty or missing request_id with INVALID_ARGUMENT', async () => {
@@ -246,7 +252,7 @@ void describe('RoomService: commands need a request_id', () => {
     const api = recordingApi(() => Promise.resolve({}));
     const { port } = await serve(api);
     await client().call(`127.0.0.1:${port}`, 'GetRoom', { room_id: 'r1' });
-    await client().call(`127.0.0.1:${port}`, 'CheckRoomAccess', { room_id: 'r1', user_id: 'u1' });
+    await client().call(`127.0.0.1:${port}`, 'CheckRoomAccess', { room_id: 'r1', user_id: '1001' });
     assert.deepEqual(
       api.received.map((r) => r.method),
       ['GetRoom', 'CheckRoomAccess'],

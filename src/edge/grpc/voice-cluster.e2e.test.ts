@@ -130,7 +130,7 @@ describe(
         const [a, b, c] = nodes as [Node, Node, Node];
         const created = (await call(a, 'CreateRoom', {
           request_id: 'fwd-create',
-          owner_user_id: 'u1',
+          owner_user_id: '1001',
           title: 'forwarded',
           seat_count: 4,
         })) as { room_id: string };
@@ -138,7 +138,7 @@ describe(
         for (const [i, node] of [a, b, c].entries()) {
           await call(node, 'JoinRoom', {
             room_id: roomId,
-            user_id: `u${i + 1}`,
+            user_id: String(1001 + i),
             request_id: `join-${i}`,
           });
         }
@@ -158,7 +158,7 @@ describe(
         await assert.rejects(
           call(nonOwner, 'MicUp', {
             room_id: roomId,
-            user_id: 'u2',
+            user_id: '1002',
             seat_index: 9,
             request_id: 'fwd-mic-up-9',
           }),
@@ -179,7 +179,7 @@ describe(
         const create = {
           room_id: 'rogue-room',
           request_id: 'rogue-create',
-          owner_user_id: 'u9',
+          owner_user_id: '1009',
           title: 'rogue',
           seat_count: 2,
         };
@@ -209,11 +209,11 @@ describe(
         try {
           const { room_id: roomId } = (await call(nodes[0]!, 'CreateRoom', {
             request_id: 'late-create',
-            owner_user_id: 'u1',
+            owner_user_id: '1001',
             title: 'late copy',
             seat_count: 4,
           })) as { room_id: string };
-          for (const u of ['u1', 'u2']) {
+          for (const u of ['1001', '1002']) {
             await call(nodes[0]!, 'JoinRoom', {
               room_id: roomId,
               user_id: u,
@@ -222,7 +222,7 @@ describe(
           }
           await call(nodes[0]!, 'MicUp', {
             room_id: roomId,
-            user_id: 'u1',
+            user_id: '1001',
             seat_index: 0,
             request_id: 'late-up-1',
           });
@@ -230,7 +230,7 @@ describe(
           const paused = nodes.find((n) => n !== owner && n.process.alive)!;
           const change = {
             room_id: roomId,
-            user_id: 'u1',
+            user_id: '1001',
             seat_index: 1,
             request_id: 'late-change',
           };
@@ -241,7 +241,7 @@ describe(
             // … takes seat 1 for someone else, retries on the owner and is refused …
             await call(owner, 'MicUp', {
               room_id: roomId,
-              user_id: 'u2',
+              user_id: '1002',
               seat_index: 1,
               request_id: 'late-up-2',
             });
@@ -249,7 +249,7 @@ describe(
             // … and the seat is free again when the paused node wakes and forwards its copy.
             await call(owner, 'MicDown', {
               room_id: roomId,
-              user_id: 'u2',
+              user_id: '1002',
               request_id: 'late-down-2',
             });
           } finally {
@@ -272,7 +272,7 @@ describe(
           assert.equal(room.room_version, before.room_version, 'the late copy committed nothing');
           assert.deepEqual(
             room.seats.slice(0, 2).map((seat) => seat.user_id || null), // '' on the wire
-            ['u1', null],
+            ['1001', null], // user ids over gRPC: decimal strings
           );
         } finally {
           hasty.close();
@@ -284,11 +284,15 @@ describe(
         const entry = nodes.find((n) => n.process.alive)!;
         const { room_id: roomId } = (await call(entry, 'CreateRoom', {
           request_id: 'drain-create',
-          owner_user_id: 'u1',
+          owner_user_id: '1001',
           title: 'drain',
           seat_count: 2,
         })) as { room_id: string };
-        await call(entry, 'JoinRoom', { room_id: roomId, user_id: 'u1', request_id: 'drain-join' });
+        await call(entry, 'JoinRoom', {
+          room_id: roomId,
+          user_id: '1001',
+          request_id: 'drain-join',
+        });
         const owner = (await ownerOf(roomId))!;
         await owner.process.stop();
         assert.equal((await owner.process.exited).code, 0);
@@ -313,10 +317,12 @@ describe(
             body: JSON.stringify(body),
           }).then((r) => r.json() as Promise<{ code: number }>);
         assert.equal((await admin('/gifts/star', 'PUT', { name: 'Star', price: 7 })).code, 0);
+        // Account ids: decimal text over gRPC, a JSON number in the admin body.
+        const [payer, fan] = ['1101', '1102'];
         assert.equal(
           (
             await admin('/wallets/topup', 'POST', {
-              user_id: 'payer',
+              user_id: Number(payer),
               amount: 50,
               request_id: 'k-top',
             })
@@ -325,11 +331,11 @@ describe(
         );
         const { room_id: roomId } = (await call(entry, 'CreateRoom', {
           request_id: 'kill-create',
-          owner_user_id: 'payer',
+          owner_user_id: payer,
           title: 'kill',
           seat_count: 2,
         })) as { room_id: string };
-        for (const u of ['payer', 'fan']) {
+        for (const u of [payer, fan]) {
           await call(entry, 'JoinRoom', {
             room_id: roomId,
             user_id: u,
@@ -339,8 +345,8 @@ describe(
         const gift = {
           room_id: roomId,
           request_id: 'kill-gift',
-          sender_user_id: 'payer',
-          receiver_user_ids: ['fan'],
+          sender_user_id: payer,
+          receiver_user_ids: [fan],
           gift_id: 'star',
           count: 3,
         };
@@ -353,7 +359,7 @@ describe(
         const reused = { kind: 'conflict', code: 'REQUEST_ID_REUSED' };
         const owner = (await ownerOf(roomId))!;
         const notOwner = alive().find((n) => n !== owner)!;
-        const leaveUnderJoinId = { room_id: roomId, user_id: 'fan', request_id: 'kill-join-fan' };
+        const leaveUnderJoinId = { room_id: roomId, user_id: fan, request_id: `kill-join-${fan}` };
         await assert.rejects(call(notOwner, 'LeaveRoom', leaveUnderJoinId), reused);
 
         owner.process.child.kill('SIGKILL');

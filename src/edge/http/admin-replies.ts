@@ -4,10 +4,11 @@
  * it as a named schema.
  */
 import { z } from 'zod';
+import { JsonUserId } from '../../shared/user-id.js';
 
 export const TopUpReply = z
   .strictObject({
-    user_id: z.string(),
+    user_id: JsonUserId,
     balance: z.int().describe('The balance after the top-up'),
     duplicate: z.boolean().describe('The request id was used before: nothing was credited now'),
   })

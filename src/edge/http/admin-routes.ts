@@ -12,16 +12,17 @@ import * as ar from './admin-replies.js';
 import { parseInput } from '../../shared/parse-input.js';
 import type { VoiceRoomStore } from '../../voice-room/api/voice-store.js';
 import { requireAdminToken } from './admin-token.js';
+import { JsonUserId, userIdText } from '../../shared/user-id.js';
 import { documented, jsonSchemaOf, replySchemaOf } from './openapi.js';
 
 const appCode = z
   .string()
   .regex(/^[a-z0-9_-]{1,64}$/)
   .default('default');
-const userId = z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/);
+const giftId = z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/);
 const topUpBody = z.object({
   app_code: appCode,
-  user_id: userId,
+  user_id: JsonUserId,
   amount: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
   request_id: z.string().regex(/^[\x21-\x7e]{1,128}$/),
 });
@@ -33,7 +34,7 @@ const giftBody = z.object({
 });
 
 const giftsQuery = z.object({ app_code: appCode });
-const giftParams = z.object({ gift_id: userId });
+const giftParams = z.object({ gift_id: giftId });
 
 const docs = {
   topUp: documented({
@@ -80,7 +81,13 @@ export function registerAdminRoutes(
 
   app.post('/api/v1/admin/wallets/topup', { ...opts, ...docs.topUp }, async (request, reply) => {
     const b = parse(topUpBody, request.body);
-    const result = await store.topUp(b.app_code, b.user_id, b.amount, b.request_id, clock.nowMs());
+    const result = await store.topUp(
+      b.app_code,
+      userIdText(b.user_id),
+      b.amount,
+      b.request_id,
+      clock.nowMs(),
+    );
     const answer = { user_id: b.user_id, ...result };
     return sendOk(request, reply, declaredReply(ar.TopUpReply, 'topUpWallet', answer));
   });
@@ -92,11 +99,11 @@ export function registerAdminRoutes(
   });
 
   app.put('/api/v1/admin/gifts/:gift_id', { ...opts, ...docs.putGift }, async (request, reply) => {
-    const giftId = parse(userId, (request.params as { gift_id: string }).gift_id);
+    const id = parse(giftId, (request.params as { gift_id: string }).gift_id);
     const b = parse(giftBody, request.body);
     const gift = await store.putGift(
       b.app_code,
-      { gift_id: giftId, name: b.name, price: b.price, active: b.active },
+      { gift_id: id, name: b.name, price: b.price, active: b.active },
       clock.nowMs(),
     );
     return sendOk(request, reply, declaredReply(ar.CatalogGift, 'putGift', gift));

@@ -111,7 +111,7 @@ describe('OpenAPI answers conform to the document (ajv)', () => {
     });
     await call('POST', '/api/v1/admin/wallets/topup', {
       admin: true,
-      body: { user_id: String(alice.id), amount: 100, request_id: 'conf-top' },
+      body: { user_id: alice.id, amount: 100, request_id: 'conf-top' },
     });
     const room = await call('POST', '/api/v1/voice/rooms', {
       token: alice.token,
@@ -135,18 +135,18 @@ describe('OpenAPI answers conform to the document (ajv)', () => {
     });
     await call('POST', `${r}/admins`, {
       token: alice.token,
-      body: { user_id: String(bob.id), is_admin: true },
+      body: { user_id: bob.id, is_admin: true },
     });
     await call('POST', `${r}/gifts`, {
       token: alice.token,
-      body: { receiver_user_ids: [String(bob.id)], gift_id: 'rose', count: 2 },
+      body: { receiver_user_ids: [bob.id], gift_id: 'rose', count: 2 },
     });
     await call('GET', r, { token: bob.token });
     await call('GET', '/api/v1/voice/rooms?limit=5', { token: bob.token });
     await call('GET', '/api/v1/voice/wallet', { token: alice.token });
     await call('GET', '/api/v1/voice/gifts', { token: alice.token });
-    await call('POST', `${r}/kick`, { token: alice.token, body: { user_id: String(bob.id) } });
-    await call('POST', `${r}/unban`, { token: alice.token, body: { user_id: String(bob.id) } });
+    await call('POST', `${r}/kick`, { token: alice.token, body: { user_id: bob.id } });
+    await call('POST', `${r}/unban`, { token: alice.token, body: { user_id: bob.id } });
     await call('POST', `${r}/leave`, { token: alice.token });
     await call('POST', `${r}/close`, { token: alice.token });
     await call('GET', '/api/v1/voice/rooms/no_such_room', { token: alice.token });
@@ -198,7 +198,11 @@ describe('OpenAPI answers conform to the document (ajv)', () => {
       'createRoom 201',
       'micUp 200',
       'micUp 400',
+      'topUpWallet 200',
+      'setRoomAdmin 200',
       'sendGift 200',
+      'kickUser 200',
+      'unbanUser 200',
       'getRoom 200',
       'getRoom 404',
       'createMeeting 201',

@@ -225,7 +225,7 @@ describe('OpenAPI document at /docs/json', () => {
     includes('POST', '/api/v1/auth/login', 401, ['INVALID_CREDENTIALS']);
     includes('POST', '/api/v1/auth/login', 429, ['LOGIN_RATE_LIMITED']);
     includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 400, ['SEAT_OCCUPIED', 'ROOM_CLOSED']);
-    includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 403, ['USER_BANNED']);
+    includes('POST', '/api/v1/voice/rooms/:room_id/join', 403, ['USER_BANNED']);
     includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 409, ['REQUEST_ID_REUSED']);
     includes('POST', '/api/v1/meeting/rooms/:code/join', 400, ['PASSWORD_WRONG', 'MEETING_FULL']);
     includes('POST', '/api/v1/meeting/rooms/:code/join', 404, ['MEETING_NOT_FOUND']);
@@ -236,6 +236,10 @@ describe('OpenAPI document at /docs/json', () => {
     // A refusal is documented where it can happen only: a join is no host's call.
     assert.ok(!reasons('POST', '/api/v1/meeting/rooms/:code/join', 403).includes('HOST_ONLY'));
     assert.deepEqual(reasons('POST', '/api/v1/meeting/rooms', 404), []);
+    // A voice call lists its own refusals: a banned user is no member, so MicUp answers
+    // NOT_IN_ROOM, never USER_BANNED (nor any other 403).
+    assert.deepEqual(reasons('POST', '/api/v1/voice/rooms/:room_id/mic/up', 403), []);
+    includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 400, ['NOT_IN_ROOM']);
   });
 
   it('writes JSON Schema 2020-12 as OpenAPI 3.1 does: no 3.0 `nullable`, no nested $schema', () => {
@@ -292,6 +296,20 @@ describe('OpenAPI document at /docs/json', () => {
       'application/json'
     ]!.schema!;
     assert.deepEqual([...topUp.required].sort(), ['amount', 'request_id', 'user_id']);
+    // A user id in JSON is the account id, a number: in every body that names users.
+    const kick = operation('POST', '/api/v1/voice/rooms/:room_id/kick')!.requestBody!.content![
+      'application/json'
+    ]!.schema!;
+    const gift = operation('POST', '/api/v1/voice/rooms/:room_id/gifts')!.requestBody!.content![
+      'application/json'
+    ]!.schema!;
+    for (const userId of [
+      topUp.properties.user_id,
+      kick.properties.user_id,
+      gift.properties.receiver_user_ids.items,
+    ]) {
+      assert.equal(userId.type, 'integer');
+    }
     const register = operation('POST', '/api/v1/auth/register')!.requestBody!.content![
       'application/json'
     ]!.schema!;

@@ -14,7 +14,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import { z } from 'zod';
 import pkg from '../../../package.json' with { type: 'json' };
-import { errorCatalog, errors } from '../../shared/error-codes.js';
+import { codesOfKind, errors } from '../../shared/error-codes.js';
 import type { ErrorKind } from '../../shared/errors.js';
 import { httpStatusOf } from '../../shared/http-envelope.js';
 
@@ -163,7 +163,7 @@ function refusedWith(reasons: ReadonlySet<string>): JsonSchema {
   };
 }
 
-const codesOfKind = (kind: ErrorKind): Refusal[] => errorCatalog.filter((e) => e.kind === kind);
+const ofKind = (kind: ErrorKind): Refusal[] => codesOfKind(kind).map((name) => errors[name]);
 /** Input the server refuses before any rule runs: the schema (zod), or the body's parser. */
 const BAD_INPUT: readonly Refusal[] = [
   errors.VALIDATION,
@@ -188,12 +188,12 @@ function reasonsOf(doc: RouteDoc): Map<number, Set<string>> {
     set.add(code);
     out.set(status, set);
   };
-  const refusals: Refusal[] = [...(doc.refusals ?? []), ...codesOfKind('internal')];
+  const refusals: Refusal[] = [...(doc.refusals ?? []), ...ofKind('internal')];
   if (doc.body || doc.query || doc.params) refusals.push(...BAD_INPUT);
   if (doc.access === 'user') refusals.push(...BAD_TOKEN);
   if (doc.access === 'admin') refusals.push(errors.BAD_ADMIN_TOKEN);
   // Every route reaches the database (or the room's owner): any may be unavailable.
-  refusals.push(...codesOfKind('unavailable'));
+  refusals.push(...ofKind('unavailable'));
   for (const refusal of refusals) add(httpStatusOf(refusal.kind), refusal.code);
   if (doc.body) for (const status of [413, 415]) add(status, errors.VALIDATION.code);
   return out;

@@ -85,7 +85,7 @@ describe('a request id used for another request (REST)', () => {
       c.call('POST', `/voice/rooms/${roomId}/${path}`, { as, body, headers: key(k) });
     const seats = async () => {
       const room = await c.call('GET', `/voice/rooms/${roomId}`, { as: 'host' });
-      return room.body.data.seats.map((s: { user_id: string | null }) => s.user_id);
+      return room.body.data.seats.map((s: { user_id: number | null }) => s.user_id);
     };
 
     assert.equal((await voice('join', {}, 'v-join')).status, 200);
@@ -95,7 +95,7 @@ describe('a request id used for another request (REST)', () => {
     const up = await voice('mic/up', { seat_index: 0 }, 'v-up');
     assert.equal(up.status, 200, JSON.stringify(up.body));
     reused(await voice('mic/up', { seat_index: 1 }, 'v-up'));
-    assert.deepEqual(await seats(), [String(c.ids.fan), null]);
+    assert.deepEqual(await seats(), [c.ids.fan, null]);
     const retried = await voice('mic/up', { seat_index: 0 }, 'v-up');
     assert.equal(retried.status, 200);
     assert.equal(retried.body.data.duplicate, true);

@@ -249,7 +249,7 @@ describe('/ws frames conform to the AsyncAPI document (ajv)', { skip: mediaSkipR
     await rest('anna', `/voice/rooms/${roomId}/mic/down`);
     await voiceBert.waitFor((f) => f.event === 'voice.mic.released');
     ok(await voiceBert.request('room.unsubscribe', { room_id: roomId }), 'unsubscribe');
-    await rest('anna', `/voice/rooms/${roomId}/kick`, { user_id: String(api.ids.bert) });
+    await rest('anna', `/voice/rooms/${roomId}/kick`, { user_id: api.ids.bert });
     await voiceAnna.waitFor((f) => f.event === 'voice.member.kicked');
     await rest('anna', `/voice/rooms/${roomId}/close`);
     await voiceAnna.waitFor((f) => f.event === 'voice.room.closed');
@@ -304,7 +304,10 @@ describe('/ws frames conform to the AsyncAPI document (ajv)', { skip: mediaSkipR
       'frame.meeting.chat',
       'frame.meeting.member.kicked',
       'frame.notification.new',
+      'frame.voice.member.joined',
+      'frame.voice.member.kicked',
       'frame.voice.mic.up',
+      'frame.voice.mic.released',
       'frame.voice.producer.new',
       'frame.voice.room.closed',
     ]) {

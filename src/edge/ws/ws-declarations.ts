@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import type { AppError } from '../../shared/errors.js';
-import { errors } from '../../shared/error-codes.js';
+import { codesOfKind, errors } from '../../shared/error-codes.js';
 import { firstIssueText } from '../../shared/parse-input.js';
 
 /** A code of the one error registry (src/shared/error-codes.ts). */
@@ -97,26 +97,16 @@ export function parseWsPayload<P extends z.ZodType, A extends z.ZodType>(
 
 /**
  * Reasons of any call that reaches a room's cell (through a kind's API, possibly forwarded to
- * the room's owner): the runtime's retryable failures and its bugs.
+ * the room's owner): every outage of the error registry (retry) and every bug, as the REST
+ * documents have them (../http/openapi.ts), a room id of another kind, and input the room's
+ * API refuses.
  */
-export const CELL_CALL_REASONS = [
-  'CELL_FENCED',
-  'COMMIT_FAILED',
-  'DEADLINE_EXCEEDED',
-  'NOT_OWNER_NODE',
-  'OWNER_UNREACHABLE',
-  'OWNER_TIMEOUT',
-  'NODE_DRAINING',
-  'NODE_BUSY',
-  'DATABASE_UNAVAILABLE',
-  'DATABASE_LOCK_CONFLICT',
+export const CELL_CALL_REASONS: readonly ErrorName[] = [
+  ...codesOfKind('unavailable'),
+  ...codesOfKind('internal'),
   'ROOM_KIND_MISMATCH',
-  'UNKNOWN_KIND',
-  'LOG_GAP',
-  'DECIDE_FAILED',
-  'REPLY_MISMATCH',
   'INVALID_ARGUMENT',
-] as const satisfies readonly ErrorName[];
+];
 
 /** The `data` of a frame that has none (`{}`). */
 export const Empty = z.strictObject({});

@@ -12,6 +12,7 @@ import { connectSignal, wireTransport } from './signalling-peer.mjs';
 const state = {
   frames: [],
   errors: [],
+  /** The member's account id, a number as frames carry it. */
   userId: null,
   roomId: null,
   device: null,

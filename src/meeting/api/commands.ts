@@ -13,7 +13,7 @@ import { meetingDetail } from '../domain/view.js';
 import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 import { createMeeting } from './create-meeting.js';
-import { declare, type MeetingRequest } from './declaration.js';
+import { ACCESS, declare, IN_PROGRESS, type MeetingRequest } from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
 import { roomReply } from './meeting-router.js';
 import { judgePassword } from './password-lock.js';
@@ -39,6 +39,12 @@ const restCalls = {
   CreateMeeting: declare({
     kind: 'command',
     scope: 'none',
+    refuses: [
+      'IN_OTHER_MEETING',
+      'ROOM_CODE_CONFLICT',
+      'CREATE_RATE_LIMITED',
+      'TOO_MANY_OPEN_ROOMS',
+    ],
     rest: {
       summary: 'Create an instant meeting hosted by the caller',
       method: 'POST',
@@ -53,6 +59,7 @@ const restCalls = {
   ListMyMeetings: declare({
     kind: 'query',
     scope: 'none',
+    refuses: [],
     rest: {
       summary: 'The meetings the caller hosted or joined, newest first',
       method: 'GET',
@@ -72,6 +79,7 @@ const restCalls = {
   GetMeeting: declare({
     kind: 'query',
     scope: 'room',
+    refuses: ACCESS,
     rest: {
       summary: 'The meeting and its active participants (participants only)',
       method: 'GET',
@@ -93,6 +101,15 @@ const restCalls = {
   JoinMeeting: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [
+      ...IN_PROGRESS,
+      'IN_OTHER_MEETING',
+      'ALREADY_IN_MEETING',
+      'PASSWORD_LOCKED',
+      'PASSWORD_REQUIRED',
+      'PASSWORD_WRONG',
+      'MEETING_FULL',
+    ],
     rest: {
       summary: 'Join the meeting (with its password when it has one)',
       method: 'POST',
@@ -133,6 +150,7 @@ const restCalls = {
   LeaveMeeting: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'NOT_IN_MEETING'],
     rest: {
       summary: 'Leave the meeting',
       method: 'POST',
@@ -148,6 +166,7 @@ const restCalls = {
   EndMeeting: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'HOST_ONLY'],
     rest: {
       summary: 'End the meeting for everyone (host)',
       hostOnly: true,
@@ -169,6 +188,7 @@ const restCalls = {
   TransferHost: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'HOST_ONLY', 'CANNOT_TRANSFER_TO_SELF', 'TARGET_NOT_ACTIVE'],
     rest: {
       summary: 'Hand the host role to an active participant (host)',
       hostOnly: true,
@@ -197,6 +217,7 @@ const restCalls = {
   KickMember: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'HOST_ONLY', 'CANNOT_KICK_SELF', 'TARGET_NOT_ACTIVE'],
     rest: {
       summary: 'Remove an active participant (host)',
       hostOnly: true,
@@ -218,6 +239,7 @@ const restCalls = {
   InviteMembers: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...ACCESS, 'INVITE_RATE_LIMITED', 'INVITEE_NOT_FOUND'],
     rest: {
       summary: 'Invite users: each gets a meeting_invite notification',
       method: 'POST',
@@ -241,6 +263,7 @@ const restCalls = {
   RedeemInvite: declare({
     kind: 'query',
     scope: 'none',
+    refuses: ['INVITE_EXPIRED'],
     rest: {
       summary: "An invite token's meeting: room code, inviter, has_password",
       method: 'POST',
@@ -254,6 +277,7 @@ const restCalls = {
   SendChat: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'NOT_IN_MEETING', 'CHAT_RATE_LIMITED'],
     rest: {
       summary: 'Send a chat message to the meeting',
       method: 'POST',
@@ -288,6 +312,7 @@ const restCalls = {
   ListChats: declare({
     kind: 'query',
     scope: 'room',
+    refuses: ACCESS,
     rest: {
       summary: "The meeting's chat history, newest first",
       method: 'GET',

@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import type { CommandResult } from '../../cell/cell.js';
 import type { MeetingCommand, MeetingState } from '../domain/types.js';
+import type { MeetingReason } from '../domain/errors.js';
+import type { errors } from '../../shared/error-codes.js';
 import type { MeetingReplies } from '../domain/view.js';
 import type { MediaServers } from '../../media-cluster/media-servers.js';
 import type { Clock } from '../../shared/clock.js';
@@ -53,6 +55,11 @@ export type DecidedResult<K extends MeetingCommand['type']> = Omit<CommandResult
   readonly reply: K extends keyof MeetingReplies ? MeetingReplies[K] : unknown;
 };
 
+/** The refusals of the guard `mustBeInProgress` (../domain/guards.ts): no such or an ended meeting. */
+export const IN_PROGRESS = ['MEETING_NOT_FOUND', 'MEETING_ENDED'] as const;
+/** The refusals of `checkMeetingAccess`: no such meeting, or the caller is not in it (ended too). */
+export const ACCESS = ['MEETING_NOT_FOUND', 'NOT_IN_MEETING'] as const;
+
 export interface RestRoute {
   /** The route's one line in the OpenAPI document. */
   readonly summary: string;
@@ -94,6 +101,14 @@ export interface MeetingDeclaration<
   readonly scope: 'room' | 'none';
   /** `system`: only the node calls it (a media failover), as ./requests.ts `SystemCaller`. */
   readonly caller?: 'system';
+  /**
+   * What it may be refused with by its own rules and limits: the meeting's reasons
+   * (../domain/errors.ts) and the error registry's. Input errors, a reused request id, a
+   * room code of another kind and the runtime's outages apply to every call and are not
+   * listed. The API documents list them per operation; refusals.unit.test.ts checks the
+   * decider never refuses a command otherwise.
+   */
+  readonly refuses: readonly (MeetingReason | keyof typeof errors)[];
   /** What it answers (./replies.ts). */
   readonly reply: R;
   readonly handle: (

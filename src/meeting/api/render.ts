@@ -6,6 +6,7 @@ import type { MeetingView, ParticipantView } from '../domain/view.js';
 import { statusLabel } from '../domain/view.js';
 import { envelopeTime } from '../../shared/http-envelope.js';
 import type { ChatRow, MeetingRow } from './meeting-store.js';
+import { userIdJson } from '../../shared/user-id.js';
 
 /**
  * A decimal id as a JSON number: a meeting's callers are account ids (decimal JWT subjects;
@@ -16,9 +17,7 @@ export function idJson(id: string | null): number | null {
 }
 
 /** A user id that is always there (a participant's, a chat message's) as a JSON number. */
-export function userIdJson(id: string): number {
-  return Number(id);
-}
+export { userIdJson };
 
 export function timeJson(ms: number | null): string | null {
   return ms === null ? null : envelopeTime(new Date(ms));

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ROOM_CODE_PATTERN } from '../domain/decide-membership.js';
 import { FAILOVER_CALLER } from '../../media-cluster/media-failover.js';
+import { UserIdText } from '../../shared/user-id.js';
 
 /** Only a JSON integer: `"1"`, `1.5`, `true`, `[1]` and `null` are refused, never coerced. */
 const int = z.int();
@@ -79,8 +80,8 @@ export const ChatsQuery = z.strictObject({
 /** Who calls: the token's app and user (REST), or the forwarding node's copy of them. */
 export const Caller = {
   app_code: z.string().regex(/^[a-z0-9_-]{1,64}$/),
-  // An account id (decimal, a safe integer): every user id a meeting answers is a JSON number.
-  caller_id: z.string().regex(/^[1-9][0-9]{0,14}$/, 'a decimal account id'),
+  // An account id in decimal: every user id a meeting answers is a JSON number.
+  caller_id: UserIdText,
 };
 /** The node itself: a media failover moving the meeting (`MoveMediaServer` only). */
 export const SystemCaller = {

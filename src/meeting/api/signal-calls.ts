@@ -9,7 +9,7 @@ import { refuse } from '../domain/errors.js';
 import { checkMeetingAccess } from '../domain/guards.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
-import { declare } from './declaration.js';
+import { ACCESS, declare, IN_PROGRESS } from './declaration.js';
 import * as r from './replies.js';
 import { RequestIdField } from './requests.js';
 
@@ -30,6 +30,7 @@ export const signalCalls = {
   MeetingMember: declare({
     kind: 'query',
     scope: 'room',
+    refuses: ACCESS,
     body: z.strictObject({}),
     reply: r.MeetingMemberReply,
     handle: (_ctx, req, state) => {
@@ -44,6 +45,7 @@ export const signalCalls = {
   MarkSocketLive: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'NOT_IN_MEETING'],
     body: z.strictObject({ ...withRequestId, node_id: nodeId }),
     reply: r.Done,
     handle: (ctx, req) =>
@@ -56,6 +58,8 @@ export const signalCalls = {
   MarkSocketsGone: declare({
     kind: 'command',
     scope: 'room',
+    // The runtime answers a meeting that does not exist before any rule (MeetingKind.notFound).
+    refuses: ['MEETING_NOT_FOUND'],
     body: z.strictObject({ ...withRequestId, node_id: nodeId }),
     reply: r.Done,
     handle: (ctx, req) =>
@@ -73,6 +77,8 @@ export const signalCalls = {
   MoveMediaServer: declare({
     kind: 'command',
     scope: 'room',
+    // The runtime answers a meeting that does not exist before any rule (MeetingKind.notFound).
+    refuses: ['MEETING_NOT_FOUND'],
     caller: 'system',
     body: z.strictObject({ ...withRequestId, from_server: serverId, to_server: serverId }),
     reply: r.MoveMediaReply,
@@ -92,6 +98,7 @@ export const signalCalls = {
   ChangeMemberState: declare({
     kind: 'command',
     scope: 'room',
+    refuses: [...IN_PROGRESS, 'NOT_IN_MEETING', 'HOST_ONLY_WS', 'TARGET_NOT_ACTIVE'],
     body: z.strictObject({
       ...withRequestId,
       target_user_id: userId.optional(),

@@ -10,6 +10,7 @@ import { InRoom } from '../api/requests.js';
 import { meetingReasons } from '../domain/errors.js';
 import { errors } from '../../shared/error-codes.js';
 import type { Refusal } from '../../edge/http/openapi.js';
+import type { ErrorKind } from '../../shared/errors.js';
 import {
   documented,
   jsonSchemaOf,
@@ -37,29 +38,26 @@ const LIMITED: Partial<Record<string, string>> = {
 const REUSED = 'The request_id was used for another request (REQUEST_ID_REUSED)';
 const OPEN_MEETINGS = 'The caller hosts the most meetings not ended allowed (TOO_MANY_OPEN_ROOMS)';
 
-/** A call's own limits (429, and the creation's open-meeting cap). */
-const LIMIT_REFUSALS: Partial<Record<string, readonly Refusal[]>> = {
-  CreateMeeting: [errors.CREATE_RATE_LIMITED, errors.TOO_MANY_OPEN_ROOMS],
-  SendChat: [errors.CHAT_RATE_LIMITED],
-  InviteMembers: [errors.INVITE_RATE_LIMITED, errors.INVITEE_NOT_FOUND],
-};
+const kindOfReason = new Map<string, ErrorKind>(meetingReasons.map((r) => [r.code, r.kind]));
+
+/** A declared refusal with its kind (which gives its HTTP status). */
+function refusalOf(name: MeetingDeclaration['refuses'][number]): Refusal {
+  const kind = kindOfReason.get(name);
+  return kind ? { code: name, kind } : errors[name as keyof typeof errors];
+}
 
 /**
- * The refusals a meeting call may answer: the meeting's rules (HOST_ONLY for the host's
- * calls; MEETING_NOT_FOUND for a call on a meeting; HOST_ONLY_WS is the WebSocket's text),
- * its limits, a code of another kind of room, a reused request_id.
+ * The refusals a meeting call may answer: its declaration's (the meeting's rules and the
+ * call's limits), and for a call on a meeting a code of another kind of room and the lookup
+ * limit; for a command a reused request_id.
  */
-function refusalsOf(name: string, declared: MeetingDeclaration): Refusal[] {
-  const left = new Set(['HOST_ONLY_WS']);
-  if (!declared.rest?.hostOnly) left.add('HOST_ONLY');
-  if (declared.scope !== 'room') left.add('MEETING_NOT_FOUND');
-  const rules = meetingReasons.filter((r) => !left.has(r.code));
+function refusalsOf(declared: MeetingDeclaration): Refusal[] {
   const room =
     declared.scope === 'room'
       ? [errors.ROOM_KIND_MISMATCH, errors.MEETING_LOOKUP_RATE_LIMITED]
       : [];
   const command = declared.kind === 'command' ? [errors.REQUEST_ID_REUSED] : [];
-  return [...rules, ...(LIMIT_REFUSALS[name] ?? []), ...room, ...command];
+  return [...declared.refuses.map(refusalOf), ...room, ...command];
 }
 
 /** Path parameters other than these are documented as plain text. */
@@ -105,7 +103,7 @@ export function meetingRouteDoc(name: string, declared: MeetingDeclaration): Doc
     access: 'user',
     summary: route.summary,
     responses,
-    refusals: refusalsOf(name, declared),
+    refusals: refusalsOf(declared),
     data: replySchemaOf(declared.reply),
     ...(params.length > 0
       ? {

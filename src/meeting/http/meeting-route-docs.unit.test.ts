@@ -14,6 +14,7 @@ import { meetingRouteDoc } from './meeting-route-docs.js';
 const redeem: MeetingDeclaration = {
   kind: 'command',
   scope: 'none',
+  refuses: ['INVITE_EXPIRED'],
   rest: { summary: 'Redeem an invite token', method: 'POST', path: '/invite-tokens/:token/redeem' },
   body: z.strictObject({ request_id: z.string().optional() }),
   reply: z.null(),

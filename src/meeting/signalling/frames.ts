@@ -6,14 +6,12 @@ import { z } from 'zod';
 import { producerNewData } from '../../edge/room-media/ws-events.js';
 import type { MediaKind } from '../../media-cluster/media-orchestrator.js';
 import { userIdJson } from '../api/render.js';
+import { JsonUserId } from '../../shared/user-id.js';
 
 export const PRODUCER_NEW = 'meeting.member.producer.new';
 export const MEMBER_LEFT = 'meeting.member.left';
 /** `meeting.member.left {reason}` after `meeting.room.leave` (REST uses leave / kicked). */
 export const WS_LEAVE_REASON = 'ws_leave';
-
-/** The seed's int64 user id as {@link userIdJson} writes it. */
-const JsonUserId = z.int().positive();
 
 /** `meeting.member.producer.new {room_code, user_id, producer_id, kind, closed}`. */
 export const ProducerNewData = producerNewData('room_code', JsonUserId);

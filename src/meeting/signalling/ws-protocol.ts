@@ -18,6 +18,7 @@ import {
 } from '../../edge/ws/ws-declarations.js';
 import { MEETING_ROOM_FRAMES, MEETING_USER_FRAMES } from '../api/meeting-frame-data.js';
 import type { MeetingReason } from '../domain/errors.js';
+import { signalCalls } from '../api/signal-calls.js';
 import { MEMBER_LEFT, PRODUCER_NEW, ProducerNewData, WsLeftData } from './frames.js';
 import { MemberStatePayload, roomCode, RoomPayload } from './schemas.js';
 
@@ -45,6 +46,8 @@ export const MeetingRoomJoin = wsEvent({
   ack: Empty,
   reasons: [
     ...ACCESS,
+    // The join tells the meeting a socket is live (a meeting may end meanwhile).
+    ...signalCalls.MarkSocketLive.refuses,
     'TOO_MANY_ROOMS',
     'REALTIME_UNAVAILABLE',
     'MEDIA_STATE_UNAVAILABLE',
@@ -74,7 +77,7 @@ export const MeetingMemberStateChanged = wsEvent({
     'the meeting broadcasts it',
   payload: MemberStatePayload,
   ack: Empty,
-  reasons: [...ACCESS, 'HOST_ONLY_WS', 'TARGET_NOT_ACTIVE', 'MEETING_ENDED'] satisfies Reason[],
+  reasons: [...ACCESS, ...signalCalls.ChangeMemberState.refuses] satisfies Reason[],
 });
 
 export const meetingMediaEvents = mediaWsEvents({

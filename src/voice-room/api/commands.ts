@@ -13,6 +13,7 @@ import { refuse } from '../domain/errors.js';
 import { checkRoomAccess } from '../domain/guards.js';
 import type { VoiceRoomCommand } from '../domain/types.js';
 import { roomView } from '../domain/view.js';
+import { roomJson } from './json.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import {
@@ -40,6 +41,15 @@ export function createdRoomIdOf(appCode: string, requestId: string): string {
 
 const inRoom = (action: string) => `/rooms/:room_id/${action}`;
 
+// What each command may be refused with (./declaration.ts `Refusable`), by the guards it
+// passes first (../domain/guards.ts) and then its own rules.
+const ACTIVE = ['ROOM_NOT_FOUND', 'ROOM_CLOSED', 'ROOM_NOT_ACTIVE'] as const;
+const MEMBER = [...ACTIVE, 'NOT_IN_ROOM'] as const;
+const MANAGER = [...ACTIVE, 'NOT_ADMIN'] as const;
+/** The kick rule (`mustOutrank`): nobody removes the owner, only the owner removes an admin. */
+const OUTRANK = ['NOT_OWNER'] as const;
+const FREE_SEAT = ['SEAT_NOT_FOUND', 'SEAT_LOCKED', 'SEAT_OCCUPIED'] as const;
+
 /** What SendGift's decider answers (../domain/view.ts `replyOf`); older records lack `balance`. */
 const GiftDecision = z.object({ total_price: z.int().optional(), balance: z.int().optional() });
 
@@ -47,6 +57,7 @@ export const voiceCommands = {
   CreateRoom: custom({
     kind: 'command',
     schema: m.CreateRoomRequest,
+    refuses: ['ROOM_ALREADY_EXISTS'],
     reply: r.CreateRoomReply,
     handle: (ctx, req) => {
       // Retries with one request id must land on one room: derive the id from it.
@@ -73,9 +84,10 @@ export const voiceCommands = {
   }),
   CloseRoom: command({
     schema: m.OperatorRequest,
+    refuses: MANAGER,
     toCommand: (r) => ({ type: 'CloseRoom', operator_user_id: r.operator_user_id }),
     rest: {
-      summary: 'Close the room (owner)',
+      summary: 'Close the room (owner or admin)',
       method: 'POST',
       path: inRoom('close'),
       caller: 'operator_user_id',
@@ -83,6 +95,7 @@ export const voiceCommands = {
   }),
   JoinRoom: command({
     schema: m.UserRequest,
+    refuses: [...ACTIVE, 'USER_BANNED'],
     toCommand: (r) => ({ type: 'JoinRoom', user_id: r.user_id }),
     rest: {
       summary: 'Join the room',
@@ -93,6 +106,7 @@ export const voiceCommands = {
   }),
   LeaveRoom: command({
     schema: m.UserRequest,
+    refuses: MEMBER,
     toCommand: (r) => ({ type: 'LeaveRoom', user_id: r.user_id }),
     rest: {
       summary: 'Leave the room (and its mic seat)',
@@ -103,6 +117,7 @@ export const voiceCommands = {
   }),
   RoomHeartbeat: command({
     schema: m.UserRequest,
+    refuses: MEMBER,
     toCommand: (r) => ({ type: 'RoomHeartbeat', user_id: r.user_id }),
     rest: {
       summary: 'Stay present (else stale_left after ROOMS_PRESENCE_TIMEOUT_MS)',
@@ -113,6 +128,7 @@ export const voiceCommands = {
   }),
   KickUser: command({
     schema: m.ManageUserRequest,
+    refuses: [...MANAGER, 'CANNOT_TARGET_SELF', 'CANNOT_KICK_OWNER', ...OUTRANK],
     toCommand: (r) => ({
       type: 'KickUser',
       user_id: r.user_id,
@@ -128,6 +144,7 @@ export const voiceCommands = {
   }),
   UnbanUser: command({
     schema: m.ManageUserRequest,
+    refuses: [...MANAGER, 'NOT_BANNED'],
     toCommand: (r) => ({
       type: 'UnbanUser',
       user_id: r.user_id,
@@ -143,6 +160,7 @@ export const voiceCommands = {
   }),
   SetRoomAdmin: command({
     schema: m.SetRoomAdminRequest,
+    refuses: [...ACTIVE, 'NOT_OWNER', 'CANNOT_TARGET_SELF'],
     toCommand: (r) => ({
       type: 'SetRoomAdmin',
       user_id: r.user_id,
@@ -159,6 +177,7 @@ export const voiceCommands = {
   }),
   SetMicSeatLock: command({
     schema: m.SetMicSeatLockRequest,
+    refuses: [...MANAGER, 'SEAT_NOT_FOUND', 'CANNOT_TARGET_OWNER', ...OUTRANK],
     toCommand: (r) => ({
       type: 'SetMicSeatLock',
       seat_index: r.seat_index,
@@ -176,6 +195,7 @@ export const voiceCommands = {
   MicUp: commandWithDecision({
     reply: r.MicReply,
     schema: m.SeatRequest,
+    refuses: [...MEMBER, 'ALREADY_ON_SEAT', ...FREE_SEAT],
     toCommand: (r) => ({ type: 'MicUp', user_id: r.user_id, seat_index: r.seat_index }),
     rest: {
       summary: 'Take a free mic seat (then publish and confirm)',
@@ -187,6 +207,7 @@ export const voiceCommands = {
   }),
   MicDown: command({
     schema: m.MicDownRequest,
+    refuses: [...MANAGER, 'CANNOT_TARGET_OWNER', ...OUTRANK, 'NOT_ON_SEAT'],
     toCommand: (r) => ({
       type: 'MicDown',
       user_id: r.user_id,
@@ -196,6 +217,7 @@ export const voiceCommands = {
       summary: 'Leave the mic, or (owner or admin) take a member off it',
       method: 'POST',
       path: inRoom('mic/down'),
+      body: ['user_id'],
       // Yourself, or (an owner or admin) the body's user_id: then the caller is the operator.
       fields: (me, b) =>
         b.user_id !== undefined && b.user_id !== me
@@ -206,6 +228,7 @@ export const voiceCommands = {
   ChangeMicSeat: commandWithDecision({
     reply: r.MicReply,
     schema: m.SeatRequest,
+    refuses: [...MEMBER, 'NOT_ON_SEAT', ...FREE_SEAT],
     toCommand: (r) => ({ type: 'ChangeMicSeat', user_id: r.user_id, seat_index: r.seat_index }),
     rest: {
       summary: 'Move to another free mic seat',
@@ -218,6 +241,7 @@ export const voiceCommands = {
   ConfirmMicPublishing: commandWithDecision({
     reply: r.MicReply,
     schema: m.ConfirmMicPublishingRequest,
+    refuses: [...ACTIVE, 'NOT_ON_SEAT', 'MIC_SESSION_MISMATCH'],
     toCommand: (r) => ({
       type: 'ConfirmMicPublishing',
       user_id: r.user_id,
@@ -232,12 +256,36 @@ export const voiceCommands = {
     },
   }),
   // The RTC events come from the RTC provider's callbacks (../http/trtc-callback.ts), not REST.
-  RtcAudioStarted: command({ schema: m.RtcEventRequest, toCommand: rtcEvent('RtcAudioStarted') }),
-  RtcAudioStopped: command({ schema: m.RtcEventRequest, toCommand: rtcEvent('RtcAudioStopped') }),
-  RtcRoomExited: command({ schema: m.RtcEventRequest, toCommand: rtcEvent('RtcRoomExited') }),
+  RtcAudioStarted: command({
+    schema: m.RtcEventRequest,
+    // Late, repeated and unknown sessions' events are dropped, never refused.
+    refuses: [],
+    toCommand: rtcEvent('RtcAudioStarted'),
+  }),
+  RtcAudioStopped: command({
+    schema: m.RtcEventRequest,
+    refuses: [],
+    toCommand: rtcEvent('RtcAudioStopped'),
+  }),
+  RtcRoomExited: command({
+    schema: m.RtcEventRequest,
+    refuses: [],
+    toCommand: rtcEvent('RtcRoomExited'),
+  }),
   SendGift: custom({
     kind: 'command',
     schema: m.SendGiftRequest,
+    refuses: [
+      ...MEMBER,
+      'GIFT_TO_SELF',
+      'AMOUNT_TOO_LARGE',
+      // The catalog and the wallets, read and written with the commit (../sql/wallet.ts).
+      'GIFT_NOT_FOUND',
+      'GIFT_PRICE_CHANGED',
+      'INSUFFICIENT_BALANCE',
+      'BALANCE_LIMIT',
+      'AMOUNT_NOT_EXACT',
+    ],
     reply: r.GiftReply,
     handle: async (ctx, req) => {
       // The price is the catalog's, never the caller's; the commit checks it again.
@@ -279,6 +327,7 @@ export const voiceCommands = {
   GetRoom: custom({
     kind: 'query',
     schema: m.GetRoomRequest,
+    refuses: ['ROOM_NOT_FOUND'],
     reply: r.Room,
     handle: (ctx, req) =>
       ctx.query(
@@ -286,7 +335,7 @@ export const voiceCommands = {
         (state, version) => (state.status === 'absent' ? null : roomView(state, version)),
         (view) => {
           if (!view) throw AppError.from(refuse('ROOM_NOT_FOUND'));
-          return { app_code: req.app_code, room_id: req.room_id, ...view };
+          return { app_code: req.app_code, room_id: req.room_id, ...roomJson(view) };
         },
       ),
     rest: {
@@ -300,6 +349,7 @@ export const voiceCommands = {
   GetRoomMedia: custom({
     kind: 'query',
     schema: m.GetRoomRequest,
+    refuses: [],
     reply: r.RoomMediaReply,
     handle: (ctx, req) =>
       ctx.query(
@@ -313,6 +363,7 @@ export const voiceCommands = {
   MoveMediaServer: custom({
     kind: 'command',
     schema: m.MoveMediaServerRequest,
+    refuses: [],
     reply: r.MoveMediaReply,
     handle: (ctx, req) =>
       ctx.query(
@@ -331,6 +382,7 @@ export const voiceCommands = {
   CheckRoomAccess: custom({
     kind: 'query',
     schema: m.CheckRoomAccessRequest,
+    refuses: [],
     reply: r.CheckRoomAccessReply,
     handle: (ctx, req) =>
       ctx.query(

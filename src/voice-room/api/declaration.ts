@@ -7,6 +7,8 @@
 import type { z } from 'zod';
 import type { CommandResult } from '../../cell/cell.js';
 import type { VoiceRoomCommand, VoiceRoomState } from '../domain/types.js';
+import type { VoiceRoomReason } from '../domain/errors.js';
+import type { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from './voice-store.js';
 import { CommandReply } from './replies.js';
 import { declaredReply } from '../../edge/declared-reply.js';
@@ -47,6 +49,14 @@ export type Identity = 'user_id' | 'operator_user_id' | 'sender_user_id' | 'owne
 export type Body = Readonly<Record<string, unknown>>;
 
 /**
+ * What a call may be refused with by its own rules: the room's (../domain/errors.ts) and the
+ * error registry's. Input errors (INVALID_ARGUMENT), a reused request id and the runtime's
+ * outages apply to every call and are not listed. The API documents list them per
+ * operation; refusals.unit.test.ts checks the decider never refuses a command otherwise.
+ */
+export type Refusable = VoiceRoomReason | keyof typeof errors;
+
+/**
  * An RPC's REST route under /api/v1/voice. The request is `app_code` (the token's app),
  * `room_id` (from a `:room_id` path segment), `request_id` (commands: the body's, else the
  * `Idempotency-Key` header, else a new one) and the fields below; nothing else of the body is
@@ -59,11 +69,17 @@ export interface RestRoute<F extends string = string> {
   readonly path: string;
   /** The request field the caller's own user id fills (it wins over the body). */
   readonly caller?: Identity & F;
-  /** Body fields copied to the request field of the same name. */
+  /**
+   * Body fields copied to the request field of the same name. A user id among them
+   * (./requests.ts `USER_FIELDS`) is a JSON number in the body, its decimal text in the request.
+   */
   readonly body?: readonly F[];
   /** Values of `body` fields left out: only an absent field takes it, a null is a wrong type. */
   readonly defaults?: { readonly [K in F]?: unknown };
-  /** Instead of `caller` and `body`, when which field the caller fills depends on the body. */
+  /**
+   * Instead of `caller` and copying `body`, when which field the caller fills depends on the
+   * body: the request fields made of the caller and the `body` fields read (user ids in text).
+   */
   readonly fields?: (me: string, body: Body) => { readonly [K in F]?: unknown };
   /** The status of a success (default 200). */
   readonly status?: 200 | 201;
@@ -88,6 +104,7 @@ export interface PlainCommand<
 
 interface PlainFields<S extends z.ZodType, C extends VoiceRoomCommand, R extends z.ZodType> {
   readonly schema: S;
+  readonly refuses: readonly Refusable[];
   readonly toCommand: (req: z.output<S>) => C;
   /** What it answers (./replies.ts). */
   readonly reply: R;
@@ -104,6 +121,7 @@ export interface CustomCall<
   /** A command must carry a request id over gRPC (a retry must not take effect twice). */
   readonly kind: K;
   readonly schema: S;
+  readonly refuses: readonly Refusable[];
   readonly reply: R;
   readonly handle: (ctx: CallContext, req: z.output<S>) => Promise<z.output<R>>;
   readonly rest?: RestRoute<FieldOf<S>>;
@@ -118,6 +136,7 @@ export type DeclarationOf<M extends string> = M extends VoiceRoomCommand['type']
   ? | {
         readonly kind: 'command';
         readonly schema: z.ZodType;
+        readonly refuses: readonly Refusable[];
         readonly reply: z.ZodType;
         toCommand(req: never): CommandOf<M>;
         answer(result: CommandResult): unknown;
@@ -129,6 +148,7 @@ export type DeclarationOf<M extends string> = M extends VoiceRoomCommand['type']
 interface AnyCustom<K> {
   readonly kind: K;
   readonly schema: z.ZodType;
+  readonly refuses: readonly Refusable[];
   readonly reply: z.ZodType;
   handle(ctx: CallContext, req: never): Promise<unknown>;
   readonly rest?: RestRoute;
@@ -139,6 +159,7 @@ export type AnyDeclaration =
   | {
       readonly kind: 'command';
       readonly schema: z.ZodType;
+      readonly refuses: readonly Refusable[];
       readonly reply: z.ZodType;
       toCommand(req: unknown): VoiceRoomCommand;
       answer(result: CommandResult): unknown;
@@ -147,6 +168,7 @@ export type AnyDeclaration =
   | {
       readonly kind: 'command' | 'query';
       readonly schema: z.ZodType;
+      readonly refuses: readonly Refusable[];
       readonly reply: z.ZodType;
       handle(ctx: CallContext, req: unknown): Promise<unknown>;
       readonly rest?: RestRoute;

@@ -3,9 +3,11 @@
  * proto/room/v1/room_service.proto, of the same name and fields. A declaration names its
  * reply; the API parses every answer with it, its own or a forwarded owner's, so the type a
  * caller gets is the schema's and the OpenAPI document shows exactly what is sent. Objects
- * are strict: a field the schema does not list is an error, not a silent drop.
+ * are strict: a field the schema does not list is an error, not a silent drop. User ids are
+ * JSON numbers here (gRPC sends them in decimal: its string fields take the number's text).
  */
 import { z } from 'zod';
+import { JsonUserId } from '../../shared/user-id.js';
 
 const version = z.int().nonnegative().describe("The room's version after the command");
 
@@ -42,7 +44,7 @@ export const MoveMediaReply = CommandReply.extend({
 
 const Member = z
   .strictObject({
-    user_id: z.string(),
+    user_id: JsonUserId,
     joined_at_ms: z.int(),
     last_seen_at_ms: z.int(),
   })
@@ -52,7 +54,7 @@ const Seat = z
   .strictObject({
     seat_index: z.int(),
     state: z.enum(['idle', 'locked', 'pending_publish', 'publishing']),
-    user_id: z.string().nullable(),
+    user_id: JsonUserId.nullable(),
     mic_session_id: z.string().nullable(),
     publish_deadline_ms: z.int().nullable(),
   })
@@ -64,12 +66,12 @@ export const Room = z
     room_id: z.string(),
     status: z.enum(['absent', 'creating', 'active', 'closing', 'closed']),
     room_version: version,
-    owner_user_id: z.string().nullable(),
+    owner_user_id: JsonUserId.nullable(),
     title: z.string(),
     created_at_ms: z.int().nullable(),
     closed_at_ms: z.int().nullable(),
-    admins: z.array(z.string()).readonly(),
-    banned: z.array(z.string()).readonly(),
+    admins: z.array(JsonUserId).readonly(),
+    banned: z.array(JsonUserId).readonly(),
     online_count: z.int(),
     members: z.array(Member).readonly(),
     seats: z.array(Seat).readonly(),
@@ -96,7 +98,7 @@ export const LobbyPage = z
         z.strictObject({
           room_id: z.string(),
           title: z.string(),
-          owner_user_id: z.string(),
+          owner_user_id: JsonUserId,
           online_count: z.int(),
           mic_count: z.int().describe('Seats publishing or about to'),
           created_at_ms: z.int(),

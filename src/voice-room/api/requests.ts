@@ -6,10 +6,14 @@
  * wrong JSON type is refused, and a required field that is missing is refused.
  */
 import { z } from 'zod';
+import { UserIdText } from '../../shared/user-id.js';
 
-const id = z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/, 'letters, digits and _.:@- (1-64)');
-const optionalId = z
-  .union([z.literal(''), id])
+/** A gift's id. */
+const giftId = z.string().regex(/^[A-Za-z0-9_.:@-]{1,64}$/, 'letters, digits and _.:@- (1-64)');
+/** A user id, as gRPC carries it: the account id in decimal (REST sends a JSON number). */
+const userId = UserIdText;
+const optionalUserId = z
+  .union([z.literal(''), userId])
   .optional()
   .transform((v) => (v ? v : undefined));
 /** A voice room's id, as every call takes it. */
@@ -39,50 +43,55 @@ export const CreateRoomRequest = z.object({
     .optional()
     .transform((v) => v || undefined),
   ...requestId,
-  owner_user_id: id,
+  owner_user_id: userId,
   title: z.string().min(1).max(100),
   // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
   seat_count: int.min(1).max(50),
 });
-export const OperatorRequest = z.object({ ...room, ...requestId, operator_user_id: id });
-export const UserRequest = z.object({ ...room, ...requestId, user_id: id });
+export const OperatorRequest = z.object({ ...room, ...requestId, operator_user_id: userId });
+export const UserRequest = z.object({ ...room, ...requestId, user_id: userId });
 export const ManageUserRequest = z.object({
   ...room,
   ...requestId,
-  operator_user_id: id,
-  user_id: id,
+  operator_user_id: userId,
+  user_id: userId,
 });
 export const SetRoomAdminRequest = z.object({
   ...room,
   ...requestId,
-  operator_user_id: id,
-  user_id: id,
+  operator_user_id: userId,
+  user_id: userId,
   is_admin: z.boolean(),
 });
 export const SetMicSeatLockRequest = z.object({
   ...room,
   ...requestId,
-  operator_user_id: id,
+  operator_user_id: userId,
   seat_index: int.min(0),
   locked: z.boolean(),
 });
-export const SeatRequest = z.object({ ...room, ...requestId, user_id: id, seat_index: int.min(0) });
+export const SeatRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: userId,
+  seat_index: int.min(0),
+});
 export const MicDownRequest = z.object({
   ...room,
   ...requestId,
-  user_id: id,
-  operator_user_id: optionalId,
+  user_id: userId,
+  operator_user_id: optionalUserId,
 });
 export const ConfirmMicPublishingRequest = z.object({
   ...room,
   ...requestId,
-  user_id: id,
+  user_id: userId,
   mic_session_id: z.string().min(1).max(64),
 });
 export const RtcEventRequest = z.object({
   ...room,
   ...requestId,
-  user_id: id,
+  user_id: userId,
   event_time_ms: int.min(0),
   mic_session_id: z
     .union([z.literal(''), z.string().max(64)])
@@ -92,9 +101,9 @@ export const RtcEventRequest = z.object({
 export const SendGiftRequest = z.object({
   ...room,
   ...requestId,
-  sender_user_id: id,
-  receiver_user_ids: z.array(id).min(1).max(20),
-  gift_id: id,
+  sender_user_id: userId,
+  receiver_user_ids: z.array(userId).min(1).max(20),
+  gift_id: giftId,
   count: int.min(1).max(9999),
 });
 export const GetRoomRequest = z.object({ ...room });
@@ -107,6 +116,18 @@ export const MoveMediaServerRequest = z.object({
 });
 export const CheckRoomAccessRequest = z.object({
   ...room,
-  user_id: id,
+  user_id: userId,
   action: z.enum(['join', 'view', 'speak', 'gift', 'manage']),
 });
+
+/**
+ * The request fields that name users, and how many: JSON (REST) sends them as numbers, which
+ * the REST edge turns into the decimal text the schemas above take.
+ */
+export const USER_FIELDS = {
+  owner_user_id: 'one',
+  operator_user_id: 'one',
+  user_id: 'one',
+  sender_user_id: 'one',
+  receiver_user_ids: 'many',
+} as const;

@@ -1,14 +1,18 @@
 /**
  * The `data` of each frame ./voice-frames.ts makes of a committed voice-room event, declared.
- * A room frame's data is the event's own fields (its `type` aside), so each schema here is
- * checked, at compile time, to be exactly its event's fields (../domain/types.ts): an event
+ * A room frame's data is the event's own fields (its `type` aside, user ids as JSON numbers:
+ * ./json.ts), so each schema here is checked, at compile time, to be exactly its event's
+ * fields (../domain/types.ts): an event
  * that gains or loses a field fails the build until its schema follows. The AsyncAPI
  * document (src/edge/ws/asyncapi.ts) shows them.
  */
 import { z } from 'zod';
 import type { VoiceRoomEvent } from '../domain/types.js';
+import { JsonUserId } from '../../shared/user-id.js';
+import type { WithJsonUserIds } from './json.js';
 
-const user_id = z.string();
+const user_id = JsonUserId;
+const operator_user_id = JsonUserId;
 const at_ms = z.int().describe('Server clock, epoch ms');
 const mic_session_id = z.string();
 
@@ -16,13 +20,13 @@ const LeftData = z.strictObject({ user_id, at_ms, reason: z.enum(['leave', 'stal
 
 /** Per framed event type, its frame's data. */
 export const VOICE_EVENT_DATA = {
-  RoomClosed: z.strictObject({ operator_user_id: z.string(), at_ms }),
+  RoomClosed: z.strictObject({ operator_user_id, at_ms }),
   UserJoined: z.strictObject({ user_id, at_ms }),
   // Both are `voice.member.left`, told apart by `reason` (the mapper adds it).
   UserLeft: LeftData,
   PresenceStale: LeftData,
-  UserKicked: z.strictObject({ user_id, operator_user_id: z.string() }),
-  UserUnbanned: z.strictObject({ user_id, operator_user_id: z.string() }),
+  UserKicked: z.strictObject({ user_id, operator_user_id }),
+  UserUnbanned: z.strictObject({ user_id, operator_user_id }),
   RoomAdminSet: z.strictObject({ user_id, is_admin: z.boolean() }),
   MicSeatLockSet: z.strictObject({ seat_index: z.int(), locked: z.boolean() }),
   MicTakenUp: z.strictObject({
@@ -76,8 +80,8 @@ export const VOICE_EVENT_DATA = {
     event_time_ms: z.int().optional().describe('The RTC provider’s clock'),
   }),
   GiftSent: z.strictObject({
-    sender_user_id: z.string(),
-    receiver_user_ids: z.array(z.string()).readonly(),
+    sender_user_id: JsonUserId,
+    receiver_user_ids: z.array(JsonUserId).readonly(),
     gift_id: z.string(),
     count: z.int(),
     unit_price: z.int(),
@@ -87,7 +91,7 @@ export const VOICE_EVENT_DATA = {
 
 /** Targeted frames (one user's sockets, who then stop following the room). */
 export const VOICE_USER_FRAMES = {
-  'voice.kicked': z.strictObject({ room_id: z.string(), operator_user_id: z.string() }),
+  'voice.kicked': z.strictObject({ room_id: z.string(), operator_user_id }),
   'voice.left': z.strictObject({ room_id: z.string(), reason: z.enum(['leave', 'stale']) }),
 } as const;
 
@@ -98,9 +102,9 @@ type Data = typeof VOICE_EVENT_DATA;
 type Fields<T> = T extends { readonly type: unknown } ? Omit<T, 'type'> : never;
 type FieldsOf<K> = Fields<Extract<VoiceRoomEvent, { type: K }>>;
 /** The frame's data as the mapper makes it: the fields, plus `reason` for the two leaves. */
-type Framed<K extends keyof Data> = K extends 'UserLeft' | 'PresenceStale'
-  ? FieldsOf<K> & { reason: 'leave' | 'stale' }
-  : FieldsOf<K>;
+type Framed<K extends keyof Data> = WithJsonUserIds<
+  K extends 'UserLeft' | 'PresenceStale' ? FieldsOf<K> & { reason: 'leave' | 'stale' } : FieldsOf<K>
+>;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Check = { [K in keyof Data]: Same<z.output<Data[K]>, Framed<K>> };
 const _exact: { [K in keyof Data]: true } = {} as Check;

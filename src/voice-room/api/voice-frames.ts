@@ -9,6 +9,8 @@ import type { FrameMapper, MappedFrame } from '../../realtime/frames.js';
 import type { VoiceRoomEvent } from '../domain/types.js';
 import type { VOICE_USER_FRAMES } from './voice-frame-data.js';
 import type { VoiceRoomApi } from './voice-api.js';
+import { withJsonUserIds } from './json.js';
+import { userIdJson } from '../../shared/user-id.js';
 
 /** A targeted frame's data, of its declared type (./voice-frame-data.ts; room frames: there too). */
 type UserFrameData<E extends keyof typeof VOICE_USER_FRAMES> = z.input<
@@ -44,7 +46,7 @@ export const voiceRoomFrames: FrameMapper = {
     const name = ROOM_FRAMES[event.type];
     if (!name) return [];
     const { type, ...fields } = event;
-    const data: Record<string, unknown> = { ...fields };
+    const data: Record<string, unknown> = withJsonUserIds(fields);
     if (type === 'UserLeft' || type === 'PresenceStale')
       data.reason = type === 'UserLeft' ? 'leave' : 'stale';
     // Follows end with the presence: a member who leaves, goes stale or is kicked stops
@@ -59,7 +61,7 @@ export const voiceRoomFrames: FrameMapper = {
         event: 'voice.kicked',
         data: {
           room_id: envelope.room_id,
-          operator_user_id: event.operator_user_id,
+          operator_user_id: userIdJson(event.operator_user_id),
         } satisfies UserFrameData<'voice.kicked'>,
         unfollowRoom: true,
       });

@@ -13,7 +13,6 @@ import {
   fold,
   locked,
   onSeat,
-  OWNER,
   publishingOnSeat,
   settings,
 } from '../domain/testing/given-when-then.js';
@@ -23,13 +22,15 @@ import { voiceRoomFrames } from './voice-frames.js';
 describe('voice-room frames', () => {
   it('CloseRoom: a voice.mic.released frame per occupied seat, then voice.room.closed', () => {
     const domain = voiceRoomDomain(settings);
+    // User ids as the API takes them (decimal account ids): frames carry them as JSON numbers.
+    const owner = '1000';
     const state = fold([
-      ...activeRoom({ seats: 4 }),
-      ...onSeat('u-1', 0),
+      ...activeRoom({ seats: 4, owner }),
+      ...onSeat('1001', 0),
       locked(1),
-      ...publishingOnSeat('u-2', 3),
+      ...publishingOnSeat('1002', 3),
     ]);
-    const events = decide(state, { type: 'CloseRoom', operator_user_id: OWNER });
+    const events = decide(state, { type: 'CloseRoom', operator_user_id: owner });
     assert.ok(!isDomainError(events));
     const frames = events.flatMap((event, i) => {
       const out = domain.toOutbox!(event)!;
@@ -47,16 +48,17 @@ describe('voice-room frames', () => {
     assert.deepEqual(
       frames.map((f) => [f.to, f.event, f.data.user_id ?? null, f.data.reason ?? null]),
       [
-        ['room', 'voice.mic.released', 'u-1', 'room_closed'],
-        ['room', 'voice.mic.released', 'u-2', 'room_closed'],
+        ['room', 'voice.mic.released', 1001, 'room_closed'],
+        ['room', 'voice.mic.released', 1002, 'room_closed'],
         ['room', 'voice.room.closed', null, null],
       ],
     );
+    assert.equal(frames[2]!.data.operator_user_id, 1000);
     assert.deepEqual(
       frames.slice(0, 2).map((f) => [f.data.seat_index, f.data.mic_session_id]),
       [
-        [0, 'ms-u-1'],
-        [3, 'ms-u-2'],
+        [0, 'ms-1001'],
+        [3, 'ms-1002'],
       ],
     );
   });

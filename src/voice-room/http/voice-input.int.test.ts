@@ -18,7 +18,8 @@ interface Answer {
 describe('voice-room REST refuses input that is not what it says', () => {
   let app: TestHttpApp;
   const tokens: Record<string, string> = {};
-  const ids: Record<string, string> = {};
+  /** Account ids, as JSON carries them: numbers. */
+  const ids: Record<string, number> = {};
   let roomId: string;
 
   const call = async (
@@ -57,7 +58,7 @@ describe('voice-room REST refuses input that is not what it says', () => {
       const user = await ok('POST', '/auth/register', {
         body: { username: name, password: 'secret123' },
       });
-      ids[name] = String(user.id ?? user.user?.id);
+      ids[name] = Number(user.id ?? user.user?.id);
       tokens[name] = (
         await ok('POST', '/auth/login', { body: { username: name, password: 'secret123' } })
       ).access_token;
@@ -136,6 +137,52 @@ describe('voice-room REST refuses input that is not what it says', () => {
     assert.equal((await ok('GET', '/voice/wallet', { as: 'bob' })).balance, 50);
   });
 
+  it('a user id is a JSON integer: "1002", "", true, [id], null, 1.5 and 0 change nothing', async () => {
+    const before = await room();
+    // Bob has coins (the gift test above), so only the id's type refuses his gift.
+    const wallet = (await ok('GET', '/voice/wallet', { as: 'bob' })).balance;
+    assert.ok(wallet > 0);
+    for (const user_id of [String(ids.bob), '', true, [ids.bob], null, 1.5, 0, -1, 1e16]) {
+      for (const path of ['kick', 'unban', 'mic/down']) {
+        const r = await call('POST', `/voice/rooms/${roomId}/${path}`, {
+          as: 'alice',
+          body: { user_id },
+        });
+        assertRefused(r, 'user_id');
+      }
+      assertRefused(
+        await call('POST', `/voice/rooms/${roomId}/admins`, {
+          as: 'alice',
+          body: { user_id, is_admin: true },
+        }),
+        'user_id',
+      );
+      assertRefused(
+        await call('POST', `/voice/rooms/${roomId}/gifts`, {
+          as: 'bob',
+          body: { receiver_user_ids: [user_id], gift_id: 'rose', count: 1 },
+        }),
+        'receiver_user_ids',
+      );
+    }
+    const asText = await call('POST', `/voice/rooms/${roomId}/kick`, {
+      as: 'alice',
+      body: { user_id: String(ids.bob) },
+    });
+    assert.equal(asText.body.message, 'user_id: a user id is a JSON integer (an account id)');
+    assert.deepEqual(await room(), before);
+    assert.equal((await ok('GET', '/voice/wallet', { as: 'bob' })).balance, wallet);
+    // The admin top-up takes it as a number too.
+    assertRefused(
+      await call('POST', '/admin/wallets/topup', {
+        admin: true,
+        body: { user_id: String(ids.bob), amount: 5, request_id: 'input-user-id-text' },
+      }),
+      'user_id',
+    );
+    assert.equal((await ok('GET', '/voice/wallet', { as: 'bob' })).balance, wallet);
+  });
+
   it('seat_count must be a JSON integer: "4" creates no room', async () => {
     const r = await call('POST', '/voice/rooms', {
       as: 'bob',
@@ -159,7 +206,7 @@ describe('voice-room REST refuses input that is not what it says', () => {
     });
     assert.equal(bob.status, 200, JSON.stringify(bob.body));
     assert.equal(bob.body.data.duplicate, false, "bob's MicUp is decided for bob");
-    const seats = (await room()).seats as { seat_index: number; user_id: string }[];
+    const seats = (await room()).seats as { seat_index: number; user_id: number | null }[];
     assert.deepEqual([seats[2]!.user_id, seats[3]!.user_id], [ids.alice, ids.bob]);
     // The caller's own retry is still answered from the first outcome.
     const again = await call('POST', `/voice/rooms/${roomId}/mic/up`, {
@@ -218,7 +265,7 @@ describe('voice-room REST refuses input that is not what it says', () => {
 
   it('a balance stored past 2^53 − 1 (by an outside writer) is refused, never answered rounded', async () => {
     const store = (digits: string) =>
-      sql`UPDATE wallets SET balance = ${sql.raw(digits)} WHERE user_id = ${ids.alice}`.execute(
+      sql`UPDATE wallets SET balance = ${sql.raw(digits)} WHERE user_id = ${String(ids.alice)}`.execute(
         app.sql.db,
       );
     await store('9007199254740993');

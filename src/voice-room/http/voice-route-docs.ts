@@ -6,8 +6,10 @@
  * `room_id` are not body fields.
  */
 import type { RpcName } from '../api/commands.js';
-import type { AnyDeclaration } from '../api/declaration.js';
+import type { AnyDeclaration, Refusable } from '../api/declaration.js';
 import { voiceRoomReasons } from '../domain/errors.js';
+import { USER_FIELDS } from '../api/requests.js';
+import { JsonUserId } from '../../shared/user-id.js';
 import { errors } from '../../shared/error-codes.js';
 import {
   documented,
@@ -16,42 +18,43 @@ import {
   propertyOf,
   replySchemaOf,
   type JsonSchema,
+  type Refusal,
   type RouteDoc,
 } from '../../edge/http/openapi.js';
 
 type Documented = ReturnType<typeof documented>;
 
-/** CreateRoom's own refusals. */
-const CREATE_REFUSALS = {
+/** CreateRoom's own refusals (other statuses say what their kind means). */
+const CREATE_REFUSALS: Readonly<Record<number, string>> = {
   409: 'Too many open rooms (TOO_MANY_OPEN_ROOMS), or the request_id was used otherwise',
   429: 'Too many creations (CREATE_RATE_LIMITED, with Retry-After)',
 };
-/** What a room may refuse; `reason` is the code (docs/errors.md's table of refusals). */
-const ROOM_REFUSALS = {
-  400: "Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)",
-  403: 'Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)',
-  404: 'No such room, mic seat or gift',
-  409: 'A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)',
+
+/** A 400 of a call the room's state may refuse (ROOM_CLOSED, SEAT_OCCUPIED…). */
+const STATE_REFUSALS: Readonly<Record<number, string>> = {
+  400: "Invalid input, or not possible in the room's state: see `reason`",
 };
 
+const kindOfReason = new Map(voiceRoomReasons.map((r) => [r.code, r.kind]));
+
+/** A declared refusal with its kind (which gives its HTTP status). */
+function refusalOf(name: Refusable): Refusal {
+  const kind = kindOfReason.get(name);
+  return kind ? { code: name, kind } : errors[name as keyof typeof errors];
+}
+
 /**
- * The refusals a room's call may answer: any rule of the room (the decider refuses each
- * command with some of them; docs/errors.md), a room id of a meeting, a reused request_id.
- * A creation answers the creation limits instead of a room's missing.
+ * The refusals a room's call may answer: its declaration's (the room's rules for that call),
+ * a room id of a meeting, a reused request id. A creation answers the creation limits
+ * instead of a room's missing.
  */
-function refusalsOf(declared: AnyDeclaration) {
+function refusalsOf(declared: AnyDeclaration): Refusal[] {
   const room = declared.rest!.creates
     ? [errors.TOO_MANY_OPEN_ROOMS, errors.CREATE_RATE_LIMITED]
     : [errors.ROOM_KIND_MISMATCH];
   const command = declared.kind === 'command' ? [errors.REQUEST_ID_REUSED] : [];
-  return [...voiceRoomReasons, ...room, ...command];
+  return [...declared.refuses.map(refusalOf), ...room, ...command];
 }
-
-/** Body fields of routes whose caller field depends on the body (`RestRoute.fields`). */
-const FIELDS_BODY: Partial<Record<RpcName, readonly string[]>> = {
-  // Another member's id takes them off the mic (owner or admin); absent: yourself.
-  MicDown: ['user_id'],
-};
 
 const idempotencyKey = {
   type: 'object',
@@ -69,6 +72,8 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
   const summary = route.summary;
   const request = jsonSchemaOf(declared.schema);
   const isCommand = declared.kind === 'command';
+  const refusals = refusalsOf(declared);
+  const byState = refusals.some((r) => r.kind === 'illegal_state' || r.kind === 'validation');
   const doc: RouteDoc = {
     operationId: operationIdOf(method),
     tag: 'voice rooms',
@@ -76,9 +81,10 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
     summary,
     responses: {
       [route.status ?? 200]: 'The result',
-      ...(route.creates ? CREATE_REFUSALS : ROOM_REFUSALS),
+      ...(byState ? STATE_REFUSALS : {}),
+      ...(route.creates ? CREATE_REFUSALS : {}),
     },
-    refusals: refusalsOf(declared),
+    refusals,
     data: replySchemaOf(declared.reply),
     ...(route.path.includes(':room_id')
       ? {
@@ -90,22 +96,20 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
         }
       : {}),
     ...(isCommand ? { headers: idempotencyKey } : {}),
-    ...(route.method === 'GET' ? {} : { body: bodyOf(method, declared, request) }),
+    ...(route.method === 'GET' ? {} : { body: bodyOf(declared, request) }),
   };
   return documented(doc);
 }
 
-function bodyOf(method: RpcName, declared: AnyDeclaration, request: JsonSchema): JsonSchema {
+function bodyOf(declared: AnyDeclaration, request: JsonSchema): JsonSchema {
   const route = declared.rest!;
-  const fields = route.fields ? FIELDS_BODY[method] : route.body;
-  if (route.fields && !fields) throw new Error(`voice route ${method}: body not documented`);
   const required = new Set((request.required as string[] | undefined) ?? []);
   const properties: Record<string, JsonSchema> = {};
   const mandatory: string[] = [];
-  for (const name of fields ?? []) {
+  for (const name of route.body ?? []) {
     const fallback = route.defaults?.[name];
     properties[name] = {
-      ...propertyOf(request, name),
+      ...jsonPropertyOf(request, name),
       ...(fallback !== undefined ? { default: fallback } : {}),
     };
     if (required.has(name) && fallback === undefined && !route.fields) mandatory.push(name);
@@ -121,4 +125,15 @@ function bodyOf(method: RpcName, declared: AnyDeclaration, request: JsonSchema):
     properties,
     ...(mandatory.length > 0 ? { required: mandatory } : {}),
   };
+}
+
+const jsonUserId = jsonSchemaOf(JsonUserId);
+
+/** A body field as JSON sends it: a user id is a number (the request schema has its text). */
+function jsonPropertyOf(request: JsonSchema, name: string): JsonSchema {
+  const property = propertyOf(request, name);
+  const users = USER_FIELDS[name as keyof typeof USER_FIELDS];
+  if (users === 'one') return jsonUserId;
+  if (users === 'many') return { ...property, items: jsonUserId };
+  return property;
 }

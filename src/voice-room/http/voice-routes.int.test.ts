@@ -22,7 +22,8 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
   let dir: string;
   let node: RoomsNode;
   const tokens: Record<string, string> = {};
-  const ids: Record<string, string> = {};
+  /** Account ids, as JSON carries them: numbers. */
+  const ids: Record<string, number> = {};
 
   const call = async (
     method: 'GET' | 'POST' | 'PUT',
@@ -82,7 +83,7 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
       const user = await ok('POST', '/auth/register', {
         body: { username: name, password: 'secret123' },
       });
-      ids[name] = String(user.id ?? user.user?.id);
+      ids[name] = Number(user.id ?? user.user?.id);
       const login = await ok('POST', '/auth/login', {
         body: { username: name, password: 'secret123' },
       });
@@ -180,6 +181,11 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
         as: 'alice',
         body: { user_id: 'bad id!' },
       }),
+      // A user id is a JSON number: its decimal text is refused, too.
+      await call('POST', `/voice/rooms/${roomId}/kick`, {
+        as: 'alice',
+        body: { user_id: String(ids.bob) },
+      }),
     ];
     for (const c of cases) assert.deepEqual([c.status, c.body.reason], [400, 'INVALID_ARGUMENT']);
     const anonymous = await call('POST', `/voice/rooms/${roomId}/join`);
@@ -275,7 +281,8 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
       EventGroupId: type === 104 ? 1 : 2,
       EventType: type,
       CallbackTs: ms,
-      EventInfo: { RoomId: roomId, UserId: ids.bob, EventMsTs: ms, UniqueId: unique },
+      // TRTC names its users in text: the account id in decimal.
+      EventInfo: { RoomId: roomId, UserId: String(ids.bob), EventMsTs: ms, UniqueId: unique },
     });
     const now = Date.now();
 
@@ -311,7 +318,7 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
     await trtc(event(104, now + 20, 'u3'));
     const room = await ok('GET', `/voice/rooms/${roomId}`, { as: 'bob' });
     assert.equal(room.seats[1].user_id, null);
-    assert.ok(room.members.some((m: { user_id: string }) => m.user_id === ids.bob));
+    assert.ok(room.members.some((m: { user_id: number }) => m.user_id === ids.bob));
     const versionAfterExit = room.room_version;
     await ok('POST', `/voice/rooms/${roomId}/mic/up`, { as: 'bob', body: { seat_index: 1 } });
     assert.deepEqual((await trtc(event(104, now + 20, 'u3'))).json(), { code: 0 });
@@ -359,6 +366,7 @@ describe('voice-room REST, admin and TRTC callbacks', () => {
     assert.equal(typeof joined.data.room_version, 'number');
     const kicked = bob.frames.find((f) => f.event === 'voice.kicked');
     assert.equal(kicked.data.room_id, roomId);
+    assert.equal(kicked.data.operator_user_id, ids.alice);
     for (const c of [alice, bob, outsider]) c.socket.close();
   });
 

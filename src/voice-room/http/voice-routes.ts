@@ -19,6 +19,8 @@ import { GiftList, LobbyPage, Wallet } from '../api/replies.js';
 import { voiceRouteDoc } from './voice-route-docs.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
+import { JsonUserId, userIdJson, userIdText } from '../../shared/user-id.js';
+import { USER_FIELDS } from '../api/requests.js';
 import type { VoiceRoomStore } from '../api/voice-store.js';
 
 function bodyOf(request: FastifyRequest): Body {
@@ -175,7 +177,8 @@ export function registerVoiceRoutes(
     const limit = clampInt(q.limit, 20, 1, 50);
     const offset = clampInt(q.offset, 0, 0, 10_000);
     const page = await store.listLobby(me.appCode, limit, offset);
-    return sendOk(request, reply, declaredReply(LobbyPage, 'the lobby', page));
+    const list = page.list.map((r) => ({ ...r, owner_user_id: userIdJson(r.owner_user_id) }));
+    return sendOk(request, reply, declaredReply(LobbyPage, 'the lobby', { ...page, list }));
   });
 
   app.get('/api/v1/voice/wallet', { ...authed, ...docs.wallet }, async (request, reply) => {
@@ -197,13 +200,34 @@ export function registerVoiceRoutes(
 
 /** The request fields a route takes from the caller and the body (nothing else of the body). */
 function fieldsOf(route: RestRoute, me: string, body: Body): Body {
-  if (route.fields) return route.fields(me, body);
-  const fields: Record<string, unknown> = {};
+  const read: Record<string, unknown> = {};
   for (const name of route.body ?? []) {
-    fields[name] = body[name] === undefined ? route.defaults?.[name] : body[name];
+    read[name] =
+      body[name] === undefined ? route.defaults?.[name] : userIdsAsText(name, body[name]);
   }
-  if (route.caller) fields[route.caller] = me;
-  return fields;
+  if (route.fields) return route.fields(me, read);
+  if (route.caller) read[route.caller] = me;
+  return read;
+}
+
+/**
+ * A body field as the request takes it: a user id (../api/requests.ts `USER_FIELDS`) is a
+ * JSON number in the body and decimal text in the request; anything else is left as sent
+ * (the request schema checks it).
+ */
+function userIdsAsText(name: string, value: unknown): unknown {
+  const users = USER_FIELDS[name as keyof typeof USER_FIELDS];
+  if (users === undefined) return value;
+  const one = (id: unknown) => {
+    const parsed = JsonUserId.safeParse(id);
+    if (!parsed.success) {
+      throw errors.INVALID_ARGUMENT(`${name}: a user id is a JSON integer (an account id)`);
+    }
+    return userIdText(parsed.data);
+  };
+  if (users === 'one') return one(value);
+  // The list's length is the request schema's to check.
+  return Array.isArray(value) ? value.map(one) : value;
 }
 
 /** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */

@@ -14,6 +14,7 @@ import type { RoomBroadcaster } from '../../edge/room-media/media-call.js';
 import { rtcCallOf } from '../api/media-events.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
 import { voiceRoomOf, type VoiceRoomMediaView } from './media-rules.js';
+import { userIdText } from '../../shared/user-id.js';
 import type { z } from 'zod';
 import type { SpeakersData } from './ws-protocol.js';
 
@@ -91,7 +92,10 @@ export class VoiceMediaBridge {
     const speakers = levels.flatMap((v) => {
       const userId = v.app_data.user_id;
       const seat = seats.find(
-        (s) => s.user_id === userId && s.mic_session_id === v.app_data.mic_session_id,
+        (s) =>
+          s.user_id !== null &&
+          userIdText(s.user_id) === userId &&
+          s.mic_session_id === v.app_data.mic_session_id,
       );
       // A seat matched, so the id is its holder's (a producer without one matches none).
       return seat?.user_id

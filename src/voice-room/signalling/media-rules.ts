@@ -11,6 +11,7 @@ import { refuse, type VoiceRoomReason } from '../domain/errors.js';
 import type { MediaKind } from '../../media-cluster/media-orchestrator.js';
 import { AppError } from '../../shared/errors.js';
 import { errors } from '../../shared/error-codes.js';
+import { userIdJson, userIdText } from '../../shared/user-id.js';
 import type { RoomMediaRules } from '../../edge/room-media/ports.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
 import type { VoiceProducerAppData } from '../api/media-events.js';
@@ -25,7 +26,7 @@ const SPEAKING_STATES = new Set(['pending_publish', 'publishing']);
 export interface SeatView {
   readonly seat_index: number;
   readonly state: string;
-  readonly user_id: string | null;
+  readonly user_id: number | null;
   readonly mic_session_id: string | null;
 }
 
@@ -62,7 +63,8 @@ export async function mediaServerOfRoom(
 /** The seat whose session may be heard now: its holder's app data; null if none. */
 export function speakingSeatOf(room: VoiceRoomMediaView, userId: string): SeatView | null {
   if (room.status !== 'active') return null;
-  const seat = room.seats.find((s) => s.user_id === userId);
+  // The room answers user ids as JSON numbers; sockets and producers name them in decimal.
+  const seat = room.seats.find((s) => s.user_id !== null && userIdText(s.user_id) === userId);
   return seat?.mic_session_id && SPEAKING_STATES.has(seat.state) ? seat : null;
 }
 
@@ -104,7 +106,7 @@ export function voiceMediaRules(api: VoiceRoomApi, fallbackServer: string | null
       closed,
     ): z.input<typeof VoiceProducerNewData> => ({
       room_id: roomId,
-      user_id: userId,
+      user_id: userIdJson(userId),
       producer_id: producerId,
       kind,
       closed,

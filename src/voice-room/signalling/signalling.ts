@@ -37,6 +37,7 @@ import type { z } from 'zod';
 import { mediaServerOfRoom, speakingSeatOf, voiceMediaRules, voiceRoomOf } from './media-rules.js';
 import { resetRoomMedia } from '../../edge/room-media/media-reset.js';
 import { voiceMediaEvents as media, VoiceMediaJoin } from './ws-protocol.js';
+import { userIdJson } from '../../shared/user-id.js';
 
 /** Every voice room's producers are checked against its seats this often (every node). */
 export const DEFAULT_RECONCILE_MS = 10_000;
@@ -170,7 +171,7 @@ export class VoiceMediaSignalling {
     this.remember(user, key);
     const producers = (await this.deps.state.liveProducers(key))
       .filter((p) => p.userId !== user.userId)
-      .map((p) => ({ user_id: p.userId, producer_id: p.producerId, kind: p.kind }));
+      .map((p) => ({ user_id: userIdJson(p.userId), producer_id: p.producerId, kind: p.kind }));
     return { router_id: router.routerId, rtp_capabilities: router.rtpCapabilities, producers };
   }
 

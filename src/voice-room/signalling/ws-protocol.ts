@@ -18,6 +18,7 @@ import {
 } from '../../edge/ws/ws-declarations.js';
 import type { VoiceRoomReason } from '../domain/errors.js';
 import { voiceRoomId } from '../api/requests.js';
+import { JsonUserId } from '../../shared/user-id.js';
 import { VOICE_EVENT_DATA, VOICE_USER_FRAMES } from '../api/voice-frame-data.js';
 import { ROOM_FRAMES } from '../api/voice-frames.js';
 import { VOICE_SPEAKERS } from './media-bridge.js';
@@ -35,15 +36,15 @@ const ACCESS = [
   ...CELL_CALL_REASONS,
 ] as const satisfies readonly Reason[];
 
-/** `voice.producer.new {room_id, user_id, producer_id, kind, closed}` (user ids are strings). */
-export const VoiceProducerNewData = producerNewData('room_id', z.string());
+/** `voice.producer.new {room_id, user_id, producer_id, kind, closed}`. */
+export const VoiceProducerNewData = producerNewData('room_id', JsonUserId);
 /** `voice.speakers`: who is heard now, loudest first (`[]` on silence). */
 export const SpeakersData = z.strictObject({
   room_id: z.string(),
   speakers: z
     .array(
       z.strictObject({
-        user_id: z.string(),
+        user_id: JsonUserId,
         seat_index: z.int(),
         volume: z.number().describe('dBov'),
       }),
@@ -63,7 +64,7 @@ export const VoiceMediaJoin = wsEvent({
     producers: z
       .array(
         z.strictObject({
-          user_id: z.string(),
+          user_id: JsonUserId,
           producer_id: z.string(),
           kind: z.enum(['audio', 'video']),
         }),

@@ -24,7 +24,7 @@ import { startMeetingNode, type MeetingNode } from '../../main/testing/meeting-n
 interface PeerGlobal {
   peerReady?: boolean;
   peer: {
-    start(o: { wsUrl: string; roomId: string; userId: string }): Promise<unknown>;
+    start(o: { wsUrl: string; roomId: string; userId: number }): Promise<unknown>;
     publish(): Promise<string>;
     received(): Promise<Record<string, number>>;
     log(): { frames: { event: string; data: Record<string, unknown> }[]; errors: string[] };
@@ -78,7 +78,7 @@ void describe(
         await page.evaluate((o) => (globalThis as unknown as PeerGlobal).peer.start(o), {
           wsUrl: `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${api.tokens[who]}`,
           roomId,
-          userId: String(api.ids[who]),
+          userId: api.ids[who]!,
         });
         return page;
       };
@@ -160,7 +160,7 @@ void describe(
       await silenced(second, 'a lock of her seat');
 
       const third = await annaSpeaks(1);
-      await call('carl', 'POST', `/rooms/${roomId}/kick`, { user_id: String(api.ids.anna) });
+      await call('carl', 'POST', `/rooms/${roomId}/kick`, { user_id: api.ids.anna });
       await silenced(third, 'a kick');
       assert.deepEqual(JSON.parse(await errorsOf()), { pageErrors: [], anna: [], bert: [] });
     });

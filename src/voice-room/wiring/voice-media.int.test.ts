@@ -96,7 +96,10 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
     const announced = await bert.waitFor(
       (f) => f.event === 'voice.producer.new' && f.data.producer_id === producerId,
     );
-    assert.deepEqual([announced.data.closed, announced.data.kind], [false, 'audio']);
+    assert.deepEqual(
+      [announced.data.user_id, announced.data.closed, announced.data.kind],
+      [api.ids.anna, false, 'audio'],
+    );
     const session = (await seatZero(roomId)).mic_session_id!;
     const [listed] = await producersOf(roomId);
     assert.ok(listed);
@@ -135,8 +138,9 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
       ],
     });
     const speakers = await bert.waitFor((f) => f.event === 'voice.speakers');
+    // Frames carry user ids as JSON numbers (the producer's app data keeps the decimal text).
     assert.deepEqual(speakers.data.speakers, [
-      { user_id: String(api.ids.anna), seat_index: 0, volume: -30 },
+      { user_id: api.ids.anna, seat_index: 0, volume: -30 },
     ]);
     publish({ type: 'silence', room_code: room, router_id: 'r' });
     await bert.waitFor(
@@ -148,7 +152,7 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
     ok(await carlJoin.request('room.subscribe', { room_id: roomId }));
     const carlMedia = ok(await carlJoin.request('voice.media.join', { room_id: roomId }));
     assert.deepEqual(carlMedia.producers, [
-      { user_id: String(api.ids.anna), producer_id: producerId, kind: 'audio' },
+      { user_id: api.ids.anna, producer_id: producerId, kind: 'audio' },
     ]);
 
     // MicDown ends the session: the producer is closed on the media server and announced.

@@ -84,6 +84,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -94,7 +95,11 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
+        | "MEETING_ENDED"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
         | "NODE_BUSY"
@@ -123,6 +128,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -133,10 +139,12 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
         | "NODE_BUSY"
@@ -146,6 +154,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -167,6 +176,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -178,6 +188,10 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "MEETING_ENDED"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
@@ -188,6 +202,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "TARGET_NOT_ACTIVE"
@@ -221,6 +236,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -231,12 +247,14 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_SOCKET_LIMIT"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
         | "MEETING_NOT_JOINED"
@@ -247,6 +265,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -268,6 +287,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -278,10 +298,12 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
         | "NODE_BUSY"
@@ -291,6 +313,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -315,6 +338,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -325,12 +349,14 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_SOCKET_LIMIT"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
         | "MEDIA_WRONG_DIRECTION"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
@@ -341,6 +367,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -373,6 +400,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -383,12 +411,14 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_SOCKET_LIMIT"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
         | "MEDIA_WRONG_DIRECTION"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
@@ -399,6 +429,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -417,6 +448,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -427,10 +459,12 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
         | "NODE_BUSY"
@@ -440,6 +474,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -457,6 +492,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -467,10 +503,12 @@ export interface WsProtocol {
         | "INVALID_ARGUMENT"
         | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "MEETING_LOOKUP_RATE_LIMITED"
         | "MEETING_NOT_FOUND"
         | "NODE_BUSY"
@@ -480,6 +518,7 @@ export interface WsProtocol {
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
         | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
@@ -497,7 +536,10 @@ export interface WsProtocol {
           [k: string]: unknown | undefined;
         };
         producers: {
-          user_id: string;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
           producer_id: string;
           kind: "audio" | "video";
         }[];
@@ -507,6 +549,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -515,17 +558,22 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "NODE_BUSY"
         | "NODE_DRAINING"
         | "NOT_IN_ROOM"
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -563,6 +611,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -571,19 +620,24 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_SOCKET_LIMIT"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
         | "NODE_BUSY"
         | "NODE_DRAINING"
         | "NOT_IN_ROOM"
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -610,6 +664,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -618,17 +673,22 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "NODE_BUSY"
         | "NODE_DRAINING"
         | "NOT_IN_ROOM"
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -657,6 +717,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -665,13 +726,16 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_SOCKET_LIMIT"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
         | "MEDIA_WRONG_DIRECTION"
         | "NODE_BUSY"
         | "NODE_DRAINING"
@@ -680,6 +744,8 @@ export interface WsProtocol {
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -717,6 +783,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -725,13 +792,16 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_SOCKET_LIMIT"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
         | "MEDIA_WRONG_DIRECTION"
         | "NODE_BUSY"
         | "NODE_DRAINING"
@@ -739,6 +809,8 @@ export interface WsProtocol {
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -761,6 +833,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -769,17 +842,22 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "NODE_BUSY"
         | "NODE_DRAINING"
         | "NOT_IN_ROOM"
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -801,6 +879,7 @@ export interface WsProtocol {
        */
       reason:
         | "BAD_REQUEST"
+        | "BUSY"
         | "CELL_FENCED"
         | "COMMIT_FAILED"
         | "DATABASE_LOCK_CONFLICT"
@@ -809,17 +888,22 @@ export interface WsProtocol {
         | "DECIDE_FAILED"
         | "INTERNAL"
         | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
         | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
         | "MEDIA_ORCHESTRATOR_ERROR"
         | "MEDIA_RESOURCE_NOT_FOUND"
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
         | "NODE_BUSY"
         | "NODE_DRAINING"
         | "NOT_IN_ROOM"
         | "NOT_OWNER_NODE"
         | "OWNER_TIMEOUT"
         | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_CLOSED"
         | "ROOM_KIND_MISMATCH"
@@ -872,6 +956,9 @@ export interface WsProtocol {
         }
       | {
           room_code: string;
+          /**
+           * A user id: the account id, a JSON integer
+           */
           user_id: number;
           reason: "ws_leave";
         };
@@ -975,6 +1062,9 @@ export interface WsProtocol {
     };
     "meeting.member.producer.new": {
       room_code: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
       user_id: number;
       producer_id: string;
       kind: "audio" | "video";
@@ -1013,7 +1103,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      operator_user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
       /**
        * Server clock, epoch ms
        */
@@ -1032,7 +1125,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       /**
        * Server clock, epoch ms
        */
@@ -1051,7 +1147,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       /**
        * Server clock, epoch ms
        */
@@ -1071,8 +1170,14 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
-      operator_user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
     };
     "voice.member.unbanned": {
       app_code: string;
@@ -1087,8 +1192,14 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
-      operator_user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
     };
     "voice.admin.changed": {
       app_code: string;
@@ -1103,7 +1214,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       is_admin: boolean;
     };
     "voice.seat.locked": {
@@ -1135,7 +1249,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       seat_index: number;
       mic_session_id: string;
       mic_session_room_version: number;
@@ -1158,7 +1275,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       from_seat_index: number;
       seat_index: number;
       mic_session_id: string;
@@ -1178,7 +1298,10 @@ export interface WsProtocol {
            * null: unknown (the room just moved)
            */
           prev_event_id: string | null;
-          user_id: string;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
           seat_index: number;
           mic_session_id: string;
           source: "rtc";
@@ -1200,7 +1323,10 @@ export interface WsProtocol {
            * null: unknown (the room just moved)
            */
           prev_event_id: string | null;
-          user_id: string;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
           seat_index: number;
           mic_session_id: string;
           source: "client";
@@ -1226,7 +1352,10 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       seat_index: number;
       mic_session_id: string;
       reason:
@@ -1258,8 +1387,14 @@ export interface WsProtocol {
        * null: unknown (the room just moved)
        */
       prev_event_id: string | null;
-      sender_user_id: string;
-      receiver_user_ids: string[];
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      sender_user_id: number;
+      /**
+       * Items: A user id: the account id, a JSON integer
+       */
+      receiver_user_ids: number[];
       gift_id: string;
       count: number;
       unit_price: number;
@@ -1267,7 +1402,10 @@ export interface WsProtocol {
     };
     "voice.kicked": {
       room_id: string;
-      operator_user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
     };
     "voice.left": {
       room_id: string;
@@ -1275,7 +1413,10 @@ export interface WsProtocol {
     };
     "voice.producer.new": {
       room_id: string;
-      user_id: string;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
       producer_id: string;
       kind: "audio" | "video";
       /**
@@ -1286,7 +1427,10 @@ export interface WsProtocol {
     "voice.speakers": {
       room_id: string;
       speakers: {
-        user_id: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
         seat_index: number;
         /**
          * dBov

@@ -102,7 +102,7 @@ export const createRoom = <ThrowOnError extends boolean = false>(options: Option
 });
 
 /**
- * Close the room (owner)
+ * Close the room (owner or admin)
  */
 export const closeRoom = <ThrowOnError extends boolean = false>(options: Options<CloseRoomData, ThrowOnError>) => (options.client ?? client).post<CloseRoomResponses, CloseRoomErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

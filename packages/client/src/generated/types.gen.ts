@@ -106,7 +106,10 @@ export type VoiceLobbyPage = {
     readonly list: Array<{
         room_id: string;
         title: string;
-        owner_user_id: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        owner_user_id: number;
         online_count: number;
         /**
          * Seats publishing or about to
@@ -175,7 +178,10 @@ export type GiftResult = {
  * Member
  */
 export type Member = {
-    user_id: string;
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    user_id: number;
     joined_at_ms: number;
     last_seen_at_ms: number;
 };
@@ -186,7 +192,7 @@ export type Member = {
 export type Seat = {
     seat_index: number;
     state: 'idle' | 'locked' | 'pending_publish' | 'publishing';
-    user_id: string | null;
+    user_id: number | null;
     mic_session_id: string | null;
     publish_deadline_ms: number | null;
 };
@@ -202,12 +208,12 @@ export type VoiceRoom = {
      * The room's version after the command
      */
     room_version: number;
-    owner_user_id: string | null;
+    owner_user_id: number | null;
     title: string;
     created_at_ms: number | null;
     closed_at_ms: number | null;
-    readonly admins: Array<string>;
-    readonly banned: Array<string>;
+    readonly admins: Array<number>;
+    readonly banned: Array<number>;
     online_count: number;
     readonly members: Array<Member>;
     readonly seats: Array<Seat>;
@@ -488,7 +494,10 @@ export type ChatPage = {
  * TopUpReply
  */
 export type TopUpReply = {
-    user_id: string;
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    user_id: number;
     /**
      * The balance after the top-up
      */
@@ -689,7 +698,7 @@ export type VoiceRoomWritable = {
      * The room's version after the command
      */
     room_version: number;
-    owner_user_id: string | null;
+    owner_user_id: number | null;
     title: string;
     created_at_ms: number | null;
     closed_at_ms: number | null;
@@ -1226,7 +1235,7 @@ export type CreateRoomErrors = {
      * Invalid input: the message names the field
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1235,22 +1244,10 @@ export type CreateRoomErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed: see `reason`
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * Not found: see `reason`
-     */
-    404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
-    };
-    /**
      * Too many open rooms (TOO_MANY_OPEN_ROOMS), or the request_id was used otherwise
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'TOO_MANY_OPEN_ROOMS';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'TOO_MANY_OPEN_ROOMS';
     };
     /**
      * The body is larger than the server takes
@@ -1274,7 +1271,7 @@ export type CreateRoomErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1326,10 +1323,10 @@ export type CloseRoomData = {
 
 export type CloseRoomErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1338,22 +1335,22 @@ export type CloseRoomErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'NOT_ADMIN';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1371,7 +1368,7 @@ export type CloseRoomErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1423,10 +1420,10 @@ export type JoinRoomData = {
 
 export type JoinRoomErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1435,22 +1432,22 @@ export type JoinRoomErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'USER_BANNED';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1468,7 +1465,7 @@ export type JoinRoomErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1520,10 +1517,10 @@ export type LeaveRoomData = {
 
 export type LeaveRoomErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1532,22 +1529,16 @@ export type LeaveRoomErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1565,7 +1556,7 @@ export type LeaveRoomErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1617,10 +1608,10 @@ export type RoomHeartbeatData = {
 
 export type RoomHeartbeatErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1629,22 +1620,16 @@ export type RoomHeartbeatErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1662,7 +1647,7 @@ export type RoomHeartbeatErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1694,7 +1679,10 @@ export type RoomHeartbeatResponse = RoomHeartbeatResponses[keyof RoomHeartbeatRe
 
 export type KickUserData = {
     body: {
-        user_id: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
         /**
          * Idempotency: a retry with the same id applies once (or Idempotency-Key)
          */
@@ -1715,10 +1703,10 @@ export type KickUserData = {
 
 export type KickUserErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1727,22 +1715,22 @@ export type KickUserErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'CANNOT_KICK_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1760,7 +1748,7 @@ export type KickUserErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1792,7 +1780,10 @@ export type KickUserResponse = KickUserResponses[keyof KickUserResponses];
 
 export type UnbanUserData = {
     body: {
-        user_id: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
         /**
          * Idempotency: a retry with the same id applies once (or Idempotency-Key)
          */
@@ -1813,10 +1804,10 @@ export type UnbanUserData = {
 
 export type UnbanUserErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_BANNED' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1825,22 +1816,22 @@ export type UnbanUserErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'NOT_ADMIN';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1858,7 +1849,7 @@ export type UnbanUserErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -1890,7 +1881,10 @@ export type UnbanUserResponse = UnbanUserResponses[keyof UnbanUserResponses];
 
 export type SetRoomAdminData = {
     body: {
-        user_id: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
         is_admin: boolean;
         /**
          * Idempotency: a retry with the same id applies once (or Idempotency-Key)
@@ -1912,10 +1906,10 @@ export type SetRoomAdminData = {
 
 export type SetRoomAdminErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -1924,22 +1918,22 @@ export type SetRoomAdminErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'NOT_OWNER';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -1957,7 +1951,7 @@ export type SetRoomAdminErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -2011,10 +2005,10 @@ export type SetMicSeatLockData = {
 
 export type SetMicSeatLockErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2023,22 +2017,22 @@ export type SetMicSeatLockErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -2056,7 +2050,7 @@ export type SetMicSeatLockErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -2109,10 +2103,10 @@ export type MicUpData = {
 
 export type MicUpErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'ALREADY_ON_SEAT' | 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2121,22 +2115,16 @@ export type MicUpErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -2154,7 +2142,7 @@ export type MicUpErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -2186,7 +2174,10 @@ export type MicUpResponse = MicUpResponses[keyof MicUpResponses];
 
 export type MicDownData = {
     body?: {
-        user_id?: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id?: number;
         /**
          * Idempotency: a retry with the same id applies once (or Idempotency-Key)
          */
@@ -2207,10 +2198,10 @@ export type MicDownData = {
 
 export type MicDownErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2219,22 +2210,22 @@ export type MicDownErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
+     * Not allowed: see `reason`
      */
     403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
+        reason?: 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER';
     };
     /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -2252,7 +2243,7 @@ export type MicDownErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -2305,10 +2296,10 @@ export type ChangeMicSeatData = {
 
 export type ChangeMicSeatErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2317,22 +2308,16 @@ export type ChangeMicSeatErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -2350,7 +2335,7 @@ export type ChangeMicSeatErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -2403,10 +2388,10 @@ export type ConfirmMicPublishingData = {
 
 export type ConfirmMicPublishingErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2415,22 +2400,16 @@ export type ConfirmMicPublishingErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -2448,7 +2427,7 @@ export type ConfirmMicPublishingErrors = {
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -2480,7 +2459,7 @@ export type ConfirmMicPublishingResponse = ConfirmMicPublishingResponses[keyof C
 
 export type SendGiftData = {
     body: {
-        receiver_user_ids: Array<string>;
+        receiver_user_ids: Array<number>;
         gift_id: string;
         count?: number;
         /**
@@ -2503,10 +2482,10 @@ export type SendGiftData = {
 
 export type SendGiftErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input, or not possible in the room's state: see `reason`
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'BALANCE_LIMIT' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2515,22 +2494,16 @@ export type SendGiftErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'GIFT_PRICE_CHANGED' | 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
     };
     /**
      * The body is larger than the server takes
@@ -2589,10 +2562,10 @@ export type GetRoomData = {
 
 export type GetRoomErrors = {
     /**
-     * Invalid input, or not possible in the room's state (ROOM_CLOSED, SEAT_OCCUPIED…)
+     * Invalid input: the message names the field
      */
     400: Error & {
-        reason?: 'ALREADY_ON_SEAT' | 'AMOUNT_TOO_LARGE' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'GIFT_TO_SELF' | 'INSUFFICIENT_BALANCE' | 'INVALID_ARGUMENT' | 'MIC_SESSION_MISMATCH' | 'NOT_BANNED' | 'NOT_IN_ROOM' | 'NOT_ON_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -2601,28 +2574,22 @@ export type GetRoomErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
-     * Not allowed (NOT_OWNER, NOT_ADMIN, USER_BANNED…)
-     */
-    403: Error & {
-        reason?: 'CANNOT_KICK_OWNER' | 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER' | 'USER_BANNED';
-    };
-    /**
-     * No such room, mic seat or gift
+     * Not found: see `reason`
      */
     404: Error & {
-        reason?: 'GIFT_NOT_FOUND' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+        reason?: 'ROOM_NOT_FOUND';
     };
     /**
-     * A conflict (GIFT_PRICE_CHANGED: retry; request_id used for another operation)
+     * A conflict: see `reason`
      */
     409: Error & {
-        reason?: 'GIFT_PRICE_CHANGED' | 'ROOM_ALREADY_EXISTS' | 'ROOM_KIND_MISMATCH';
+        reason?: 'ROOM_KIND_MISMATCH';
     };
     /**
      * A bug: the message is fixed, the details are in the server log
      */
     500: Error & {
-        reason?: 'AMOUNT_NOT_EXACT' | 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
     };
     /**
      * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
@@ -3041,7 +3008,7 @@ export type CreateMeetingErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'IN_OTHER_MEETING' | 'ROOM_CODE_CONFLICT' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3126,7 +3093,7 @@ export type ListMyMeetingsErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3185,7 +3152,7 @@ export type GetMeetingErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_MEETING' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3274,7 +3241,7 @@ export type JoinMeetingErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3374,7 +3341,7 @@ export type LeaveMeetingErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'NOT_IN_MEETING' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3474,7 +3441,7 @@ export type EndMeetingErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3581,7 +3548,7 @@ export type TransferHostErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3688,7 +3655,7 @@ export type KickMemberErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3795,7 +3762,7 @@ export type InviteMembersErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITEE_NOT_FOUND' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'INVITEE_NOT_FOUND' | 'NOT_IN_MEETING' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3886,7 +3853,7 @@ export type RedeemInviteErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -3963,7 +3930,7 @@ export type ListChatsErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_MEETING' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -4052,7 +4019,7 @@ export type SendChatErrors = {
      * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
      */
     400: Error & {
-        reason?: 'ALREADY_IN_MEETING' | 'BAD_REQUEST' | 'CANNOT_KICK_SELF' | 'CANNOT_TRANSFER_TO_SELF' | 'INVALID_ARGUMENT' | 'INVITE_EXPIRED' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'PASSWORD_LOCKED' | 'PASSWORD_REQUIRED' | 'PASSWORD_WRONG' | 'ROOM_CODE_CONFLICT' | 'TARGET_NOT_ACTIVE' | 'VALIDATION';
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'NOT_IN_MEETING' | 'VALIDATION';
     };
     /**
      * No valid bearer token
@@ -4127,7 +4094,10 @@ export type SendChatResponse = SendChatResponses[keyof SendChatResponses];
 export type TopUpWalletData = {
     body: {
         app_code?: string;
-        user_id: string;
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
         amount: number;
         request_id: string;
     };

@@ -35,8 +35,8 @@ export interface VoiceRemote {
 
 export interface VoiceMediaOptions {
   readonly roomId: string;
-  /** The caller: its own producer is not consumed. */
-  readonly selfId: string;
+  /** The caller's user id: its own producer is not consumed. */
+  readonly selfId: number;
   /** A failure to show (a consumer given up, a refused resume or close). */
   readonly onError: (message: string) => void;
   /** Makes the device (a scripted one in tests). */
@@ -46,8 +46,7 @@ export interface VoiceMediaOptions {
 interface JoinAnswer {
   router_id: string;
   rtp_capabilities: unknown;
-  // user ids may come as JSON numbers (the meeting's style) or strings (the voice room's).
-  producers: { user_id: string | number; producer_id: string; kind: string }[];
+  producers: { user_id: number; producer_id: string; kind: string }[];
 }
 
 /**
@@ -60,12 +59,12 @@ const JOIN_TIMEOUT_MS = { first: 4_000, max: 10_000 };
 export class VoiceMedia {
   private state: VoiceMediaStatus = 'idle';
   private why = '';
-  private remoteAudio: ReadonlyMap<string, VoiceRemote> = new Map();
-  private volumes: ReadonlyMap<string, number> = new Map();
+  private remoteAudio: ReadonlyMap<number, VoiceRemote> = new Map();
+  private volumes: ReadonlyMap<number, number> = new Map();
   private localStream: MediaStream | null = null;
   private readonly changes = new ChangeListeners();
   private readonly roomId: string;
-  private readonly selfId: string;
+  private readonly selfId: number;
   private readonly onError: (message: string) => void;
   private readonly makeDevice: () => MediaDevice;
   private device: MediaDevice | null = null;
@@ -107,12 +106,12 @@ export class VoiceMedia {
   }
 
   /** The seat holders' audio, by user id. */
-  get remote(): ReadonlyMap<string, VoiceRemote> {
+  get remote(): ReadonlyMap<number, VoiceRemote> {
     return this.remoteAudio;
   }
 
   /** Volume by user id from `voice.speakers` (absent: silent). */
-  get speakers(): ReadonlyMap<string, number> {
+  get speakers(): ReadonlyMap<number, number> {
     return this.volumes;
   }
 
@@ -170,7 +169,7 @@ export class VoiceMedia {
       this.recv = this.wire(this.device.createRecvTransport(await this.createTransport('recv')));
       this.setStatus('ready');
       this.joinFailures = 0;
-      for (const p of answer.producers ?? []) this.announce(String(p.user_id), p.producer_id);
+      for (const p of answer.producers ?? []) this.announce(p.user_id, p.producer_id);
     } catch (error) {
       this.unavailable(error);
     }
@@ -223,7 +222,7 @@ export class VoiceMedia {
   }
 
   /** Inbound audio bytes per user (for a debug hook). */
-  async received(): Promise<{ userId: string; bytes: number }[]> {
+  async received(): Promise<{ userId: number; bytes: number }[]> {
     if (!this.recv) return [];
     const report = await this.recv.getStats();
     const bytes = new Map<number, number>();
@@ -299,16 +298,16 @@ export class VoiceMedia {
   }
 
   private onSpeakers(frame: MediaFrame): void {
-    const d = frame.data as { room_id: string; speakers: { user_id: string; volume: number }[] };
+    const d = frame.data as { room_id: string; speakers: { user_id: number; volume: number }[] };
     if (d.room_id !== this.roomId) return;
-    this.volumes = new Map((d.speakers ?? []).map((s) => [String(s.user_id), s.volume]));
+    this.volumes = new Map((d.speakers ?? []).map((s) => [s.user_id, s.volume]));
     this.changes.emit();
   }
 
   private onProducer(frame: MediaFrame): void {
     const d = frame.data as {
       room_id: string;
-      user_id: string;
+      user_id: number;
       producer_id: string;
       closed: boolean;
     };
@@ -316,21 +315,21 @@ export class VoiceMedia {
     if (d.closed) {
       this.consumers.get(d.producer_id)?.close();
       this.consumers.delete(d.producer_id);
-      this.setRemote((remote) => remote.delete(String(d.user_id)));
+      this.setRemote((remote) => remote.delete(d.user_id));
       return;
     }
-    this.announce(String(d.user_id), d.producer_id);
+    this.announce(d.user_id, d.producer_id);
   }
 
   /** Changes a copy of `remote` (the one handed out stays as it was) and tells the listeners. */
-  private setRemote(change: (remote: Map<string, VoiceRemote>) => void): void {
+  private setRemote(change: (remote: Map<number, VoiceRemote>) => void): void {
     const next = new Map(this.remoteAudio);
     change(next);
     this.remoteAudio = next;
     this.changes.emit();
   }
 
-  private announce(userId: string, producerId: string, failures = 0): void {
+  private announce(userId: number, producerId: string, failures = 0): void {
     if (userId === this.selfId || !this.recv) return;
     if (failures === 0 && this.consumers.has(producerId)) return;
     this.consumers.set(producerId, null);
@@ -350,7 +349,7 @@ export class VoiceMedia {
       });
   }
 
-  private async consume(userId: string, producerId: string): Promise<void> {
+  private async consume(userId: number, producerId: string): Promise<void> {
     const recv = this.recv;
     if (!recv || !this.device || !this.consumers.has(producerId)) return;
     const info = await this.socket.request<{
