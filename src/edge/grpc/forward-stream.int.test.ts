@@ -124,6 +124,23 @@ void describe('Forward stream', () => {
     assert.ok(Math.abs(got!.options.deadlineMs! - deadlineMs) < 1_000);
   });
 
+  void it("carries an edge node's call as a gateway's (not forwarded), with its nulls", async () => {
+    const room = { owner_user_id: 1001, seats: [{ user_id: null, mic_session_id: null }] };
+    const o = await owner(() => Promise.resolve(room));
+    const edge = new GrpcForwarder({ token: TOKEN, tls: null, gateway: true });
+    forwarders.push(edge);
+    // A unary call would answer '' and 0 for the nulls (protobuf has none), and a string id.
+    assert.deepEqual(await edge.call(o.addr, 'GetRoom', { room_id: 'r1' }), room);
+    await edge.call(o.addr, 'RoomHeartbeat', heartbeat(1));
+    // The node that receives it may forward it once more, to the owner; a node's call, never.
+    assert.deepEqual(
+      o.received.map((r) => r.options.forwarded),
+      [false, false],
+    );
+    await forwarder().call(o.addr, 'RoomHeartbeat', heartbeat(2));
+    assert.equal(o.received[2]!.options.forwarded, true);
+  });
+
   void it('keeps JSON types: a string stays a string, an integer an integer', async () => {
     const o = await owner(() => Promise.resolve({}));
     await forwarder().call(o.addr, 'MicUp', {

@@ -45,6 +45,8 @@ export interface ForwardedCall {
   readonly method: string;
   readonly body: string;
   readonly timeout_ms: number;
+  /** A gateway's call: the receiving node may forward it once more (the proto says why). */
+  readonly gateway?: boolean;
 }
 
 export interface ForwardedAnswer {
@@ -205,7 +207,7 @@ async function run(
       throw errors.INVALID_ARGUMENT('body is not JSON');
     }
     const reply = await dispatch(call.method, request, {
-      forwarded: true,
+      forwarded: call.gateway !== true,
       deadlineMs: Date.now() + call.timeout_ms,
     });
     return {
@@ -262,6 +264,8 @@ export class ForwardStream {
     private readonly addr: string,
     private readonly open: OpenStream,
     private readonly metadata: () => Metadata,
+    /** An edge node's stream: its calls are a gateway's, not forwarded ones. */
+    private readonly gateway = false,
   ) {}
 
   /** Sends one call; answers the owner's reply, or rejects as a unary call would. */
@@ -269,7 +273,12 @@ export class ForwardStream {
     if (deadlineMs - Date.now() < 1) {
       return Promise.reject(deadlineExceeded('the deadline passed before the call was forwarded'));
     }
-    const call = { id: this.#nextId++, method, body: JSON.stringify(request) };
+    const call = {
+      id: this.#nextId++,
+      method,
+      body: JSON.stringify(request),
+      ...(this.gateway ? { gateway: true } : {}),
+    };
     const live = this.#open();
     return new Promise((resolve, reject) => {
       const sentAt = performance.now();

@@ -242,6 +242,12 @@ export interface GrpcClientOptions extends GrpcSecurity {
   readonly timeoutMs?: number;
   /** false: a plain client of the service (tools, tests, benchmarks), not a node forwarding. */
   readonly markForwarded?: boolean;
+  /**
+   * An edge node (no cells of its own): its calls go on the forward stream as a gateway's, so
+   * a cells node that is not the owner (behind a load balancer) forwards them once more, and
+   * the answers keep their JSON (a unary reply's protobuf would turn a null into '' or 0).
+   */
+  readonly gateway?: boolean;
 }
 
 /**
@@ -292,8 +298,8 @@ export class GrpcForwarder implements Forwarder, MeetingForwarder {
     if (deadline <= Date.now()) {
       return Promise.reject(deadlineExceeded('the deadline passed before the call was forwarded'));
     }
-    // A node forwarding: on the owner's stream. A plain client (a tool, a test): unary.
-    if (this.options.markForwarded ?? true) {
+    // A node forwarding, or an edge's call: on the stream. A plain client (a tool, a test): unary.
+    if ((this.options.markForwarded ?? true) || this.options.gateway) {
       return this.streamTo(addr).call(method, request, deadline);
     }
     const client = this.clientFor(addr) as unknown as Record<
@@ -336,6 +342,7 @@ export class GrpcForwarder implements Forwarder, MeetingForwarder {
           metadata.set(FORWARDED_KEY, '1');
           return metadata;
         },
+        this.options.gateway === true,
       );
       this.streams.set(addr, stream);
     }

@@ -4,7 +4,7 @@
  * (./replies.ts) and frames (./voice-frame-data.ts) declare the numbers; these make them.
  */
 import type { RoomView } from '../domain/view.js';
-import { isUserIdText, userIdJson } from '../../shared/user-id.js';
+import { userIdJson } from '../../shared/user-id.js';
 
 const optional = (id: string | null): number | null => (id === null ? null : userIdJson(id));
 
@@ -49,38 +49,4 @@ export function withJsonUserIds<T extends Record<string, unknown>>(fields: T): W
     if (Array.isArray(ids)) out[name] = ids.map((id: string) => userIdJson(id));
   }
   return out as WithJsonUserIds<T>;
-}
-
-/**
- * A GetRoom answer as unary gRPC brings it (an edge's call to the cells tier): protobuf has no
- * null, so its string fields carry user ids in decimal and '' for none, its integers 0 for
- * none. Gives back the JSON answer: user ids as numbers, nulls where the room has none (no
- * time, room id, mic session or deadline is '' or 0 otherwise). An id already a number (the
- * forward stream's JSON) stays as it is; anything else is left for the declared reply to refuse.
- */
-export function roomFromGrpc(answer: unknown): unknown {
-  if (typeof answer !== 'object' || answer === null) return answer;
-  const id = (v: unknown) => (v === '' ? null : isUserIdText(v) ? userIdJson(v) : v);
-  const ids = (v: unknown) => (Array.isArray(v) ? v.map(id) : v);
-  const orNull = (v: unknown) => (v === '' || v === 0 ? null : v);
-  const each = (v: unknown, fix: (x: Record<string, unknown>) => Record<string, unknown>) =>
-    Array.isArray(v)
-      ? v.map((x: unknown) => (typeof x === 'object' && x !== null ? fix({ ...x }) : x))
-      : v;
-  const room: Record<string, unknown> = { ...answer };
-  if ('owner_user_id' in room) room.owner_user_id = id(room.owner_user_id);
-  for (const at of ['created_at_ms', 'closed_at_ms']) if (at in room) room[at] = orNull(room[at]);
-  if ('admins' in room) room.admins = ids(room.admins);
-  if ('banned' in room) room.banned = ids(room.banned);
-  if ('members' in room)
-    room.members = each(room.members, (m) => ({ ...m, user_id: id(m.user_id) }));
-  if ('seats' in room) {
-    room.seats = each(room.seats, (seat) => ({
-      ...seat,
-      user_id: id(seat.user_id),
-      mic_session_id: orNull(seat.mic_session_id),
-      publish_deadline_ms: orNull(seat.publish_deadline_ms),
-    }));
-  }
-  return room;
 }

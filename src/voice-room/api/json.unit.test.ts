@@ -1,71 +1,33 @@
 /**
- * The voice room's JSON (./json.ts): user ids as numbers, and a GetRoom answer that came over
- * unary gRPC (zero values for none) turned back into the declared reply, nulls included.
+ * The voice room's JSON (./json.ts): the room's state keeps user ids in decimal text, the
+ * declared replies and frames carry them as numbers.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { roomView } from '../domain/view.js';
+import { activeRoom, adminSet, fold, joined } from '../domain/testing/given-when-then.js';
 import { Room } from './replies.js';
-import { roomFromGrpc, withJsonUserIds } from './json.js';
-
-const viaGrpc = {
-  app_code: 'default',
-  room_id: 'r1',
-  status: 'active',
-  room_version: 7,
-  owner_user_id: '1001',
-  title: 'hi',
-  created_at_ms: 1_700_000_000_000,
-  closed_at_ms: 0,
-  admins: ['1002'],
-  banned: [],
-  online_count: 2,
-  members: [
-    { user_id: '1001', joined_at_ms: 1, last_seen_at_ms: 2 },
-    { user_id: '1002', joined_at_ms: 1, last_seen_at_ms: 2 },
-  ],
-  seats: [
-    {
-      seat_index: 0,
-      state: 'publishing',
-      user_id: '1002',
-      mic_session_id: 'ms-5',
-      publish_deadline_ms: 0,
-    },
-    { seat_index: 1, state: 'idle', user_id: '', mic_session_id: '', publish_deadline_ms: 0 },
-  ],
-};
+import { roomJson, withJsonUserIds } from './json.js';
 
 describe('voice-room JSON', () => {
-  it('turns a GetRoom answer of unary gRPC into the declared reply', () => {
-    const room = Room.parse(roomFromGrpc(viaGrpc));
+  it('answers a room with its user ids as numbers, and null where nobody is', () => {
+    const state = fold([
+      ...activeRoom({ owner: '1001', seats: 2 }),
+      joined('1001'),
+      joined('1002'),
+      adminSet('1002'),
+    ]);
+    const room = Room.parse({ app_code: 'a', room_id: 'r', ...roomJson(roomView(state, 5)) });
     assert.equal(room.owner_user_id, 1001);
-    assert.equal(room.closed_at_ms, null);
     assert.deepEqual(room.admins, [1002]);
     assert.deepEqual(
       room.members.map((m) => m.user_id),
       [1001, 1002],
     );
-    assert.deepEqual(room.seats[0], {
-      seat_index: 0,
-      state: 'publishing',
-      user_id: 1002,
-      mic_session_id: 'ms-5',
-      publish_deadline_ms: null,
-    });
-    assert.deepEqual(room.seats[1], {
-      seat_index: 1,
-      state: 'idle',
-      user_id: null,
-      mic_session_id: null,
-      publish_deadline_ms: null,
-    });
-  });
-
-  it('keeps an answer already in JSON as it is, and leaves a bad id for the reply to refuse', () => {
-    const json = Room.parse(roomFromGrpc(viaGrpc));
-    assert.deepEqual(Room.parse(roomFromGrpc(json)), json);
-    const bad = roomFromGrpc({ ...viaGrpc, owner_user_id: 'alice' });
-    assert.equal(Room.safeParse(bad).success, false);
+    assert.deepEqual(
+      room.seats.map((s) => s.user_id),
+      [null, null],
+    );
   });
 
   it("gives an event's user ids as numbers, and nothing else changes", () => {

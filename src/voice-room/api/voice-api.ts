@@ -13,7 +13,6 @@ import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from '../domain
 import { declarationOf, replySchemaOf, type ReplyOf, type RpcName } from './commands.js';
 import type { CallContext, RoomRequest } from './declaration.js';
 import { declaredReply } from '../../edge/declared-reply.js';
-import { roomFromGrpc } from './json.js';
 import { OwnerElsewhere } from '../../edge/owner-forward.js';
 import {
   answerCall,
@@ -56,11 +55,7 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
       },
       run: (method, req, options) => this.#run(method, req, options),
       // The owner gets the request as parsed here (a proto message would coerce "1" to 1).
-      send: async (addr, method, req, _raw, deadlineMs) => {
-        const answer = await forwarder.call(addr, method, req, deadlineMs);
-        // Unary gRPC (an edge's call) answers a room's user ids in decimal text.
-        return method === 'GetRoom' ? roomFromGrpc(answer) : answer;
-      },
+      send: (addr, method, req, _raw, deadlineMs) => forwarder.call(addr, method, req, deadlineMs),
       // Every voice-room command carries a request id (REST makes one up, gRPC demands one).
       unkeyed: () => false,
     };

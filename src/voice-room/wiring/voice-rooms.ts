@@ -69,7 +69,7 @@ export function wireVoiceRooms(deps: {
     ...security,
     timeoutMs: config.grpc.forwardTimeoutMs,
     // An edge's call may reach a non-owner (the load balancer): that node forwards it once more.
-    markForwarded: cellsTier === null,
+    gateway: cellsTier !== null,
   });
   const store = sqlVoiceRoomStore(sql.db);
   const api = new VoiceRoomApi(host, domain, forwarder, store, cellsTier, deps.media);
