@@ -50,6 +50,9 @@ class ScriptedSocket implements MediaSocket {
 const fails = (reason: string) => () => refused(reason);
 const answers = (value: unknown) => () => Promise.resolve(value);
 
+/** The codec options of each producer made (by any scripted device). */
+const producedWith: unknown[] = [];
+
 /** A device whose transports consume and produce without a browser. */
 function scriptedDevice(produced: string[]): MediaDevice {
   const transport = ({ id }: { id: string }) => ({
@@ -63,8 +66,9 @@ function scriptedDevice(produced: string[]): MediaDevice {
         rtpParameters: { encodings: [{ ssrc: 1 }] },
         close: () => undefined,
       }),
-    produce: () => {
+    produce: (options: { codecOptions?: unknown }) => {
       produced.push(id);
+      producedWith.push(options.codecOptions);
       return Promise.resolve({ id: 'my-producer', close: () => undefined });
     },
   });
@@ -162,6 +166,8 @@ describe('voice media', () => {
     await settle();
     assert.equal(media.status, 'ready');
     assert.deepEqual(produced, ['send-1']);
+    // Opus with DTX (a quiet seat sends almost nothing) and in-band FEC.
+    assert.deepEqual(producedWith.at(-1), { opusDtx: true, opusFec: true });
     media.close();
   });
 

@@ -8,3 +8,4 @@ export type { MeetingMediaOptions, MeetingRouter, RemoteMedia } from './meeting-
 export { VoiceMedia } from './voice-media.js';
 export type { VoiceMediaOptions, VoiceMediaStatus, VoiceRemote } from './voice-media.js';
 export type { MediaDevice, MediaFrame, MediaSocket } from './ports.js';
+export { MICROPHONE_OPUS } from './transports.js';

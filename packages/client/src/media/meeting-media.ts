@@ -22,7 +22,7 @@ import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { ChangeListeners } from './changes.js';
 import type { MediaDevice, MediaFrame, MediaSocket } from './ports.js';
 import { backoff, CONSUME_ATTEMPTS, mayPass, RETRY_MS, RetryTimers } from './retry.js';
-import { signalled } from './transports.js';
+import { MICROPHONE_OPUS, signalled } from './transports.js';
 
 /** What a member sends, as the page shows it (replaced, never mutated, at a change). */
 export interface RemoteMedia {
@@ -208,7 +208,9 @@ export class MeetingMedia {
       const producer = await send.produce({
         track,
         stopTracks: false,
-        ...(kind === 'video' ? { encodings: [{ maxBitrate: 500_000 }] } : {}),
+        ...(kind === 'video'
+          ? { encodings: [{ maxBitrate: 500_000 }] }
+          : { codecOptions: MICROPHONE_OPUS }),
       });
       if (generation !== this.generation) return;
       this.producers.set(kind, producer);

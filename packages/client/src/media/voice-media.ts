@@ -23,7 +23,7 @@ import type { Consumer, Producer, Transport } from 'mediasoup-client/types';
 import { ChangeListeners } from './changes.js';
 import type { MediaDevice, MediaFrame, MediaSocket } from './ports.js';
 import { backoff, CONSUME_ATTEMPTS, mayPass, RETRY_MS, RetryTimers } from './retry.js';
-import { signalled } from './transports.js';
+import { MICROPHONE_OPUS, signalled } from './transports.js';
 
 export type VoiceMediaStatus = 'idle' | 'checking' | 'ready' | 'unavailable';
 
@@ -188,7 +188,11 @@ export class VoiceMedia {
     this.send ??= this.wire(this.device.createSendTransport(await this.createTransport('send')));
     const track = this.localStream.getAudioTracks()[0];
     if (!track) return false;
-    this.producer = await this.send.produce({ track, stopTracks: false });
+    this.producer = await this.send.produce({
+      track,
+      stopTracks: false,
+      codecOptions: MICROPHONE_OPUS,
+    });
     return true;
   }
 
