@@ -172,7 +172,7 @@ describe('@echochat/client against a node', { skip: mediaSkipReason() }, () => {
     );
     assert.deepEqual(
       joinedFrames().map((f) => f.data.user_id),
-      guests.map((g) => String(g.id)),
+      guests.map((g) => g.id),
     );
     assert.equal(refetches, 0);
     feed.stop();

@@ -96,8 +96,8 @@ export async function receivesMediaOf(
  */
 export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
   const bytes = async () => {
-    const all = (await received(page)) as unknown as { userId: string; bytes: number }[];
-    return { all, of: all.find((r) => r.userId === String(from))?.bytes ?? 0 };
+    const all = (await received(page)) as unknown as { userId: number; bytes: number }[];
+    return { all, of: all.find((r) => r.userId === from)?.bytes ?? 0 };
   };
   const deadline = Date.now() + PAGE_WAIT_MS;
   let first = 0;
