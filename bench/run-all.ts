@@ -26,6 +26,7 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
   { name: 'meeting', file: 'bench/meeting.bench.ts', what: 'meeting REST and WebSocket paths' },
   { name: 'media', file: 'bench/media.bench.ts', what: 'media server: routers, consumers' },
   { name: 'voice-media', file: 'bench/voice-media.bench.ts', what: 'voice-room audio' },
+  { name: 'dtx', file: 'bench/dtx.bench.ts', what: 'a silent microphone, DTX or not' },
   { name: 'scale', file: 'bench/scale.bench.ts', what: 'cost against size, per dimension' },
 ];
 

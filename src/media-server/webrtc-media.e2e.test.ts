@@ -10,11 +10,11 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkipReason, bundlePage, launchChromium, PEER_PAGE } from './testing/chromium.js';
+import { browserSkipReason, launchChromium } from './testing/chromium.js';
+import { startSignalling } from './testing/signalling.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
-import type { MediaOrchestrator } from '../media-cluster/media-orchestrator.js';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
 import { call, startTestMediaServer, TEST_TOKEN, waitFor } from './testing/harness.js';
@@ -39,34 +39,6 @@ interface PeerGlobal {
     ): Promise<{ transportId: string; consumers: Record<string, string> }>;
     received(): Promise<Record<string, { packets: number; frames: number }>>;
   };
-}
-
-/** The test's web server: the page, the bundle, and /rpc/<method> onto the orchestrator. */
-async function startSignalling(media: MediaOrchestrator): Promise<FastifyInstance> {
-  const js = await bundlePage(path.join(HERE, 'testing', 'browser-peer.mjs'));
-  const app = Fastify();
-  app.get('/', (_req, reply) => reply.type('text/html').send(PEER_PAGE));
-  app.get('/peer.js', (_req, reply) => reply.type('text/javascript').send(js));
-  app.get('/favicon.ico', (_req, reply) => reply.code(204).send());
-  const methods = new Set([
-    'createRouter',
-    'createTransport',
-    'connectTransport',
-    'createProducer',
-    'createConsumer',
-  ]);
-  app.post<{ Params: { method: string }; Body: unknown[] }>('/rpc/:method', async (req, reply) => {
-    const { method } = req.params;
-    if (!methods.has(method)) return reply.code(404).send({ error: `no ${method}` });
-    const fn = (media as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
-    try {
-      return { result: await fn!.apply(media, req.body) };
-    } catch (error) {
-      return reply.code(500).send({ error: String(error) });
-    }
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return app;
 }
 
 /** The consumer's forwarded packets as the worker counts them (0 before any). */
@@ -107,7 +79,7 @@ void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipR
       timeoutMs: 5_000,
       closeRetry: 2,
     });
-    web = await startSignalling(media);
+    web = await startSignalling(media, path.join(HERE, 'testing', 'browser-peer.mjs'));
     browser = await launchChromium();
   });
   after(async () => {

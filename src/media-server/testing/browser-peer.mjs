@@ -1,4 +1,4 @@
-/* global window, navigator */
+/* global window, navigator, AudioContext */
 /**
  * Runs in headless Chromium (bundled with mediasoup-client by esbuild): one WebRTC peer that
  * either sends the fake camera and microphone or receives another peer's producers. It
@@ -89,5 +89,38 @@ async function received() {
   return totals;
 }
 
-window.peer = { send, receive, received };
+/**
+ * Sends one WebAudio microphone: `tone` a steady 440 Hz (someone talking, as far as the
+ * encoder is concerned), else digital silence (a quiet seat); with `codecOptions` as
+ * mediasoup-client's produce takes them (e.g. `{ opusDtx: true }`). Resolves with the producer id.
+ */
+async function sendAudio(room, peerId, { tone, codecOptions }) {
+  const { transport } = await join(room, peerId, 'send');
+  const context = new AudioContext();
+  const source = context.createOscillator();
+  const gain = context.createGain();
+  gain.gain.value = tone ? 0.3 : 0;
+  const out = context.createMediaStreamDestination();
+  source.connect(gain).connect(out);
+  source.start();
+  const [track] = out.stream.getAudioTracks();
+  const producer = await transport.produce({ track, codecOptions });
+  state.producer = producer;
+  return producer.id;
+}
+
+/** What the producer has sent so far (its outbound-rtp stats). */
+async function sent() {
+  let bytes = 0;
+  let packets = 0;
+  (await state.producer.getStats()).forEach((s) => {
+    if (s.type === 'outbound-rtp') {
+      bytes += s.bytesSent ?? 0;
+      packets += s.packetsSent ?? 0;
+    }
+  });
+  return { bytes, packets };
+}
+
+window.peer = { send, receive, received, sendAudio, sent };
 window.peerReady = true;
