@@ -7,55 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { MeetingMedia, type MediaDevice, type MediaSocket } from '../src/media/index.js';
-import { refused, settle } from './media-testing.js';
+import { MeetingMedia } from '../src/media/index.js';
+import { refused, ScriptedSocket, scriptedDevice, settle } from './media-testing.js';
 
 const CODE = '123-456-789';
-type Answer = (data: Record<string, unknown>) => Promise<unknown>;
-
-/** A socket whose answers the test scripts per event, and that delivers frames it is given. */
-class ScriptedSocket implements MediaSocket {
-  readonly requests: { event: string; data: Record<string, unknown> }[] = [];
-  private readonly answers = new Map<string, Answer>();
-  private readonly handlers = new Map<string, (frame: { data: unknown }) => void>();
-  request<T>(event: string, data: Record<string, unknown> = {}): Promise<T> {
-    const d = data;
-    this.requests.push({ event, data: d });
-    return (this.answers.get(event)?.(d) ?? Promise.resolve({})) as Promise<T>;
-  }
-  on(event: string, handler: (frame: { data: unknown }) => void): () => void {
-    this.handlers.set(event, handler);
-    return () => this.handlers.delete(event);
-  }
-  script(event: string, answer: Answer) {
-    this.answers.set(event, answer);
-  }
-  deliver(event: string, data: unknown) {
-    this.handlers.get(event)?.({ data });
-  }
-  sent(event: string) {
-    return this.requests.filter((r) => r.event === event);
-  }
-}
-
-/** A device whose transports consume without a browser. */
-const scriptedDevice = (): MediaDevice => {
-  const transport = ({ id }: { id: string }) => ({
-    id,
-    on: () => undefined,
-    close: () => undefined,
-    consume: (info: { id: string; kind: string }) =>
-      Promise.resolve({ id: info.id, kind: info.kind, track: {}, close: () => undefined }),
-  });
-  const device = {
-    load: () => Promise.resolve(),
-    rtpCapabilities: {},
-    createRecvTransport: transport,
-    createSendTransport: transport,
-  };
-  return device as unknown as MediaDevice;
-};
-
 /** A started meeting media whose `consume.start` answers per producer as `consume` says. */
 async function started(consume: (producerId: string, attempt: number) => Promise<unknown>) {
   const socket = new ScriptedSocket();
@@ -74,7 +29,7 @@ async function started(consume: (producerId: string, attempt: number) => Promise
     roomCode: CODE,
     selfId: 1,
     onError: (m) => errors.push(m),
-    makeDevice: scriptedDevice,
+    makeDevice: () => scriptedDevice(),
   });
   media.prepare();
   await media.start();

@@ -73,7 +73,7 @@ const frame = (
     prev_room_version: prevVersion,
     event_id: id,
     prev_event_id: prevId,
-    user_id: id,
+    user_id: version,
   },
 });
 
@@ -107,7 +107,14 @@ async function started(served: () => number | Promise<number>) {
   socket().open();
   feed.start();
   await settle();
-  return { client, feed, socket, applied, events, fetches: () => fetches };
+  /** The socket drops (4000) and the client opens a new one. */
+  const reconnect = async () => {
+    socket().close(4000);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    socket().open();
+    await settle();
+  };
+  return { client, feed, socket, reconnect, applied, events, fetches: () => fetches };
 }
 
 describe('RoomFeed with a fetched state', () => {
@@ -173,14 +180,11 @@ describe('RoomFeed with a fetched state', () => {
   });
 
   it('after a drop: since_version, then since_event_id; the replay needs no fetch', async () => {
-    const { client, socket, applied, events, fetches } = await started(() => 5);
+    const { client, socket, reconnect, applied, events, fetches } = await started(() => 5);
     socket().ack('room.subscribe');
     await settle();
     // Dropped before any frame: the state's version says where to replay from.
-    socket().close(4000);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    socket().open();
-    await settle();
+    await reconnect();
     assert.equal(client.opens, 2);
     socket().push(frame(7, 6, 'e7', 'e6')); // live, before the ACK
     assert.deepEqual(socket().ack('room.subscribe', { replay: [frame(6, 5, 'e6', 'e5')] }), {
@@ -189,10 +193,7 @@ describe('RoomFeed with a fetched state', () => {
     });
     await settle();
     // Dropped again: the replay starts at the last frame applied, and may repeat a live one.
-    socket().close(4000);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    socket().open();
-    await settle();
+    await reconnect();
     socket().push(frame(8, 7, 'e8', 'e7'));
     assert.deepEqual(
       socket().ack('room.subscribe', {
@@ -208,17 +209,14 @@ describe('RoomFeed with a fetched state', () => {
 
   it('a refused replay fetches again; a failed fetch is tried again', async () => {
     let calls = 0;
-    const { socket, applied, events } = await started(() => {
+    const { socket, reconnect, applied, events } = await started(() => {
       calls += 1;
       if (calls === 2) throw new Error('the network failed');
       return calls === 1 ? 5 : 9;
     });
     socket().ack('room.subscribe');
     await settle();
-    socket().close(4000);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    socket().open();
-    await settle();
+    await reconnect();
     socket().ack('room.subscribe', { refetch: true });
     await settle();
     socket().push(frame(9, 8, 'e9', 'e8'));

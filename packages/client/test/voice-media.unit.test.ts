@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { VoiceMedia, type MediaDevice, type MediaSocket } from '../src/media/index.js';
-import { refused, settle } from './media-testing.js';
+import { VoiceMedia } from '../src/media/index.js';
+import { refused, ScriptedSocket, scriptedDevice, settle, type Produced } from './media-testing.js';
 
 const ROOM = 'vr_room';
 const JOINED = {
@@ -18,72 +18,12 @@ const JOINED = {
   producers: [{ user_id: 7, producer_id: 'producer-of-7', kind: 'audio' }],
 };
 
-type Answer = (data: Record<string, unknown>) => Promise<unknown>;
-
-/** A socket whose answers the test scripts per event; it records every request. */
-class ScriptedSocket implements MediaSocket {
-  readonly requests: { event: string; data: Record<string, unknown>; timeoutMs?: number }[] = [];
-  readonly answers = new Map<string, Answer[]>();
-  request<T>(
-    event: string,
-    data: Record<string, unknown> = {},
-    options: { timeoutMs?: number } = {},
-  ): Promise<T> {
-    const d = data;
-    this.requests.push({ event, data: d, timeoutMs: options.timeoutMs });
-    const queue = this.answers.get(event) ?? [];
-    const answer = queue.length > 1 ? queue.shift()! : queue[0];
-    return (answer ? answer(d) : Promise.resolve({})) as Promise<T>;
-  }
-  on(): () => void {
-    return () => undefined;
-  }
-  /** The answers to `event`, in order; the last one answers every later request. */
-  script(event: string, ...answers: Answer[]) {
-    this.answers.set(event, answers);
-  }
-  sent(event: string) {
-    return this.requests.filter((r) => r.event === event);
-  }
-}
-
 const fails = (reason: string) => () => refused(reason);
 const answers = (value: unknown) => () => Promise.resolve(value);
 
-/** The codec options of each producer made (by any scripted device). */
-const producedWith: unknown[] = [];
-
-/** A device whose transports consume and produce without a browser. */
-function scriptedDevice(produced: string[]): MediaDevice {
-  const transport = ({ id }: { id: string }) => ({
-    id,
-    on: () => undefined,
-    close: () => undefined,
-    consume: (info: { id: string }) =>
-      Promise.resolve({
-        id: info.id,
-        track: {},
-        rtpParameters: { encodings: [{ ssrc: 1 }] },
-        close: () => undefined,
-      }),
-    produce: (options: { codecOptions?: unknown }) => {
-      produced.push(id);
-      producedWith.push(options.codecOptions);
-      return Promise.resolve({ id: 'my-producer', close: () => undefined });
-    },
-  });
-  const device = {
-    load: () => Promise.resolve(),
-    rtpCapabilities: {},
-    createRecvTransport: transport,
-    createSendTransport: transport,
-  };
-  return device as unknown as MediaDevice;
-}
-
 function voiceMedia(socket: ScriptedSocket) {
   const errors: string[] = [];
-  const produced: string[] = [];
+  const produced: Produced[] = [];
   const media = new VoiceMedia(socket, {
     roomId: ROOM,
     selfId: 1,
@@ -165,9 +105,10 @@ describe('voice media', () => {
     mock.timers.tick(1_000);
     await settle();
     assert.equal(media.status, 'ready');
-    assert.deepEqual(produced, ['send-1']);
     // Opus with DTX (a quiet seat sends almost nothing) and in-band FEC.
-    assert.deepEqual(producedWith.at(-1), { opusDtx: true, opusFec: true });
+    assert.deepEqual(produced, [
+      { transportId: 'send-1', codecOptions: { opusDtx: true, opusFec: true } },
+    ]);
     media.close();
   });
 

@@ -137,12 +137,8 @@ export class MeetingMedia {
   }
 
   /** The router moved to another media server: everything is made again there. */
-  private async onReset(frame: MediaFrame): Promise<void> {
-    const d = frame.data as {
-      room_code: string;
-      router_id: string | null;
-      rtp_capabilities: unknown;
-    };
+  private async onReset(frame: MediaFrame<'meeting.media.reset'>): Promise<void> {
+    const d = frame.data;
     if (d.room_code !== this.roomCode || this.closed) return;
     this.prepare();
     try {
@@ -352,14 +348,8 @@ export class MeetingMedia {
     this.changes.emit();
   }
 
-  private onProducer(frame: MediaFrame): void {
-    const d = frame.data as {
-      room_code: string;
-      user_id: number;
-      producer_id: string;
-      kind: string;
-      closed: boolean;
-    };
+  private onProducer(frame: MediaFrame<'meeting.member.producer.new'>): void {
+    const d = frame.data;
     if (d.room_code !== this.roomCode || d.user_id === this.selfId) return;
     if (d.closed) {
       const consumer = this.consumers.get(d.producer_id);

@@ -4,10 +4,11 @@
  * device, without a browser. The package's RealtimeClient is a MediaSocket.
  */
 import type { Device } from 'mediasoup-client';
+import type { FrameDataOf, ServerEventName } from '../protocol.js';
 
-/** A pushed frame, as far as the media helpers read it. */
-export interface MediaFrame {
-  readonly data: unknown;
+/** A pushed frame of event `E`, as far as the media helpers read it: its declared data. */
+export interface MediaFrame<E extends ServerEventName = ServerEventName> {
+  readonly data: FrameDataOf<E>;
 }
 
 /** The socket's requests (resolved with the ACK's data) and pushed frames. */
@@ -18,7 +19,7 @@ export interface MediaSocket {
     options?: { timeoutMs?: number },
   ): Promise<T>;
   /** Listens to a pushed event; returns the function that stops listening. */
-  on(event: string, handler: (frame: MediaFrame) => void): () => void;
+  on<E extends ServerEventName>(event: E, handler: (frame: MediaFrame<E>) => void): () => void;
 }
 
 /** The device: loaded with a router's capabilities, then making transports. */

@@ -130,8 +130,8 @@ export class VoiceMedia {
   }
 
   /** The router moved to another media server: join its media again, send again if sending. */
-  private async onReset(frame: MediaFrame): Promise<void> {
-    if ((frame.data as { room_id?: string }).room_id !== this.roomId) return;
+  private async onReset(frame: MediaFrame<'voice.media.reset'>): Promise<void> {
+    if (frame.data.room_id !== this.roomId) return;
     const sending = this.producer !== null;
     await this.join();
     if (sending && this.localStream) {
@@ -301,20 +301,15 @@ export class VoiceMedia {
     });
   }
 
-  private onSpeakers(frame: MediaFrame): void {
-    const d = frame.data as { room_id: string; speakers: { user_id: number; volume: number }[] };
+  private onSpeakers(frame: MediaFrame<'voice.speakers'>): void {
+    const d = frame.data;
     if (d.room_id !== this.roomId) return;
-    this.volumes = new Map((d.speakers ?? []).map((s) => [s.user_id, s.volume]));
+    this.volumes = new Map(d.speakers.map((s) => [s.user_id, s.volume]));
     this.changes.emit();
   }
 
-  private onProducer(frame: MediaFrame): void {
-    const d = frame.data as {
-      room_id: string;
-      user_id: number;
-      producer_id: string;
-      closed: boolean;
-    };
+  private onProducer(frame: MediaFrame<'voice.producer.new'>): void {
+    const d = frame.data;
     if (d.room_id !== this.roomId) return;
     if (d.closed) {
       this.consumers.get(d.producer_id)?.close();
