@@ -37,6 +37,21 @@ export interface Refusal {
   readonly kind: ErrorKind;
 }
 
+/**
+ * The refusals a call declares by name, each with its kind: a room kind's own reason (from
+ * `rules`, its table) or a code of the error registry.
+ */
+export function declaredRefusals(names: readonly string[], rules: readonly Refusal[]): Refusal[] {
+  const kinds = new Map(rules.map((r) => [r.code, r.kind]));
+  return names.map((code) => {
+    const kind = kinds.get(code);
+    if (kind) return { code, kind };
+    const registered = (errors as Record<string, Refusal | undefined>)[code];
+    if (!registered) throw new Error(`refusal ${code} is in neither table`);
+    return registered;
+  });
+}
+
 export interface RouteDoc {
   /**
    * The operation's name in the document, unique, in camelCase: what a generated client

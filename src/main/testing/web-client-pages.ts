@@ -96,7 +96,8 @@ export async function receivesMediaOf(
  */
 export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
   const bytes = async () => {
-    const all = (await received(page)) as unknown as { userId: number; bytes: number }[];
+    // A voice page reports {userId, bytes} per seat holder (no kind, no frames).
+    const all = await received(page);
     return { all, of: all.find((r) => r.userId === from)?.bytes ?? 0 };
   };
   const deadline = Date.now() + PAGE_WAIT_MS;

@@ -7,13 +7,17 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { MediaOrchestrator } from '../../media-cluster/media-orchestrator.js';
 import { bundlePage, PEER_PAGE } from './chromium.js';
 
-const METHODS = new Set([
+/** The orchestrator methods a page may call, by name. */
+const METHODS = [
   'createRouter',
   'createTransport',
   'connectTransport',
   'createProducer',
   'createConsumer',
-]);
+] as const satisfies readonly (keyof MediaOrchestrator)[];
+type Method = (typeof METHODS)[number];
+
+const isMethod = (name: string): name is Method => (METHODS as readonly string[]).includes(name);
 
 /** Listens on a free loopback port; `script` is the page's entry (bundled once). */
 export async function startSignalling(
@@ -27,10 +31,11 @@ export async function startSignalling(
   app.get('/favicon.ico', (_req, reply) => reply.code(204).send());
   app.post<{ Params: { method: string }; Body: unknown[] }>('/rpc/:method', async (req, reply) => {
     const { method } = req.params;
-    if (!METHODS.has(method)) return reply.code(404).send({ error: `no ${method}` });
-    const fn = (media as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
+    if (!isMethod(method)) return reply.code(404).send({ error: `no ${method}` });
+    // The page sends each method's arguments as a JSON array (they are the test's own).
+    const call = media[method].bind(media) as (...args: unknown[]) => Promise<unknown>;
     try {
-      return { result: await fn!.apply(media, req.body) };
+      return { result: await call(...req.body) };
     } catch (error) {
       return reply.code(500).send({ error: String(error) });
     }

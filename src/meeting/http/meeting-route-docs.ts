@@ -10,8 +10,8 @@ import { InRoom } from '../api/requests.js';
 import { meetingReasons } from '../domain/errors.js';
 import { errors } from '../../shared/error-codes.js';
 import type { Refusal } from '../../edge/http/openapi.js';
-import type { ErrorKind } from '../../shared/errors.js';
 import {
+  declaredRefusals,
   documented,
   jsonSchemaOf,
   operationIdOf,
@@ -38,14 +38,6 @@ const LIMITED: Partial<Record<string, string>> = {
 const REUSED = 'The request_id was used for another request (REQUEST_ID_REUSED)';
 const OPEN_MEETINGS = 'The caller hosts the most meetings not ended allowed (TOO_MANY_OPEN_ROOMS)';
 
-const kindOfReason = new Map<string, ErrorKind>(meetingReasons.map((r) => [r.code, r.kind]));
-
-/** A declared refusal with its kind (which gives its HTTP status). */
-function refusalOf(name: MeetingDeclaration['refuses'][number]): Refusal {
-  const kind = kindOfReason.get(name);
-  return kind ? { code: name, kind } : errors[name as keyof typeof errors];
-}
-
 /**
  * The refusals a meeting call may answer: its declaration's (the meeting's rules and the
  * call's limits), and for a call on a meeting a code of another kind of room and the lookup
@@ -57,7 +49,7 @@ function refusalsOf(declared: MeetingDeclaration): Refusal[] {
       ? [errors.ROOM_KIND_MISMATCH, errors.MEETING_LOOKUP_RATE_LIMITED]
       : [];
   const command = declared.kind === 'command' ? [errors.REQUEST_ID_REUSED] : [];
-  return [...declared.refuses.map(refusalOf), ...room, ...command];
+  return [...declaredRefusals(declared.refuses, meetingReasons), ...room, ...command];
 }
 
 /** Path parameters other than these are documented as plain text. */

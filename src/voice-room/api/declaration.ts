@@ -10,6 +10,7 @@ import type { VoiceRoomCommand, VoiceRoomState } from '../domain/types.js';
 import type { VoiceRoomReason } from '../domain/errors.js';
 import type { errors } from '../../shared/error-codes.js';
 import type { VoiceRoomStore } from './voice-store.js';
+import type { OneUserField } from './requests.js';
 import { CommandReply } from './replies.js';
 import { declaredReply } from '../../edge/declared-reply.js';
 
@@ -44,7 +45,7 @@ export interface CallContext {
 }
 
 /** A request field that names the caller: REST fills it with the token's user. */
-export type Identity = 'user_id' | 'operator_user_id' | 'sender_user_id' | 'owner_user_id';
+export type Identity = OneUserField;
 
 export type Body = Readonly<Record<string, unknown>>;
 

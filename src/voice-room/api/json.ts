@@ -5,6 +5,7 @@
  */
 import type { RoomView } from '../domain/view.js';
 import { userIdJson } from '../../shared/user-id.js';
+import { USER_FIELDS, type OneUserField } from './requests.js';
 
 const optional = (id: string | null): number | null => (id === null ? null : userIdJson(id));
 
@@ -20,11 +21,9 @@ export function roomJson(view: RoomView) {
   };
 }
 
-/** The event fields that name users (a frame's data is its event's fields). */
-const ONE = ['user_id', 'operator_user_id', 'sender_user_id', 'owner_user_id'] as const;
-const MANY = ['receiver_user_ids'] as const;
-type One = (typeof ONE)[number];
-type Many = (typeof MANY)[number];
+/** The fields that name users (./requests.ts; a frame's data is its event's fields). */
+type One = OneUserField;
+type Many = Exclude<keyof typeof USER_FIELDS, One>;
 
 /** A record's type with its user-id fields as JSON numbers. */
 export type WithJsonUserIds<T> = T extends unknown
@@ -40,13 +39,10 @@ export type WithJsonUserIds<T> = T extends unknown
 /** `fields` with its user ids (the fields above) as numbers. */
 export function withJsonUserIds<T extends Record<string, unknown>>(fields: T): WithJsonUserIds<T> {
   const out: Record<string, unknown> = { ...fields };
-  for (const name of ONE) {
+  for (const [name, count] of Object.entries(USER_FIELDS)) {
     const id = out[name];
-    if (typeof id === 'string') out[name] = userIdJson(id);
-  }
-  for (const name of MANY) {
-    const ids = out[name];
-    if (Array.isArray(ids)) out[name] = ids.map((id: string) => userIdJson(id));
+    if (count === 'one' && typeof id === 'string') out[name] = userIdJson(id);
+    if (count === 'many' && Array.isArray(id)) out[name] = id.map((u: string) => userIdJson(u));
   }
   return out as WithJsonUserIds<T>;
 }

@@ -131,3 +131,8 @@ export const USER_FIELDS = {
   sender_user_id: 'one',
   receiver_user_ids: 'many',
 } as const;
+
+/** A field that names one user (`user_id`, `operator_user_id`, …). */
+export type OneUserField = {
+  [K in keyof typeof USER_FIELDS]: (typeof USER_FIELDS)[K] extends 'one' ? K : never;
+}[keyof typeof USER_FIELDS];

@@ -6,12 +6,13 @@
  * `room_id` are not body fields.
  */
 import type { RpcName } from '../api/commands.js';
-import type { AnyDeclaration, Refusable } from '../api/declaration.js';
+import type { AnyDeclaration } from '../api/declaration.js';
 import { voiceRoomReasons } from '../domain/errors.js';
 import { USER_FIELDS } from '../api/requests.js';
 import { JsonUserId } from '../../shared/user-id.js';
 import { errors } from '../../shared/error-codes.js';
 import {
+  declaredRefusals,
   documented,
   jsonSchemaOf,
   operationIdOf,
@@ -35,14 +36,6 @@ const STATE_REFUSALS: Readonly<Record<number, string>> = {
   400: "Invalid input, or not possible in the room's state: see `reason`",
 };
 
-const kindOfReason = new Map(voiceRoomReasons.map((r) => [r.code, r.kind]));
-
-/** A declared refusal with its kind (which gives its HTTP status). */
-function refusalOf(name: Refusable): Refusal {
-  const kind = kindOfReason.get(name);
-  return kind ? { code: name, kind } : errors[name as keyof typeof errors];
-}
-
 /**
  * The refusals a room's call may answer: its declaration's (the room's rules for that call),
  * a room id of a meeting, a reused request id. A creation answers the creation limits
@@ -53,7 +46,7 @@ function refusalsOf(declared: AnyDeclaration): Refusal[] {
     ? [errors.TOO_MANY_OPEN_ROOMS, errors.CREATE_RATE_LIMITED]
     : [errors.ROOM_KIND_MISMATCH];
   const command = declared.kind === 'command' ? [errors.REQUEST_ID_REUSED] : [];
-  return [...declared.refuses.map(refusalOf), ...room, ...command];
+  return [...declaredRefusals(declared.refuses, voiceRoomReasons), ...room, ...command];
 }
 
 const idempotencyKey = {
