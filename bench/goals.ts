@@ -97,6 +97,10 @@ export const GOALS: readonly Goal[] = [
     'Fan-out to 2,000 sockets: ours / bare ws (scale)',
     0.8,
   ),
+  // bench:big-room: one room's audience over origin and edge routers.
+  atLeast('big_room_piped_cost_ratio', 'Big room: CPU per consumer, origin / piped edge', 0.9),
+  atMost('big_room_pipe_hop_p99_ms', 'Big room: pipe hop, edge − origin arrival p99', 5, ' ms'),
+  atLeast('big_room_dtx_gain', 'Big room: listeners, 2 of 8 talking / all talking', 3),
   // bench:scale, connections: 10,000 sockets on one node, 1–3 rooms each.
   atMost(
     'scale_connections_10000_kib_per_connection',

@@ -30,6 +30,7 @@ import { MediaRecords } from '../edge/room-media/media-records.js';
 import { voiceMediaRules } from '../voice-room/signalling/media-rules.js';
 import type { MediaServers } from '../media-cluster/media-servers.js';
 import { followRouterCaches } from '../media-cluster/router-cache.js';
+import { RouterLosses } from '../edge/room-media/router-losses.js';
 import { systemClock } from '../shared/clock.js';
 import type { Delivery } from './delivery.js';
 import { followMediaEvents } from './media-events.js';
@@ -205,11 +206,24 @@ export async function wireRoomsMedia(
     logger,
   });
   const routerCaches = followRouterCaches(mediaServers);
+  const routerLosses = new RouterLosses({
+    state: mediaState,
+    media: mediaServers,
+    broadcaster: wired.publisher,
+    release: {
+      meeting: (key, userId, server) =>
+        meetingMedia.signalling.releaseUserMedia(key, userId, server),
+      voice_room: (key, userId, server) => voiceAudio.signalling.releaseOn(key, userId, server),
+    },
+    owns,
+    logger,
+  });
   const stopMediaEvents = followMediaEvents(
     config,
     media,
     logger,
-    [routerCaches.onEvent, voiceAudio.bridge.onEvent, records.onEvent],
+    // The caches first: a lost router's recovery must not be answered from them.
+    [routerCaches.onEvent, voiceAudio.bridge.onEvent, records.onEvent, routerLosses.onEvent],
     directory,
     routerCaches.onGap,
   );
@@ -218,6 +232,7 @@ export async function wireRoomsMedia(
   closers.push(() => signalling.close());
   closers.push(() => voiceAudio.close());
   closers.push(() => records.close());
+  closers.push(() => routerLosses.close());
   closers.push(() => reactor.stop());
   closers.push(() => Promise.resolve(stopMediaEvents()));
   return { signalling, voiceAudio, reactor };

@@ -15,7 +15,11 @@ import {
   nodeIdVariable,
   parseEnv,
 } from '../shared/env.js';
-import type { MediaServerOptions } from './options.js';
+import {
+  DEFAULT_EDGE_LINGER_MS,
+  DEFAULT_ROUTER_CONSUMERS,
+  type MediaServerOptions,
+} from './options.js';
 import type { MediaRegistrationSettings } from './registration.js';
 
 /** Every variable of a media server, its default and its check (docs/configuration.md's table mirrors it). */
@@ -33,6 +37,8 @@ export const mediaServerVariables = {
   ROOMS_MEDIA_RTC_MIN_PORT: int(1024, 65535).default(40000),
   ROOMS_MEDIA_RTC_MAX_PORT: int(1024, 65535).default(49999),
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: int(1024, 65535).optional(),
+  ROOMS_MEDIA_ROUTER_CONSUMERS: int(1, 1_000_000).default(DEFAULT_ROUTER_CONSUMERS),
+  ROOMS_MEDIA_EDGE_LINGER_MS: int(0, 3_600_000).default(DEFAULT_EDGE_LINGER_MS),
 };
 
 /**
@@ -86,6 +92,8 @@ export function mediaServerOptions(e: MediaServerEnv): MediaServerSettings {
     rtcMaxPort: e.ROOMS_MEDIA_RTC_MAX_PORT,
     webRtcServerPort: e.ROOMS_MEDIA_WEBRTC_SERVER_PORT ?? null,
     workerLogLevel: 'warn',
+    routerConsumers: e.ROOMS_MEDIA_ROUTER_CONSUMERS,
+    edgeLingerMs: e.ROOMS_MEDIA_EDGE_LINGER_MS,
   };
 }
 

@@ -44,7 +44,16 @@ export type CloseReason =
   | 'transport_closed' // its transport closed
   | 'producer_closed' // (consumers) the producer it consumed closed
   | 'router_closed' // its router closed
+  | 'idle' // (edge routers) its last listener left and none came back in time
   | 'worker_died'; // the mediasoup worker holding it died
+
+/** A router lost with its worker. */
+export interface LostRouter {
+  readonly router_id: string;
+  readonly room_code: string;
+  readonly role: 'origin' | 'edge';
+  readonly peers: string[];
+}
 
 /** Every event the media server reports, discriminated by `type`. */
 export type MediaEventBody =
@@ -92,8 +101,12 @@ export type MediaEventBody =
       type: 'routers_lost';
       worker_index: number;
       worker_pid: number;
-      /** Every router the dead worker held; their transports, producers, consumers are gone. */
-      routers: { router_id: string; room_code: string }[];
+      /**
+       * Every router the dead worker held; their transports, producers, consumers are gone.
+       * `role`: an `edge` router's loss concerns only `peers` (the peer ids of its
+       * transports), who make their media again; the room's other members keep theirs.
+       */
+      routers: LostRouter[];
       error: string;
     }
   | { type: 'worker_restarted'; worker_index: number; worker_pid: number };

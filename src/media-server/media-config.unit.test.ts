@@ -87,6 +87,8 @@ const MEDIA_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_RTC_MIN_PORT: '41000',
   ROOMS_MEDIA_RTC_MAX_PORT: '42000',
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: '44440',
+  ROOMS_MEDIA_ROUTER_CONSUMERS: '1500',
+  ROOMS_MEDIA_EDGE_LINGER_MS: '2500',
   ROOMS_NODE_ID: 'media-1',
   ROOMS_LOG_LEVEL: 'warn',
 };
@@ -119,6 +121,8 @@ void describe('standalone media server config', () => {
         rtcMaxPort: 42000,
         webRtcServerPort: 44440,
         workerLogLevel: 'warn',
+        routerConsumers: 1500,
+        edgeLingerMs: 2500,
       },
       registration: null,
       drainTimeoutMs: 60_000,
@@ -182,6 +186,8 @@ void describe('standalone media server config', () => {
       rtcMaxPort: 49999,
       webRtcServerPort: null,
       workerLogLevel: 'warn',
+      routerConsumers: 4000,
+      edgeLingerMs: 10000,
     });
   });
 

@@ -1,17 +1,34 @@
 /**
  * Every router, transport, producer and consumer of this media server, by id, and the one
- * place that creates and closes them. A router belongs to one room code (idempotent
- * creation); transports, producers and consumers are found by id alone, as the meeting
- * module addresses them. Each resource reports its close exactly once on the event bus,
- * with why it closed (resource-events.ts). The entries it keeps are in media-entries.ts.
+ * place that creates and closes them. A room code has one origin router (idempotent
+ * creation) and, for a large audience, edge routers (./room-routers.ts): a receiving
+ * transport asked for by room code goes where ./audience.ts places it; a consumer on an
+ * edge consumes the pipe of the origin's producer. Transports, producers and consumers are
+ * found by id alone, as the meeting module addresses them. Each resource reports its close
+ * exactly once on the event bus, with why it closed (resource-events.ts). The entries it
+ * keeps are in media-entries.ts.
  */
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
 import type { MediaEventBus } from './events.js';
-import type { ConsumerEntry, ProducerEntry, RouterEntry, TransportEntry } from './media-entries.js';
-import { MEDIA_CODECS, type MediaServerOptions } from './options.js';
+import { consumerClosed, consumerOpened, transportClosed, transportOpened } from './audience.js';
+import type { LostRouter } from './events.js';
+import type {
+  ConsumerEntry,
+  ProducerEntry,
+  RouterEntry,
+  RouterRole,
+  TransportEntry,
+} from './media-entries.js';
+import {
+  DEFAULT_EDGE_LINGER_MS,
+  DEFAULT_ROUTER_CONSUMERS,
+  MEDIA_CODECS,
+  type MediaServerOptions,
+} from './options.js';
 import { producerEventFields, storedProducerData, type ProducerAppData } from './producer-data.js';
 import { eventScope, watchConsumer, watchProducer, watchTransport } from './resource-events.js';
+import { RoomRouters } from './room-routers.js';
 import { RouterSpeakers } from './speakers.js';
 import type { WorkerPool, WorkerSlot } from './worker-pool.js';
 import { errors } from '../shared/error-codes.js';
@@ -26,14 +43,14 @@ export interface MediaStats {
 
 export class MediaRegistry {
   readonly #routers = new Map<string, RouterEntry>();
-  readonly #routerByRoom = new Map<string, RouterEntry>();
+  readonly #rooms = new Map<string, RoomRouters>();
   /** Creations in flight, so that concurrent creates for one room share one router. */
-  readonly #creatingByRoom = new Map<string, Promise<RouterEntry>>();
+  readonly #creatingByRoom = new Map<string, Promise<RoomRouters>>();
   readonly #transports = new Map<string, TransportEntry>();
   readonly #producers = new Map<string, ProducerEntry>();
   readonly #consumers = new Map<string, ConsumerEntry>();
   /** Routers closed by a worker's death, reported together once the pool says it died. */
-  readonly #lostBySlot = new Map<number, { router_id: string; room_code: string }[]>();
+  readonly #lostBySlot = new Map<number, LostRouter[]>();
 
   constructor(
     private readonly pool: WorkerPool,
@@ -52,16 +69,16 @@ export class MediaRegistry {
     };
   }
 
-  /** The room's router, created on the least loaded worker if it has none. */
+  /** The room's (origin) router, created on the least loaded worker if it has none. */
   async ensureRouter(roomCode: string): Promise<{ entry: RouterEntry; created: boolean }> {
-    const existing = this.#routerByRoom.get(roomCode);
-    if (existing) return { entry: existing, created: false };
+    const existing = this.#rooms.get(roomCode);
+    if (existing) return { entry: existing.origin, created: false };
     const pending = this.#creatingByRoom.get(roomCode);
-    if (pending) return { entry: await pending, created: false };
-    const creating = this.#createRouter(roomCode);
+    if (pending) return { entry: (await pending).origin, created: false };
+    const creating = this.#createRoom(roomCode);
     this.#creatingByRoom.set(roomCode, creating);
     try {
-      return { entry: await creating, created: true };
+      return { entry: (await creating).origin, created: true };
     } finally {
       this.#creatingByRoom.delete(roomCode);
     }
@@ -75,13 +92,26 @@ export class MediaRegistry {
 
   /** The room codes that have a router, in no particular order. */
   get roomCodes(): string[] {
-    return [...this.#routerByRoom.keys()];
+    return [...this.#rooms.keys()];
   }
 
+  /** The room's origin router. */
   routerOfRoom(roomCode: string): RouterEntry {
-    const entry = this.#routerByRoom.get(roomCode);
-    if (!entry) throw errors.ROOM_ROUTER_NOT_FOUND(roomCode);
-    return entry;
+    return this.#room(roomCode).origin;
+  }
+
+  /** The room's routers: its origin, then its edges. */
+  routersOfRoom(roomCode: string): RouterEntry[] {
+    return this.#room(roomCode).all;
+  }
+
+  /**
+   * Where a transport asked for by room code goes: a sending one on the origin (producers
+   * are made there), a receiving one where the room's audience has room.
+   */
+  async routerFor(roomCode: string, direction: 'send' | 'recv'): Promise<RouterEntry> {
+    const room = this.#room(roomCode);
+    return direction === 'send' ? room.origin : room.routerForListener();
   }
 
   routersOnSlot(index: number): RouterEntry[] {
@@ -120,31 +150,43 @@ export class MediaRegistry {
             portRange: { min, max },
           })),
         });
-    const entry = { transport, routerEntry, direction, peerId };
-    this.#transports.set(transport.id, entry);
-    watchTransport(entry, this.bus, () => this.#transports.delete(transport.id));
-    return entry;
+    return this.#keepTransport({ transport, routerEntry, direction, peerId });
   }
 
   /**
-   * A plain RTP transport (no ICE, no DTLS) that learns its sender from the first packet
-   * (`comedia`): for a process on this host that feeds RTP in, such as the media tests and
-   * tools. Not offered over the HTTP API; its producers are created and reported like any.
+   * A plain RTP transport (no ICE, no DTLS) for a process on this host, such as the media
+   * tests and benches: `send` learns its sender from the first packet (`comedia`) and feeds
+   * producers; `recv` is connected by the caller to where its consumers' RTP goes. Not
+   * offered over the HTTP API; what it carries is created and reported like any.
    */
   async createPlainTransport(
     routerEntry: RouterEntry,
     peerId: string | null,
+    direction: 'send' | 'recv' = 'send',
   ): Promise<TransportEntry<types.PlainTransport>> {
     const { listenIp: ip, rtcMinPort: min, rtcMaxPort: max } = this.options;
     const transport = await routerEntry.router.createPlainTransport({
       listenInfo: { protocol: 'udp', ip, portRange: { min, max } },
       rtcpMux: true,
-      comedia: true,
-      appData: { peerId, direction: 'send' },
+      comedia: direction === 'send',
+      appData: { peerId, direction },
     });
-    const entry = { transport, routerEntry, direction: 'send' as const, peerId };
+    return this.#keepTransport({ transport, routerEntry, direction, peerId });
+  }
+
+  #keepTransport<T extends TransportEntry['transport']>(
+    made: Pick<TransportEntry<T>, 'transport' | 'routerEntry' | 'direction' | 'peerId'>,
+  ): TransportEntry<T> {
+    const entry: TransportEntry<T> = { ...made, consumers: 0, weight: 0 };
+    const { transport, routerEntry } = entry;
     this.#transports.set(transport.id, entry);
-    watchTransport(entry, this.bus, () => this.#transports.delete(transport.id));
+    transportOpened(entry);
+    watchTransport(entry, this.bus, () => {
+      this.#transports.delete(transport.id);
+      transportClosed(entry);
+      if (routerEntry.worker.died && entry.peerId) routerEntry.lostPeers.add(entry.peerId);
+      this.#rooms.get(routerEntry.roomCode)?.transportLeft(routerEntry);
+    });
     return entry;
   }
 
@@ -176,6 +218,11 @@ export class MediaRegistry {
     appData?: ProducerAppData,
   ): Promise<ProducerEntry> {
     const transportEntry = this.transport(transportId);
+    if (transportEntry.routerEntry.role === 'edge') {
+      throw errors.MEDIA_INVALID_STATE(
+        `transport ${transportId} is a listener's: produce on a sending one`,
+      );
+    }
     const producer = await transportEntry.transport.produce({
       kind,
       rtpParameters,
@@ -187,6 +234,7 @@ export class MediaRegistry {
     const fields = producerEventFields(eventScope(transportEntry), entry);
     this.bus.publish({ type: 'producer_created', ...fields });
     watchProducer(entry, this.bus, () => this.#producers.delete(producer.id));
+    this.#rooms.get(transportEntry.routerEntry.roomCode)?.pipeEverywhere(producer);
     await transportEntry.routerEntry.speakers.add(producer, this.logger);
     return entry;
   }
@@ -219,16 +267,13 @@ export class MediaRegistry {
   ): Promise<ConsumerEntry> {
     const transportEntry = this.transport(transportId);
     const producerEntry = this.producer(producerId); // a 404 for an unknown producer first
-    // A producer of another router (another room) cannot be consumed on this transport.
-    if (producerEntry.transportEntry.routerEntry !== transportEntry.routerEntry) {
-      throw errors.CANNOT_CONSUME(producerId);
-    }
+    const source = await this.#sourceOn(transportEntry.routerEntry, producerEntry);
     // No router.canConsume first: consume checks the capabilities too and throws, and each
     // deep-copies them (the two copies were 4% of the node's busy time at 100 meetings × 8).
     let consumer: types.Consumer;
     try {
       consumer = await transportEntry.transport.consume({
-        producerId,
+        producerId: source,
         rtpCapabilities,
         paused: true,
         appData: { peerId: transportEntry.peerId },
@@ -237,10 +282,28 @@ export class MediaRegistry {
       if (isCapabilityError(error)) throw errors.CANNOT_CONSUME(producerId);
       throw error;
     }
-    const entry: ConsumerEntry = { consumer, transportEntry };
+    const entry: ConsumerEntry = { consumer, transportEntry, producerId };
     this.#consumers.set(consumer.id, entry);
-    watchConsumer(entry, this.bus, () => this.#consumers.delete(consumer.id));
+    consumerOpened(transportEntry);
+    watchConsumer(entry, this.bus, () => {
+      this.#consumers.delete(consumer.id);
+      consumerClosed(transportEntry);
+    });
     return entry;
+  }
+
+  /**
+   * The id of what a transport on `router` consumes to receive `producer`: the producer on
+   * its own router, its pipe on an edge of the same room. Another room's: cannot consume.
+   */
+  async #sourceOn(router: RouterEntry, producer: ProducerEntry): Promise<string> {
+    const origin = producer.transportEntry.routerEntry;
+    if (origin === router) return producer.producer.id;
+    const room = this.#rooms.get(router.roomCode);
+    if (router.role !== 'edge' || room?.origin !== origin) {
+      throw errors.CANNOT_CONSUME(producer.producer.id);
+    }
+    return (await room.pipeOf(router, producer.producer.id)).id;
   }
 
   consumer(id: string): ConsumerEntry {
@@ -269,15 +332,53 @@ export class MediaRegistry {
     });
   }
 
-  async #createRouter(roomCode: string): Promise<RouterEntry> {
-    const { router, slot } = await this.pool.createRouter(MEDIA_CODECS, { roomCode });
+  #room(roomCode: string): RoomRouters {
+    const room = this.#rooms.get(roomCode);
+    if (!room) throw errors.ROOM_ROUTER_NOT_FOUND(roomCode);
+    return room;
+  }
+
+  async #createRoom(roomCode: string): Promise<RoomRouters> {
+    const origin = await this.#createRouter(roomCode, 'origin', (router) =>
+      RouterSpeakers.attach(router, roomCode, this.bus, this.now),
+    );
+    const room = new RoomRouters(origin, {
+      openEdge: () => this.#createRouter(roomCode, 'edge', () => Promise.resolve(origin.speakers)),
+      budget: this.options.routerConsumers ?? DEFAULT_ROUTER_CONSUMERS,
+      lingerMs: this.options.edgeLingerMs ?? DEFAULT_EDGE_LINGER_MS,
+      logger: this.logger,
+    });
+    this.#rooms.set(roomCode, room);
+    if (origin.router.closed) this.#rooms.delete(roomCode);
+    return room;
+  }
+
+  async #createRouter(
+    roomCode: string,
+    role: RouterRole,
+    speakersOf: (router: types.Router) => Promise<RouterSpeakers>,
+  ): Promise<RouterEntry> {
+    const { router, slot } = await this.pool.createRouter(MEDIA_CODECS, { roomCode, role });
     try {
-      const speakers = await RouterSpeakers.attach(router, roomCode, this.bus, this.now);
-      const entry: RouterEntry = { router, roomCode, slot, worker: slot.worker, speakers };
+      const speakers = await speakersOf(router);
+      const entry: RouterEntry = {
+        router,
+        roomCode,
+        role,
+        slot,
+        worker: slot.worker,
+        speakers,
+        load: 0,
+        transports: new Set(),
+        pipes: new Map(),
+        lostPeers: new Set(),
+      };
       this.#routers.set(router.id, entry);
-      this.#routerByRoom.set(roomCode, entry);
       router.observer.once('close', () => this.#routerClosed(entry));
-      this.logger.info({ router: router.id, room: roomCode, worker: slot.index }, 'router created');
+      this.logger.info(
+        { router: router.id, room: roomCode, role, worker: slot.index },
+        'router created',
+      );
       return entry;
     } catch (error) {
       router.close();
@@ -286,13 +387,16 @@ export class MediaRegistry {
   }
 
   #routerClosed(entry: RouterEntry): void {
-    const { router, roomCode } = entry;
+    const { router, roomCode, role } = entry;
     this.#routers.delete(router.id);
-    if (this.#routerByRoom.get(roomCode) === entry) this.#routerByRoom.delete(roomCode);
+    const room = this.#rooms.get(roomCode);
+    if (room?.origin === entry) this.#rooms.delete(roomCode);
+    room?.routerClosed(entry);
     const reason = entry.worker.died ? 'worker_died' : (entry.closing ?? 'router_closed');
     if (reason === 'worker_died') {
       const lost = this.#lostBySlot.get(entry.slot.index) ?? [];
-      lost.push({ router_id: router.id, room_code: roomCode });
+      const peers = [...entry.lostPeers];
+      lost.push({ router_id: router.id, room_code: roomCode, role, peers });
       this.#lostBySlot.set(entry.slot.index, lost);
     }
     this.bus.publish({ type: 'router_closed', room_code: roomCode, router_id: router.id, reason });

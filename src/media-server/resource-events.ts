@@ -96,7 +96,7 @@ export function watchConsumer(entry: ConsumerEntry, bus: MediaEventBus, forget: 
       ...eventScope(transportEntry),
       transport_id: transportEntry.transport.id,
       consumer_id: consumer.id,
-      producer_id: consumer.producerId,
+      producer_id: entry.producerId,
       reason: entry.closing ?? cause(transportEntry.routerEntry, 'transport_closed'),
     });
   });

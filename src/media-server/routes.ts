@@ -51,9 +51,22 @@ function routerView(entry: RouterEntry) {
   return {
     router_id: entry.router.id,
     room_code: entry.roomCode,
+    role: entry.role,
     rtp_capabilities: entry.router.rtpCapabilities,
     worker_index: entry.slot.index,
     worker_pid: entry.worker.pid,
+  };
+}
+
+/** One router of a room as its listing shows it: where it is and what it carries. */
+function roomRouterView(entry: RouterEntry) {
+  return {
+    router_id: entry.router.id,
+    role: entry.role,
+    worker_index: entry.slot.index,
+    worker_pid: entry.worker.pid,
+    transports: entry.transports.size,
+    load: entry.load,
   };
 }
 
@@ -164,6 +177,16 @@ function registerRouterRoutes(app: FastifyInstance, registry: MediaRegistry): vo
       return ok(request, reply, routerView(registry.routerOfRoom(room_code)));
     }),
   );
+  // Every router of the room: its origin first, then its edges (./room-routers.ts).
+  app.get(
+    '/internal/v1/rooms/:room_code/routers',
+    handle(async (request, reply) => {
+      const { room_code } = parse(roomParams, request.params);
+      return ok(request, reply, {
+        routers: registry.routersOfRoom(room_code).map(roomRouterView),
+      });
+    }),
+  );
   // A node reconciles against this: producers of a seat or mic session no longer current.
   app.get(
     '/internal/v1/rooms/:room_code/producers',
@@ -202,7 +225,7 @@ function registerTransportRoutes(app: FastifyInstance, registry: MediaRegistry):
       const body = parse(createTransportBody, request.body);
       const routerEntry = body.router_id
         ? registry.router(body.router_id)
-        : registry.routerOfRoom(body.room_code ?? '');
+        : await registry.routerFor(body.room_code ?? '', body.direction);
       const { transport } = await registry.createTransport(
         routerEntry,
         body.direction,
@@ -295,7 +318,7 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
     '/internal/v1/consumers',
     handle(async (request, reply) => {
       const body = parse(createConsumerBody, request.body);
-      const { consumer } = await registry.createConsumer(
+      const { consumer, producerId } = await registry.createConsumer(
         body.transport_id,
         body.producer_id,
         asRtpCapabilities(body.rtp_capabilities),
@@ -305,7 +328,7 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
         reply,
         {
           id: consumer.id,
-          producerId: consumer.producerId,
+          producerId,
           kind: consumer.kind,
           rtpParameters: consumer.rtpParameters,
           type: consumer.type,

@@ -6,20 +6,13 @@
  * DTLS, decrypted A's SRTP and encrypted B's.
  */
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import type { FastifyInstance } from 'fastify';
-import type { Browser, Page } from 'playwright-core';
-import { browserSkipReason, launchChromium } from './testing/chromium.js';
-import { startSignalling } from './testing/signalling.js';
-import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
+import { browserSkipReason } from './testing/chromium.js';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
-import { call, startTestMediaServer, TEST_TOKEN, waitFor } from './testing/harness.js';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+import { call, waitFor } from './testing/harness.js';
+import { startPeerPages, type PeerPages } from './testing/peer-pages.js';
 
 /**
  * What the page script (testing/browser-peer.mjs) exposes. Callbacks given to
@@ -62,44 +55,20 @@ async function received(server: MediaServer, producerId: string): Promise<number
 }
 
 void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipReason() }, () => {
+  let peers: PeerPages;
   let server: MediaServer;
-  let media: HttpMediaOrchestrator;
-  let web: FastifyInstance;
-  let browser: Browser;
+  let media: PeerPages['media'];
+  let open: PeerPages['open'];
+  let pageErrors: string[];
   const events: MediaEvent[] = [];
-  const pageErrors: string[] = [];
 
   before(async () => {
     // A short ICE consent timeout lets the test see a vanished peer reported.
-    server = await startTestMediaServer({ iceConsentTimeoutS: 6 });
+    peers = await startPeerPages({ iceConsentTimeoutS: 6 });
+    ({ server, media, open, pageErrors } = peers);
     server.events.subscribe((e) => events.push(e));
-    media = new HttpMediaOrchestrator({
-      baseUrl: server.url,
-      internalToken: TEST_TOKEN,
-      timeoutMs: 5_000,
-      closeRetry: 2,
-    });
-    web = await startSignalling(media, path.join(HERE, 'testing', 'browser-peer.mjs'));
-    browser = await launchChromium();
   });
-  after(async () => {
-    await browser?.close();
-    await web?.close();
-    media?.close();
-    await server?.close();
-  });
-
-  const open = async (): Promise<Page> => {
-    const page = await browser.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(m.text());
-    });
-    const { port } = web.server.address() as { port: number };
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.waitForFunction(() => (globalThis as unknown as PeerGlobal).peerReady === true);
-    return page;
-  };
+  after(() => peers?.close());
 
   void it('forwards audio and video only after resume, and reports a peer that vanished', async () => {
     const room = '700-000-001';

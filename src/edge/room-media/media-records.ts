@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
 import type { MediaEvent } from '../../media-server/events.js';
 import { parseMediaRoom, type MediaRoomKind } from '../../media-cluster/media-servers.js';
+import { InFlight } from '../../shared/in-flight.js';
 import type { RoomBroadcaster } from './media-call.js';
 import type { RoomMediaRules, RoomMediaState } from './ports.js';
 
@@ -30,7 +31,7 @@ const SIGNALLING_GRACE_MS = 500;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class MediaRecords {
-  private readonly pending = new Set<Promise<void>>();
+  private readonly inFlight = new InFlight();
 
   constructor(private readonly deps: MediaRecordsDeps) {}
 
@@ -55,16 +56,14 @@ export class MediaRecords {
       default:
         return;
     }
-    const quiet = work.catch((err: unknown) =>
+    this.inFlight.track(work, (err: unknown) =>
       this.deps.logger.warn({ err, room: room.key }, 'forgetting a closed media resource failed'),
     );
-    this.pending.add(quiet);
-    void quiet.finally(() => this.pending.delete(quiet));
   };
 
   /** Waits for the work in flight. */
-  async close(): Promise<void> {
-    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  close(): Promise<void> {
+    return this.inFlight.drain();
   }
 
   private async producerClosed(

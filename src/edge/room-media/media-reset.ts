@@ -11,17 +11,15 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
-import {
-  mediaRoomOf,
-  type MediaRoomKind,
-  type MediaServers,
-} from '../../media-cluster/media-servers.js';
+import type { MediaOrchestrator } from '../../media-cluster/media-orchestrator.js';
+import { mediaRoomOf, type MediaRoomKind } from '../../media-cluster/media-servers.js';
 import type { RoomBroadcaster } from './media-call.js';
 import type { RoomMediaState } from './ports.js';
 
 export interface MediaResetDeps {
-  readonly state: RoomMediaState;
-  readonly media: MediaServers;
+  readonly state: Pick<RoomMediaState, 'clear' | 'liveProducers'>;
+  /** Each server's orchestrator; only its router is made here. */
+  readonly media: { of(server: string | null): Pick<MediaOrchestrator, 'createRouter'> };
   readonly broadcaster: RoomBroadcaster;
   readonly logger: Logger;
 }

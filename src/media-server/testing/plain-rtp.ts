@@ -91,3 +91,64 @@ export class RtpSender {
     this.#socket.close();
   }
 }
+
+/**
+ * A listener without a browser: a plain RTP receiving transport placed like any listener's
+ * (`routerFor(room, 'recv')`), sending what it consumes to a local UDP socket that counts
+ * the packets. `consume` takes a room producer's id, as the signalling would.
+ */
+export class PlainListener {
+  readonly #socket = dgram.createSocket('udp4');
+  #packets = 0;
+  #left = false;
+
+  private constructor(
+    private readonly server: MediaServer,
+    readonly peerId: string,
+    readonly transportId: string,
+    readonly routerId: string,
+  ) {
+    this.#socket.on('message', () => this.#packets++);
+  }
+
+  static async join(server: MediaServer, roomCode: string, peerId: string) {
+    const { registry } = server;
+    const router = await registry.routerFor(roomCode, 'recv');
+    const { transport } = await registry.createPlainTransport(router, peerId, 'recv');
+    const listener = new PlainListener(server, peerId, transport.id, router.router.id);
+    await new Promise<void>((resolve) => listener.#socket.bind(0, '127.0.0.1', resolve));
+    await transport.connect({ ip: '127.0.0.1', port: listener.#socket.address().port });
+    return listener;
+  }
+
+  /** Consumes (and resumes) one producer of the room; the consumer's id. */
+  async consume(producerId: string): Promise<string> {
+    const { registry } = this.server;
+    const { routerEntry } = registry.transport(this.transportId);
+    const origin = registry.routerOfRoom(routerEntry.roomCode);
+    const { consumer } = await registry.createConsumer(
+      this.transportId,
+      producerId,
+      origin.router.rtpCapabilities,
+    );
+    await consumer.resume();
+    return consumer.id;
+  }
+
+  /** RTP packets received so far. */
+  get packets(): number {
+    return this.#packets;
+  }
+
+  /** Leaves: its transport closes (its router may linger and close if it was an edge's last). */
+  leave(): void {
+    if (this.#left) return;
+    this.#left = true;
+    try {
+      this.server.registry.closeTransport(this.transportId);
+    } catch {
+      /* already closed, with its router */
+    }
+    this.#socket.close();
+  }
+}

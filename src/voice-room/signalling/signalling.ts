@@ -138,6 +138,11 @@ export class VoiceMediaSignalling {
     return this.handlers.release(key, userId, server, holder);
   }
 
+  /** Releases everything the user holds in the room on `server` (a lost edge router's listener). */
+  releaseOn(key: CellKey, userId: string, server: string) {
+    return this.handlers.release(key, userId, server);
+  }
+
   /** Releases what the user holds in the room, on the server the room records. */
   private async release(key: CellKey, userId: string): Promise<void> {
     const server = await mediaServerOfRoom(this.deps.api, key, this.deps.fallbackServer);
