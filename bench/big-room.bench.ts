@@ -217,16 +217,29 @@ async function pipedCost(listenersPerWorker: number): Promise<number> {
   }
 }
 
+/**
+ * The send time the sender stamped in an RTP packet's payload (bench/rtp.ts): the same in
+ * every listener's copy, whatever SSRC and sequence numbers the consumers rewrote. Null for
+ * RTCP.
+ */
+function sendStampOf(msg: Buffer): number | null {
+  const pt = (msg[1] ?? 0) & 0x7f;
+  if (pt >= 72 && pt <= 79) return null;
+  let offset = 12 + 4 * ((msg[0] ?? 0) & 0x0f);
+  if ((msg[0] ?? 0) & 0x10) offset += 4 + 4 * msg.readUInt16BE(offset + 2);
+  return offset + 8 <= msg.length ? msg.readDoubleBE(offset) : null;
+}
+
 /** Arrival at an edge listener minus arrival at an origin listener, per packet (ms). */
 async function pipeHop(): Promise<number[]> {
   const room = await openRoom(2, 1);
   const arrivals = [new Map<number, number>(), new Map<number, number>()];
+  // Keyed by send stamp: each listener receives its own copy of each packet.
   const sockets = arrivals.map((seen) => {
     const socket = dgram.createSocket('udp4');
     socket.on('message', (msg) => {
-      if (((msg[1] ?? 0) & 0x7f) >= 72 && ((msg[1] ?? 0) & 0x7f) <= 79) return;
-      if (msg.readUInt32BE(8) !== 1000) return;
-      seen.set(msg.readUInt16BE(2), performance.now());
+      const stamp = sendStampOf(msg);
+      if (stamp !== null) seen.set(stamp, performance.now());
     });
     return socket;
   });
@@ -247,8 +260,8 @@ async function pipeHop(): Promise<number[]> {
     await feed(10);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const hops: number[] = [];
-    for (const [seq, atOrigin] of arrivals[0]!) {
-      const atEdge = arrivals[1]!.get(seq);
+    for (const [stamp, atOrigin] of arrivals[0]!) {
+      const atEdge = arrivals[1]!.get(stamp);
       if (atEdge !== undefined) hops.push(atEdge - atOrigin);
     }
     return hops.sort((a, b) => a - b);
