@@ -60,6 +60,8 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_RTC_MIN_PORT: '41000',
   ROOMS_MEDIA_RTC_MAX_PORT: '41999',
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: '44440',
+  ROOMS_MEDIA_ROUTER_CONSUMERS: '250',
+  ROOMS_MEDIA_EDGE_LINGER_MS: '0',
   ROOMS_MEDIA_TIMEOUT_MS: '2500',
   ROOMS_MEDIA_CLOSE_RETRY: '4',
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: '3',
@@ -139,6 +141,8 @@ const DEFAULT_MEDIA: Config['media'] = {
     rtcMaxPort: 49999,
     webRtcServerPort: null,
     workerLogLevel: 'warn',
+    routerConsumers: 4000,
+    edgeLingerMs: 10_000,
   },
 };
 
@@ -351,6 +355,8 @@ void describe('loadConfig', () => {
           rtcMaxPort: 41999,
           webRtcServerPort: 44440,
           workerLogLevel: 'warn',
+          routerConsumers: 250,
+          edgeLingerMs: 0,
         },
       },
       grpc: {
