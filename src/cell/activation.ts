@@ -95,7 +95,7 @@ export function replayActivated<T extends StoreTypes>(
   loaded: ActivatedCell,
 ): { readonly state: unknown; readonly version: number } {
   let state =
-    loaded.snapshot === null ? domain.initialState(key) : (JSON.parse(loaded.snapshot) as unknown);
+    loaded.snapshot === null ? domain.initialState(key) : snapshotState(domain, loaded.snapshot);
   let version = loaded.snapshotVersion;
   for (const row of loaded.log) {
     for (const event of JSON.parse(row.events) as DomainEvent[])
@@ -106,6 +106,12 @@ export function replayActivated<T extends StoreTypes>(
     throw errors.LOG_GAP(version, loaded.version);
   }
   return { state, version };
+}
+
+/** A stored snapshot's state, read by its kind (which knows the shapes its state had). */
+function snapshotState<T extends StoreTypes>(domain: AnyDomain<T>, json: string): unknown {
+  const stored = JSON.parse(json) as unknown;
+  return domain.fromSnapshot ? domain.fromSnapshot(stored) : stored;
 }
 
 /**

@@ -105,6 +105,11 @@ export interface RoomKind<S, C extends Command, E extends DomainEvent> extends D
   creates?(command: C): boolean;
   /** The error for a room that does not exist; default `not_found` / `ROOM_NOT_FOUND`. */
   readonly notFound?: DomainError;
+  /**
+   * The state a stored snapshot holds, from its parsed JSON: where a kind's state changed
+   * shape, this reads the snapshots written before. Default: the parsed value as it is.
+   */
+  fromSnapshot?(stored: unknown): S;
   /** What the caller receives (and every retry gets again) for a command that committed. */
   reply?(state: S, command: C, events: readonly E[]): unknown;
   /** Which events leave through the outbox, and as what; default: every event as is. */

@@ -9,7 +9,6 @@ import {
   isMediaServerId,
 } from '../../domain/text.js';
 import { invalidArgument, refuse } from './errors.js';
-import { presenceOf } from './evolve.js';
 import {
   isPresent,
   mustBeActive,
@@ -18,6 +17,7 @@ import {
   mustOutrank,
   seatOf,
 } from './guards.js';
+import { presentUserIds, usersLastSeenDue } from './presence-book.js';
 import type {
   MicReleaseReason,
   VoiceRoomCommand,
@@ -88,17 +88,16 @@ export function moveMediaServer(
       type: 'MediaServerMoved',
       from_server: cmd.from_server,
       to_server: cmd.to_server,
-      user_ids: Object.entries(state.presence)
-        .filter(([, p]) => p.state === 'present')
-        .map(([userId]) => userId),
+      user_ids: presentUserIds(state.presence),
       at_ms: ctx.nowMs,
     },
   ];
 }
 
 /**
- * Presence → closed_left, every seat released (numbers and locks kept), one commit. Each
- * occupied seat gets its own MicReleased first, so consumers see every mic session end.
+ * Presence → closed_left (the presence is cleared), every seat released (numbers and locks
+ * kept), one commit. Each occupied seat gets its own MicReleased first, so consumers see
+ * every mic session end.
  */
 export function closeRoom(
   state: VoiceRoomState,
@@ -189,15 +188,14 @@ export function expireStalePresence(
   settings: VoiceRoomSettings,
 ): VoiceRoomEvent[] {
   if (state.status !== 'active') return [];
-  return Object.keys(state.presence).flatMap((userId) => {
-    const p = presenceOf(state, userId)!;
-    if (p.state !== 'present' || p.last_seen_at_ms + settings.presenceTimeoutMs > ctx.nowMs)
-      return [];
-    return [
-      ...releaseSeatOf(state, userId, 'stale'),
-      { type: 'PresenceStale' as const, user_id: userId, at_ms: ctx.nowMs },
-    ];
-  });
+  const stale = usersLastSeenDue(
+    state.presence,
+    (lastSeenAtMs) => lastSeenAtMs + settings.presenceTimeoutMs <= ctx.nowMs,
+  );
+  return stale.flatMap((userId) => [
+    ...releaseSeatOf(state, userId, 'stale'),
+    { type: 'PresenceStale' as const, user_id: userId, at_ms: ctx.nowMs },
+  ]);
 }
 
 /** The user's seat released; `rtcEventTimeMs` (RTC clock) when an RTC event releases it. */

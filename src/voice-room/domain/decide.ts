@@ -26,6 +26,7 @@ import {
 } from './decide-room.js';
 import { assertNever, evolveVoiceRoom } from './evolve.js';
 import { mustBeActive, mustBePresent } from './guards.js';
+import { earliestLastSeen } from './presence-book.js';
 import type {
   VoiceRoomCommand,
   VoiceRoomEvent,
@@ -147,10 +148,9 @@ export function nextVoiceRoomDeadline(
 ): number | null {
   if (state.status !== 'active') return null;
   let next = Infinity;
-  for (const p of Object.values(state.presence)) {
-    if (p.state === 'present')
-      next = Math.min(next, p.last_seen_at_ms + settings.presenceTimeoutMs);
-  }
+  // The presence that goes stale first is the one seen longest ago: the book keeps its time.
+  const oldest = earliestLastSeen(state.presence);
+  if (oldest !== null) next = oldest + settings.presenceTimeoutMs;
   for (const seat of state.seats) {
     if (seat.state === 'pending_publish' && seat.publish_deadline_ms !== null) {
       next = Math.min(next, seat.publish_deadline_ms);

@@ -6,6 +6,7 @@
 import type { Reaction, RoomKind } from '../../domain/decider.js';
 import { decideVoiceRoom, nextVoiceRoomDeadline } from './decide.js';
 import { evolveVoiceRoom, initialVoiceRoom } from './evolve.js';
+import { voiceRoomFromSnapshot } from './snapshot.js';
 import type {
   VoiceRoomCommand,
   VoiceRoomEvent,
@@ -39,6 +40,7 @@ export function voiceRoomDomain(
     initialState: initialVoiceRoom,
     decide: (state, command, ctx) => decideVoiceRoom(state, command, ctx, settings),
     evolve: evolveVoiceRoom,
+    fromSnapshot: voiceRoomFromSnapshot,
     nextDeadline: (state) => nextVoiceRoomDeadline(state, settings),
     alarmCommand: (state, nowMs) => {
       const due = nextVoiceRoomDeadline(state, settings);

@@ -1,4 +1,11 @@
 /** Pure and total: the only place the voice room's state changes. */
+import {
+  emptyPresenceBook,
+  presenceIn,
+  withoutUser,
+  withPresence,
+  type PresenceBook,
+} from './presence-book.js';
 import type { MicSeat, Presence, VoiceRoomEvent, VoiceRoomState } from './types.js';
 
 export function initialVoiceRoom(): VoiceRoomState {
@@ -10,7 +17,7 @@ export function initialVoiceRoom(): VoiceRoomState {
     closed_at_ms: null,
     admins: [],
     banned: [],
-    presence: {},
+    presence: emptyPresenceBook(),
     seats: [],
     last_rtc_event_time_ms: {},
   };
@@ -54,33 +61,39 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         ...state,
         status: 'closed',
         closed_at_ms: event.at_ms,
-        presence: mapPresence(state.presence, (p) =>
-          p.state === 'present' ? { ...p, state: 'closed_left' } : p,
-        ),
+        // Everyone present becomes closed_left (no entry): the seed's "clear the presence".
+        presence: emptyPresenceBook(),
         // Seats are released (CloseRoom emits a MicReleased per seat first; logs written
         // before it did have none); their numbers and locks stay.
         seats: state.seats.map((s) => (s.state === 'locked' ? s : emptySeat(s.seat_index))),
       };
     case 'UserJoined':
-      return withPresence(state, event.user_id, {
-        state: 'present',
-        joined_at_ms: event.at_ms,
-        last_seen_at_ms: event.at_ms,
-      });
+      return withBook(
+        state,
+        withPresence(state.presence, event.user_id, {
+          state: 'present',
+          joined_at_ms: event.at_ms,
+          last_seen_at_ms: event.at_ms,
+        }),
+      );
     case 'PresenceRefreshed': {
       const p = presenceOf(state, event.user_id);
-      return p ? withPresence(state, event.user_id, { ...p, last_seen_at_ms: event.at_ms }) : state;
-    }
-    case 'UserLeft':
-      return setPresenceState(state, event.user_id, 'left');
-    case 'PresenceStale':
-      return setPresenceState(state, event.user_id, 'stale_left');
-    case 'UserKicked': {
-      const kicked = presenceOf(state, event.user_id)
-        ? setPresenceState(state, event.user_id, 'kicked')
+      return p
+        ? withBook(
+            state,
+            withPresence(state.presence, event.user_id, { ...p, last_seen_at_ms: event.at_ms }),
+          )
         : state;
-      return { ...kicked, banned: addOnce(state.banned, event.user_id) };
     }
+    // left, stale_left, kicked: no entry (VoiceRoomState.presence says why).
+    case 'UserLeft':
+    case 'PresenceStale':
+      return withBook(state, withoutUser(state.presence, event.user_id));
+    case 'UserKicked':
+      return {
+        ...withBook(state, withoutUser(state.presence, event.user_id)),
+        banned: addOnce(state.banned, event.user_id),
+      };
     case 'UserUnbanned':
       return { ...state, banned: state.banned.filter((u) => u !== event.user_id) };
     case 'RoomAdminSet':
@@ -169,29 +182,14 @@ function maxOf(known: number | null, time: number): number {
   return known === null ? time : Math.max(known, time);
 }
 
-/** Own properties only: a user id like `__proto__` must not reach Object.prototype. */
+/** The user's presence if they are present, else undefined. */
 export function presenceOf(state: VoiceRoomState, userId: string): Presence | undefined {
-  return Object.hasOwn(state.presence, userId) ? state.presence[userId] : undefined;
+  return presenceIn(state.presence, userId);
 }
 
-function withPresence(state: VoiceRoomState, userId: string, p: Presence): VoiceRoomState {
-  return { ...state, presence: { ...state.presence, [userId]: p } };
-}
-
-function setPresenceState(
-  state: VoiceRoomState,
-  userId: string,
-  next: Presence['state'],
-): VoiceRoomState {
-  const p = presenceOf(state, userId);
-  return p ? withPresence(state, userId, { ...p, state: next }) : state;
-}
-
-function mapPresence(
-  presence: VoiceRoomState['presence'],
-  f: (p: Presence) => Presence,
-): VoiceRoomState['presence'] {
-  return Object.fromEntries(Object.entries(presence).map(([u, p]) => [u, f(p)]));
+/** The same state (the same object) when the book did not change. */
+function withBook(state: VoiceRoomState, presence: PresenceBook): VoiceRoomState {
+  return presence === state.presence ? state : { ...state, presence };
 }
 
 function withSeat(

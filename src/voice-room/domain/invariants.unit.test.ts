@@ -10,6 +10,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { isDomainError } from '../../domain/decider.js';
 import { presenceOf } from './evolve.js';
+import { presentEntries } from './presence-book.js';
+import { voiceRoomFromSnapshot } from './snapshot.js';
 import { ctx, fold } from './testing/given-when-then.js';
 import {
   domain,
@@ -55,13 +57,13 @@ function checkState(state: VoiceRoomState): void {
   for (const u of state.banned) {
     assert.notEqual(presenceOf(state, u)?.state, 'present', `banned ${u} is not present`);
   }
-  for (const [u, p] of Object.entries(state.presence)) {
+  for (const [u, p] of presentEntries(state.presence)) {
     assert.ok(PRESENCE_STATES.includes(p.state), `${u}: ${p.state}`);
     assert.ok(Number.isFinite(p.joined_at_ms) && p.last_seen_at_ms >= p.joined_at_ms, u);
   }
   if (state.status === 'closed') {
     assert.deepEqual(holders, []);
-    for (const p of Object.values(state.presence)) assert.notEqual(p.state, 'present');
+    for (const [, p] of presentEntries(state.presence)) assert.notEqual(p.state, 'present');
   }
 }
 
@@ -92,7 +94,7 @@ function checkStep(
   if (command.type === 'RoomHeartbeat') {
     // Never creates presence: only a present user's heartbeat is accepted.
     assert.equal(ok, presenceOf(before, command.user_id)?.state === 'present', 'heartbeat');
-    for (const [u, p] of Object.entries(after.presence)) {
+    for (const [u, p] of presentEntries(after.presence)) {
       assert.equal(p.state, presenceOf(before, u)?.state, `heartbeat changed ${u}`);
     }
   }
@@ -248,7 +250,7 @@ function checkReplay(world: World, snapshotAt: number): void {
   assert.deepEqual(snapshot, world.state, 'a JSON snapshot is the state');
   // Snapshot at some version, then replay the rest of the log after it.
   const version = snapshotAt % (world.version + 1);
-  const stored = JSON.parse(JSON.stringify(world.states[version])) as VoiceRoomState;
+  const stored = voiceRoomFromSnapshot(JSON.parse(JSON.stringify(world.states[version])));
   const rest = world.events.slice(world.logLength[version]);
   assert.deepEqual(
     rest.reduce((s, e) => domain.evolve(s, e), stored),

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { presenceOf } from './evolve.js';
+import { presentCount, presentUserIds } from './presence-book.js';
 import { roomView } from './view.js';
 import {
   activeRoom,
@@ -27,6 +28,12 @@ import {
 import type { VoiceRoomEvent, VoiceRoomState } from './types.js';
 
 const stateOf = (state: VoiceRoomState, user: string) => presenceOf(state, user)?.state;
+/**
+ * A user in `left`, `stale_left`, `kicked` or `closed_left` has no entry, like one who never
+ * came: nothing tells those states apart (types.ts, VoiceRoomState.presence); the event that
+ * ended the presence says which it was.
+ */
+const GONE = undefined;
 const stale = (user_id: string, at: number): VoiceRoomEvent => ({
   type: 'PresenceStale',
   user_id,
@@ -72,7 +79,7 @@ describe('Presence arrows', () => {
     const state = given(activeRoom(), joined('u-1'))
       .when({ type: 'LeaveRoom', user_id: 'u-1' })
       .then([left('u-1', NOW)]);
-    assert.equal(stateOf(state, 'u-1'), 'left');
+    assert.equal(stateOf(state, 'u-1'), GONE);
     assert.equal(roomView(state, 1).online_count, 0);
   });
 
@@ -82,7 +89,7 @@ describe('Presence arrows', () => {
     const state = g
       .when({ type: 'ExpireDeadlines' }, { nowMs: STALE_AT })
       .then([stale('u-1', STALE_AT)]);
-    assert.equal(stateOf(state, 'u-1'), 'stale_left');
+    assert.equal(stateOf(state, 'u-1'), GONE);
     assert.equal(stateOf(state, 'u-2'), 'present');
   });
 
@@ -100,7 +107,7 @@ describe('Presence arrows', () => {
     const state = given(activeRoom(), joined('u-1'))
       .when({ type: 'KickUser', user_id: 'u-1', operator_user_id: OWNER })
       .then([kicked('u-1')]);
-    assert.equal(stateOf(state, 'u-1'), 'kicked');
+    assert.equal(stateOf(state, 'u-1'), GONE);
     assert.deepEqual(state.banned, ['u-1']);
   });
 
@@ -108,7 +115,8 @@ describe('Presence arrows', () => {
     const state = given(activeRoom(), joined('u-1'))
       .when({ type: 'CloseRoom', operator_user_id: OWNER })
       .then([closed(OWNER, NOW)]);
-    assert.equal(stateOf(state, 'u-1'), 'closed_left');
+    assert.equal(stateOf(state, 'u-1'), GONE);
+    assert.equal(presentCount(state.presence), 0);
   });
 
   it('left → present and stale_left → present: JoinRoom starts a new presence', () => {
@@ -131,7 +139,7 @@ describe('Presence arrows', () => {
       .when({ type: 'UnbanUser', user_id: 'u-1', operator_user_id: OWNER })
       .then([{ type: 'UserUnbanned', user_id: 'u-1', operator_user_id: OWNER }]);
     assert.deepEqual(unbanned.banned, []);
-    assert.equal(stateOf(unbanned, 'u-1'), 'kicked', 'unbanning does not bring them back');
+    assert.equal(stateOf(unbanned, 'u-1'), GONE, 'unbanning does not bring them back');
     const back = given(activeRoom(), joined('u-1'), kicked('u-1'), {
       type: 'UserUnbanned',
       user_id: 'u-1',
@@ -282,7 +290,7 @@ describe('a `__proto__` user id is an ordinary id', () => {
     let state = given(activeRoom())
       .when({ type: 'JoinRoom', user_id: PROTO })
       .then([joined(PROTO, NOW)]);
-    assert.ok(Object.hasOwn(state.presence, PROTO));
+    assert.deepEqual(presentUserIds(state.presence), [PROTO]);
     assert.equal(Object.getPrototypeOf(state.presence), Object.prototype);
     assert.equal(stateOf(state, PROTO), 'present');
     assert.deepEqual(roomView(state, 1).members, [
@@ -312,7 +320,7 @@ describe('a `__proto__` user id is an ordinary id', () => {
     state = given(events)
       .when({ type: 'LeaveRoom', user_id: PROTO })
       .then([left(PROTO, NOW)]);
-    assert.equal(stateOf(state, PROTO), 'left');
+    assert.equal(stateOf(state, PROTO), GONE);
     given(events, left(PROTO))
       .when({ type: 'JoinRoom', user_id: PROTO })
       .then([joined(PROTO, NOW)]);
@@ -338,19 +346,18 @@ describe('a `__proto__` user id is an ordinary id', () => {
     assert.equal(stateOf(snapshot, PROTO), 'present');
     assert.equal(Object.getPrototypeOf(snapshot.presence), Object.prototype);
     const after = fold([closed()], snapshot);
-    assert.equal(stateOf(after, PROTO), 'closed_left');
+    assert.equal(stateOf(after, PROTO), GONE);
   });
 
   it('kicked before ever joining: banned, and no presence appears', () => {
     const state = given(activeRoom())
       .when({ type: 'KickUser', user_id: PROTO, operator_user_id: OWNER })
       .then([kicked(PROTO)]);
-    assert.equal(Object.hasOwn(state.presence, PROTO), false);
     assert.equal(presenceOf(state, PROTO), undefined);
-    assert.deepEqual(Object.keys(state.presence), []);
+    assert.deepEqual(presentUserIds(state.presence), []);
     assert.deepEqual(state.banned, [PROTO]);
     const stillAbsent = fold([left(PROTO), stale(PROTO, NOW)], state);
-    assert.deepEqual(Object.keys(stillAbsent.presence), [], 'no event invents a presence');
+    assert.deepEqual(presentUserIds(stillAbsent.presence), [], 'no event invents a presence');
   });
 
   it('names of Object.prototype members are not mistaken for present users', () => {

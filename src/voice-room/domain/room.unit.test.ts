@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { isDomainError } from '../../domain/decider.js';
 import { evolveVoiceRoom, initialVoiceRoom } from './evolve.js';
 import { checkRoomAccess, type RoomAction } from './guards.js';
+import { presentEntries } from './presence-book.js';
 import {
   activeRoom,
   adminSet,
@@ -212,10 +213,8 @@ describe('Room: active → closed (CloseRoom, one commit)', () => {
         released('u-2', 2, 'room_closed'),
         closed(OWNER, NOW),
       ]);
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(state.presence).map(([u, p]) => [u, p.state])),
-      { [OWNER]: 'closed_left', 'u-1': 'closed_left', 'u-2': 'closed_left', 'u-3': 'left' },
-    );
+    // Those present are now closed_left; they, u-3 (left) and u-4 (kicked) have no entry.
+    assert.deepEqual(presentEntries(state.presence), []);
     assert.deepEqual(
       state.seats.map((s) => [s.seat_index, s.state]),
       [

@@ -3,12 +3,16 @@
  * (room-cell-state-machines.md): the Room, Presence and Mic machines of one room.
  */
 
+import type { PresenceBook } from './presence-book.js';
+
 export type RoomStatus = 'absent' | 'creating' | 'active' | 'closing' | 'closed';
+/** The Presence machine's states; the room keeps only `present` ones (see `presence` below). */
 export type PresenceState = 'present' | 'left' | 'stale_left' | 'kicked' | 'closed_left';
 export type MicState = 'idle' | 'locked' | 'pending_publish' | 'publishing';
 
+/** A present user's presence. */
 export interface Presence {
-  readonly state: PresenceState;
+  readonly state: 'present';
   readonly joined_at_ms: number;
   readonly last_seen_at_ms: number;
 }
@@ -41,7 +45,23 @@ export interface VoiceRoomState {
   readonly closed_at_ms: number | null;
   readonly admins: readonly string[];
   readonly banned: readonly string[];
-  readonly presence: Readonly<Record<string, Presence>>;
+  /**
+   * The users who are `present`, and nobody else. A user who left (`left`), went stale
+   * (`stale_left`), was kicked (`kicked`) or was there when the room closed (`closed_left`)
+   * has no entry, like one who never came (`absent`), because nothing tells those states
+   * apart: every decider and guard asks only "present or not" (a kick's ban lives in
+   * `banned`, which outlives the presence, and a closed room refuses everything), and the
+   * members list, the online count and the media reset's user list show present users only.
+   * How each presence ended is recorded where it is consumed: the events UserLeft,
+   * PresenceStale, UserKicked and RoomClosed, in the command log, the outbox (webhooks) and
+   * the frames. Kept entries would grow the state, and every snapshot, with everyone who ever
+   * came in. Snapshots written when every entry was kept load through ./snapshot.ts.
+   *
+   * A persistent tree (./presence-book.ts): a heartbeat copies O(log n) nodes rather than
+   * every member, and each node keeps the earliest last_seen_at_ms of its subtree, so the
+   * next stale deadline is the root's, without a scan.
+   */
+  readonly presence: PresenceBook;
   readonly seats: readonly MicSeat[];
   /**
    * RTC clock: per user, the event time of the last RTC event applied to any of their mic

@@ -1,5 +1,6 @@
 /** Read models of the voice room: the GetRoom view and each command's reply. */
 import { seatOf } from './guards.js';
+import { presentEntries } from './presence-book.js';
 import type { MicState, VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from './types.js';
 
 export interface RoomView {
@@ -23,13 +24,11 @@ export interface RoomView {
 }
 
 export function roomView(state: VoiceRoomState, version: number): RoomView {
-  const members = Object.entries(state.presence)
-    .filter(([, p]) => p.state === 'present')
-    .map(([user_id, p]) => ({
-      user_id,
-      joined_at_ms: p.joined_at_ms,
-      last_seen_at_ms: p.last_seen_at_ms,
-    }));
+  const members = presentEntries(state.presence).map(([user_id, p]) => ({
+    user_id,
+    joined_at_ms: p.joined_at_ms,
+    last_seen_at_ms: p.last_seen_at_ms,
+  }));
   return {
     status: state.status,
     room_version: version,

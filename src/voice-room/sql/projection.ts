@@ -5,6 +5,7 @@
 import type { Compilable, QueryCreator } from 'kysely';
 import type { DecidedEntry } from '../../cell/domain.js';
 import type { CellKey } from '../../cell/lease.js';
+import { presentCount } from '../domain/presence-book.js';
 import type { VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from '../domain/types.js';
 import type { Database } from '../../adapters/sql/schema.js';
 
@@ -19,7 +20,7 @@ export function projectVoiceRoom(
   // Heartbeats change nothing the projections show.
   if (events.every((e) => e.type === 'PresenceRefreshed')) return [];
   const version = entries[entries.length - 1]!.version;
-  const online = Object.values(state.presence).filter((p) => p.state === 'present').length;
+  const online = presentCount(state.presence);
   const onMic = state.seats.filter((s) => s.user_id !== null).length;
   const where = { app_code: key.appCode, room_id: key.roomId };
   if (events.some((e) => e.type === 'RoomCreated')) {
