@@ -58,6 +58,7 @@ export async function loadCell<T extends StoreTypes>(
         state,
         version,
         snapshotVersion: loaded.snapshotVersion,
+        snapshotBytes: loaded.snapshot?.length ?? 0,
         leaseEpoch: loaded.leaseEpoch,
         leaseToken: granted.token,
         persisted: loaded.persisted,

@@ -21,6 +21,7 @@ import {
 import type { ReactionRow, StoreTypes } from './cell-store.js';
 import type { BatchCell, CellDeps, CellStats, CommittedTip, Pending } from './cell-types.js';
 import type { Flight, Tip } from './flight.js';
+import { isSnapshotDue } from './snapshot-due.js';
 import type { CellDomain, Command, DomainEvent } from './domain.js';
 import type { RoomEventEnvelope } from './envelope.js';
 import type { CellKey } from './lease.js';
@@ -285,6 +286,7 @@ export class BatchRunner<
           state: this.#tip.state,
           version: this.#tip.version,
           snapshotVersion: this.#tip.snapshotVersion,
+          snapshotBytes: this.#tip.snapshotBytes,
           persisted: this.#tip.persisted,
         };
     const nowMs = this.#deps.nowMs();
@@ -324,7 +326,7 @@ export class BatchRunner<
           if (decided.entries.length === 0 && (outcomes.length === 0 || !base.persisted)) {
             return null;
           }
-          const snapshotDue = decided.version - base.snapshotVersion >= this.#deps.snapshotEvery;
+          const snapshotDue = isSnapshotDue(base, decided.version, this.#deps.snapshotEvery);
           const built = batchWrite(this.#domain, this.#key, decided, outcomes, snapshotDue, nowMs);
           envelopes = built.envelopes;
           if (flight) {
@@ -332,6 +334,7 @@ export class BatchRunner<
               state: decided.state,
               version: decided.version,
               snapshotVersion: built.write.snapshot?.version ?? base.snapshotVersion,
+              snapshotBytes: built.write.snapshot?.json.length ?? base.snapshotBytes,
               persisted: base.persisted || decided.entries.length > 0,
             };
           }
@@ -355,7 +358,10 @@ export class BatchRunner<
       this.#tip.state = done.state;
       this.#tip.version = done.version;
       this.#tip.persisted = true;
-      if (outcome.write?.snapshot) this.#tip.snapshotVersion = outcome.write.snapshot.version;
+      if (outcome.write?.snapshot) {
+        this.#tip.snapshotVersion = outcome.write.snapshot.version;
+        this.#tip.snapshotBytes = outcome.write.snapshot.json.length;
+      }
       this.#announce(done, envelopes, outcome.write?.reactions ?? []);
     }
     for (const p of leaders) {

@@ -55,6 +55,7 @@ export interface CommittedTip<S> extends Tip<S> {
   state: S;
   version: number;
   snapshotVersion: number;
+  snapshotBytes: number;
   persisted: boolean;
   token: string;
 }
@@ -72,6 +73,8 @@ export interface CellInit<S> {
   readonly state: S;
   readonly version: number;
   readonly snapshotVersion: number;
+  /** The length of the loaded snapshot's JSON (0: none). */
+  readonly snapshotBytes: number;
   readonly leaseEpoch: number;
   readonly leaseToken: string;
   /** False while the room has no row (see {@link ActivatedCell.persisted}). */

@@ -50,6 +50,7 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
       state: init.state,
       version: init.version,
       snapshotVersion: init.snapshotVersion,
+      snapshotBytes: init.snapshotBytes,
       persisted: init.persisted,
       token: init.leaseToken,
     };
@@ -181,14 +182,18 @@ export class Cell<S, C extends Command, E extends DomainEvent, T extends StoreTy
     if (this.#closed) return false;
     const tip = this.#tip;
     if (tip.snapshotVersion === tip.version) return true;
+    const json = JSON.stringify(tip.state);
     const ok = await this.#deps.store.saveSnapshot(
       this.#key,
       this.#leaseEpoch,
       tip.version,
-      JSON.stringify(tip.state),
+      json,
       this.#deps.nowMs(),
     );
-    if (ok) tip.snapshotVersion = tip.version;
+    if (ok) {
+      tip.snapshotVersion = tip.version;
+      tip.snapshotBytes = json.length;
+    }
     return ok;
   }
 

@@ -14,6 +14,8 @@ export interface Tip<S> {
   readonly state: S;
   readonly version: number;
   readonly snapshotVersion: number;
+  /** The length of the last snapshot's JSON (0: none): see ./snapshot-due.ts. */
+  readonly snapshotBytes: number;
   /** False while the room has no row (its first batch inserts it). */
   readonly persisted: boolean;
 }

@@ -23,7 +23,7 @@ function inFlight(...requestIds: string[]): Flight<unknown> {
   const flight = new Flight<unknown>(null);
   for (const id of requestIds) flight.requestIds.add(id);
   flight.start(() => new Promise(() => undefined));
-  flight.tip = { state: null, version: 1, snapshotVersion: 0, persisted: true };
+  flight.tip = { state: null, version: 1, snapshotVersion: 0, snapshotBytes: 0, persisted: true };
   flight.markSent();
   return flight;
 }
@@ -117,7 +117,13 @@ void describe('Flight', () => {
     let finish!: () => void;
     const answered = new Flight<unknown>(null);
     answered.start(() => new Promise<void>((resolve) => (finish = resolve)));
-    answered.tip = { state: null, version: 1, snapshotVersion: 0, persisted: true };
+    answered.tip = {
+      state: null,
+      version: 1,
+      snapshotVersion: 0,
+      snapshotBytes: 0,
+      persisted: true,
+    };
     answered.markSent();
     finish();
     await answered.done;
