@@ -27,9 +27,15 @@
  * The 2-server figure (`big_room_listeners_2s`) needs pipes between media servers, which
  * are not built yet; it is not printed.
  *
+ * 5. The audience tier (./big-room-audience.ts): 10,000 listeners joining one room at 500/s
+ *    and heartbeating, on one node: frames per join, the seat commands' p99 against 100
+ *    present, the heap.
+ *
  * Last lines machine-readable: `big_room_listeners_1w=`, `big_room_listeners_2w=`,
  * `big_room_dtx_gain=`, `big_room_piped_cost_ratio=`, `big_room_pipe_hop_p50_ms=`,
- * `big_room_pipe_hop_p99_ms=`.
+ * `big_room_pipe_hop_p99_ms=`, `big_room_audience_seat_p99_ratio=`,
+ * `big_room_audience_frames_per_join=` (per follower, with the crowd),
+ * `big_room_announced_frames_per_join=` (every join announced).
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -38,6 +44,7 @@ import pino from 'pino';
 import { DEFAULT_ROUTER_CONSUMERS, mediaServerTestOptions } from '../src/media-server/options.js';
 import { startMediaServer, type MediaServer } from '../src/media-server/server.js';
 import { opusLevelRtpParameters } from '../src/media-server/testing/plain-rtp.js';
+import { audienceTier } from './big-room-audience.js';
 import { median, quantile } from './load.js';
 import {
   describeStep,
@@ -288,12 +295,17 @@ async function main(): Promise<void> {
       `(${fmt(twoWorkers / Math.max(1, oneWorker))}×); 2 of 8 talking ${dtx} ` +
       `(${fmt(dtx / Math.max(1, oneWorker))}× all talking)`,
   );
+  const audience = await audienceTier();
+  const seatRatio = audience.seatP99Large / audience.seatP99Small;
   console.log(`big_room_listeners_1w=${oneWorker}`);
   console.log(`big_room_listeners_2w=${twoWorkers}`);
   console.log(`big_room_dtx_gain=${fmt(dtx / Math.max(1, oneWorker))}`);
   console.log(`big_room_piped_cost_ratio=${fmt(pipedRatio)}`);
   console.log(`big_room_pipe_hop_p50_ms=${fmt(quantile(hops, 0.5))}`);
   console.log(`big_room_pipe_hop_p99_ms=${fmt(quantile(hops, 0.99))}`);
+  console.log(`big_room_audience_seat_p99_ratio=${fmt(seatRatio)}`);
+  console.log(`big_room_audience_frames_per_join=${audience.framesPerJoinCrowd.toFixed(4)}`);
+  console.log(`big_room_announced_frames_per_join=${audience.framesPerJoinAnnounced.toFixed(4)}`);
 }
 
 main().then(

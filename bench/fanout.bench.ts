@@ -99,8 +99,7 @@ async function outboxThroughput(stack: Stack, child: ChildProcess): Promise<numb
   const directory = new SqlWebhookDirectory(stack.sql);
   await directory.put(
     'hook',
-    `http://127.0.0.1:${port}/events`,
-    'bench-webhook-secret',
+    { url: `http://127.0.0.1:${port}/events`, secret: 'bench-webhook-secret' },
     Date.now(),
   );
   const rooms: CellKey[] = Array.from({ length: 200 }, (_, i) => ({

@@ -101,6 +101,11 @@ export const GOALS: readonly Goal[] = [
   atLeast('big_room_piped_cost_ratio', 'Big room: CPU per consumer, origin / piped edge', 0.9),
   atMost('big_room_pipe_hop_p99_ms', 'Big room: pipe hop, edge − origin arrival p99', 5, ' ms'),
   atLeast('big_room_dtx_gain', 'Big room: listeners, 2 of 8 talking / all talking', 3),
+  atMost(
+    'big_room_audience_seat_p99_ratio',
+    'Big room: seat command p99, 10,000 present / 100',
+    1.5,
+  ),
   // bench:scale, connections: 10,000 sockets on one node, 1–3 rooms each.
   atMost(
     'scale_connections_10000_kib_per_connection',

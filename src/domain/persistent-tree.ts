@@ -106,6 +106,36 @@ export function visitInOrder<N extends TreeNode<unknown, N>>(
 }
 
 /**
+ * Visits, in key order, the nodes whose key comes after `after` (every node when it is
+ * undefined) until `visit` returns false. The way down to the first of them passes each
+ * subtree at or below `after` without entering it, and the walk ends with `visit`: a page of
+ * k keys costs O(depth + k) nodes whatever the size of the tree. `after` need not be a key
+ * of the tree.
+ */
+export function visitAfter<K, N extends TreeNode<K, N>>(
+  root: N | null,
+  after: K | undefined,
+  order: Pick<TreeOrder<K, N>, 'compare'>,
+  visit: (node: N) => boolean | void,
+): void {
+  // The nodes still to visit whose right subtrees are not entered yet, the next one on top.
+  const pending: N[] = [];
+  let node = root;
+  while (node !== null) {
+    if (after !== undefined && order.compare(node.key, after) <= 0) {
+      node = node.right; // this node and its left subtree are all at or below `after`
+    } else {
+      pending.push(node);
+      node = node.left;
+    }
+  }
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (visit(next) === false) return;
+    for (let n = next.right; n !== null; n = n.left) pending.push(n);
+  }
+}
+
+/**
  * A 32-bit hash of a text with good mixing (FNV-1a, then MurmurHash3's finaliser), so that
  * keys that are close (user ids 1001, 1002, …) get unrelated priorities.
  */

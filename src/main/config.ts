@@ -80,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       presenceTimeoutMs: e.ROOMS_PRESENCE_TIMEOUT_MS,
       publishTimeoutMs: e.ROOMS_PUBLISH_TIMEOUT_MS,
       maxSeats: e.ROOMS_MAX_SEATS,
+      announcedAudience: e.ROOMS_VOICE_ANNOUNCED_AUDIENCE,
       trtcApps: e.ROOMS_TRTC_APPS ?? '',
       mediaCheckMs: e.ROOMS_VOICE_MEDIA_CHECK_MS,
     },

@@ -61,6 +61,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_RTC_MAX_PORT: '41999',
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: '44440',
   ROOMS_MEDIA_ROUTER_CONSUMERS: '250',
+  ROOMS_VOICE_ANNOUNCED_AUDIENCE: '0',
   ROOMS_MEDIA_EDGE_LINGER_MS: '0',
   ROOMS_MEDIA_TIMEOUT_MS: '2500',
   ROOMS_MEDIA_CLOSE_RETRY: '4',
@@ -225,6 +226,7 @@ void describe('loadConfig', () => {
       voice: {
         presenceTimeoutMs: 60_000,
         publishTimeoutMs: 15_000,
+        announcedAudience: 200,
         maxSeats: 20,
         trtcApps: '',
         mediaCheckMs: 10_000,
@@ -380,6 +382,7 @@ void describe('loadConfig', () => {
       voice: {
         presenceTimeoutMs: 30_000,
         publishTimeoutMs: 9_000,
+        announcedAudience: 0,
         maxSeats: 12,
         trtcApps: '1400000001:default:key-one, 1400000002:shop:key:two',
         mediaCheckMs: 2_500,

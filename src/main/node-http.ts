@@ -13,6 +13,7 @@ import { httpLogSerializers } from '../edge/http/log-redaction.js';
 import { defaultWebDist } from '../edge/http/web-client.js';
 import { meetingFrames } from '../meeting/api/meeting-frames.js';
 import type { MeetingMembership } from '../meeting/signalling/ports.js';
+import { AudienceCounts } from '../voice-room/signalling/audience-counts.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../voice-room/api/voice-frames.js';
 import type { CanFollow } from '../edge/ws/hub.js';
 import type { NotificationCentre } from '../notifications/notification-centre.js';
@@ -119,7 +120,7 @@ export function wireNodeDelivery(deps: {
       () => user.appCode === key.appCode,
       () => false,
     );
-  return wireDelivery({
+  const delivery = wireDelivery({
     config,
     http,
     outbox,
@@ -138,6 +139,19 @@ export function wireNodeDelivery(deps: {
       },
     },
   });
+  // The voice crowd's count frame follows the same commits (../voice-room/signalling/audience-counts.ts).
+  const audience = new AudienceCounts(delivery.publisher);
+  return {
+    ...delivery,
+    onCommitted(batch) {
+      delivery.onCommitted(batch);
+      audience.onCommitted(batch);
+    },
+    close: () => {
+      audience.close();
+      return delivery.close();
+    },
+  };
 }
 
 /** A follow allowed by any room kind's check (each refuses rooms of other kinds). */

@@ -21,7 +21,7 @@ import * as or from './replies.js';
 import type { Clock } from '../shared/clock.js';
 import { DestinationPolicy } from './destinations.js';
 import type { OutboxRecord, OutboxStore } from './outbox-store.js';
-import type { WebhookDirectory } from './webhooks.js';
+import type { WebhookConfig, WebhookDirectory } from './webhooks.js';
 import { errors } from '../shared/error-codes.js';
 import { parseInput } from '../shared/parse-input.js';
 import { requireAdminToken } from '../edge/http/admin-token.js';
@@ -48,6 +48,13 @@ const webhookBody = z.object({
       'an http(s) URL with a host',
     ),
   secret: z.string().min(16, 'at least 16 characters').max(256),
+  crowd_events: z
+    .boolean()
+    .optional()
+    .describe(
+      'Whether it takes a voice room’s crowd joins and leaves (events with in_crowd: true); ' +
+        'false: they are settled skipped, unsent. Default true',
+    ),
 });
 /** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */
 const decimal = () =>
@@ -130,6 +137,16 @@ const docs = {
   }),
 };
 
+/** A webhook as the admin API shows it (never its secret). */
+function webhookAnswer(app_code: string, hook: WebhookConfig) {
+  return {
+    app_code,
+    url: hook.url,
+    crowd_events: hook.crowdEvents,
+    updated_at_ms: hook.updatedAtMs,
+  };
+}
+
 export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdminDeps): void {
   const { store, webhooks, clock } = deps;
   const destinations = deps.destinations ?? new DestinationPolicy();
@@ -142,7 +159,7 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         const { app_code } = parse(appParams, request.params);
         const hook = await webhooks.get(app_code);
         if (!hook) throw errors.WEBHOOK_NOT_FOUND();
-        const answer = { app_code, url: hook.url, updated_at_ms: hook.updatedAtMs };
+        const answer = webhookAnswer(app_code, hook);
         return sendOk(request, reply, declaredReply(or.Webhook, 'getWebhook', answer));
       });
 
@@ -151,8 +168,9 @@ export function registerOutboxAdminRoutes(app: FastifyInstance, deps: OutboxAdmi
         const body = parse(webhookBody, request.body);
         const refused = destinations.refuseLiteral(new URL(body.url));
         if (refused) throw errors.BAD_REQUEST(`url: ${refused}`);
-        const hook = await webhooks.put(app_code, body.url, body.secret, clock.nowMs());
-        const answer = { app_code, url: hook.url, updated_at_ms: hook.updatedAtMs };
+        const setting = { url: body.url, secret: body.secret, crowdEvents: body.crowd_events };
+        const hook = await webhooks.put(app_code, setting, clock.nowMs());
+        const answer = webhookAnswer(app_code, hook);
         return sendOk(request, reply, declaredReply(or.Webhook, 'putWebhook', answer));
       });
 

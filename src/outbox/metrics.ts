@@ -37,7 +37,7 @@ export function createOutboxMetrics(
     registry,
     deliveries: new Counter({
       name: 'rooms_outbox_deliveries_total',
-      help: 'Outbox delivery attempts by outcome (no_sink: the app has no webhook; lost_claim: settled after the lock was taken over)',
+      help: 'Outbox delivery attempts by outcome (no_sink: the app has no webhook; not_taken: its webhook does not take the event (crowd events); lost_claim: settled after the lock was taken over)',
       labelNames: ['outcome'] as const,
       registers,
     }),

@@ -17,7 +17,7 @@ import { NO_SINK_REASON, OutboxRelay, type RelayConfig } from './relay.js';
 import { SqlOutboxStore } from './sql-outbox-store.js';
 import { insertEvents, interleavedRooms, rowOf } from './testing/outbox-rows.js';
 import { WebhookConsumer } from './testing/webhook-consumer.js';
-import { WebhookSink, webhookSinks } from './webhook-sink.js';
+import { NO_CROWD_EVENTS_REASON, WebhookSink, webhookSinks } from './webhook-sink.js';
 import { SqlWebhookDirectory } from './webhooks.js';
 
 const SECRET = 'test-webhook-secret-0123456789';
@@ -52,7 +52,8 @@ export function relayContract(
     ) => {
       const sql = await backend.sqlForHost();
       const directory = new SqlWebhookDirectory(sql);
-      if (secret !== null) await directory.put('default', consumer.url, secret, Date.now());
+      if (secret !== null)
+        await directory.put('default', { url: consumer.url, secret }, Date.now());
       const sink = new WebhookSink({
         timeoutMs: config.requestTimeoutMs ?? FAST.requestTimeoutMs,
         destinations: new DestinationPolicy(['127.0.0.1']),
@@ -183,6 +184,44 @@ export function relayContract(
       assert.ok(consumer.received.every((r) => r.envelope.app_code === 'default'));
     });
 
+    it('a webhook set without crowd events: those are skipped, the room’s others delivered in order', async () => {
+      const crowd = { in_crowd: true, online_count: 201 };
+      const ids = await insertEvents(backend.inspect.db, [
+        { roomId: 'big', version: 1, type: 'UserJoined' },
+        { roomId: 'big', version: 2, type: 'UserJoined', data: crowd },
+        { roomId: 'big', version: 3, type: 'MicTakenUp' },
+        { roomId: 'big', version: 4, type: 'UserLeft', data: crowd },
+      ]);
+      // Set before the relay starts: an event claimed before would be skipped as having no sink.
+      const directory = new SqlWebhookDirectory(await backend.sqlForHost());
+      const setting = { url: consumer.url, secret: SECRET, crowdEvents: false };
+      await directory.put('default', setting, Date.now());
+      await startRelay({}, null);
+      const settled = await eventually(async () => {
+        const rows = await Promise.all(ids.map((id) => row(id)));
+        return rows.every((r) => r.status === 'delivered' || r.status === 'skipped') && rows;
+      });
+      assert.deepEqual(
+        settled.map((r) => [r.status, r.last_error]),
+        [
+          ['delivered', null],
+          ['skipped', NO_CROWD_EVENTS_REASON],
+          ['delivered', null],
+          ['skipped', NO_CROWD_EVENTS_REASON],
+        ],
+      );
+      assert.deepEqual(
+        consumer.received.map((r) => r.envelope.room_version),
+        [1, 3],
+      );
+      // Set again with them: later crowd events are sent.
+      await directory.put('default', { url: consumer.url, secret: SECRET }, Date.now());
+      const [later] = await insertEvents(backend.inspect.db, [
+        { roomId: 'big', version: 5, type: 'UserJoined', data: crowd },
+      ]);
+      await eventually(async () => (await row(later!)).status === 'delivered');
+    });
+
     it('a consumer with another secret rejects the signature (401): the event fails', async () => {
       const [id] = await insertEvents(backend.inspect.db, [{ roomId: 'sig', version: 1 }]);
       await startRelay({}, 'a-different-secret-than-the-consumer');
@@ -262,7 +301,7 @@ export function relayContract(
       assert.equal(Number(skipped.attempts), 0);
       // Node A (its own connection; no relay) sets the webhook, then events are committed.
       const nodeA = new SqlWebhookDirectory(await backend.sqlForHost());
-      await nodeA.put('default', consumer.url, SECRET, Date.now());
+      await nodeA.put('default', { url: consumer.url, secret: SECRET }, Date.now());
       const after = await insertEvents(backend.inspect.db, [
         { roomId: 'late', version: 2 },
         { roomId: 'late-2', version: 1 },

@@ -37,6 +37,8 @@ export type DeliveryOutcome =
 export interface EventSink {
   /** Never throws: every failure is an outcome. */
   deliver(event: ClaimedEvent, attempt: number): Promise<DeliveryOutcome>;
+  /** Why it does not take this event (settled `skipped`, unsent); null: it takes it. */
+  refuses?(event: ClaimedEvent): string | null;
 }
 
 /**
@@ -239,6 +241,12 @@ export class OutboxRelay {
       if (!sink) {
         deliveries.inc({ outcome: 'no_sink' });
         settlements.push({ kind: 'skipped', id: event.id, reason: NO_SINK_REASON });
+        continue;
+      }
+      const refused = sink.refuses?.(event) ?? null;
+      if (refused !== null) {
+        deliveries.inc({ outcome: 'not_taken' });
+        settlements.push({ kind: 'skipped', id: event.id, reason: refused });
         continue;
       }
       const attempt = event.attempts + 1;

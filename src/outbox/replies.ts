@@ -5,7 +5,12 @@
 import { z } from 'zod';
 
 export const Webhook = z
-  .strictObject({ app_code: z.string(), url: z.string(), updated_at_ms: z.int() })
+  .strictObject({
+    app_code: z.string(),
+    url: z.string(),
+    crowd_events: z.boolean().describe('Whether it takes a voice room’s crowd joins and leaves'),
+    updated_at_ms: z.int(),
+  })
   .meta({ title: 'Webhook' });
 
 export const WebhookDeleted = z

@@ -14,6 +14,7 @@
 import http, { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import { DestinationPolicy, DestinationRefusedError, REFUSED_CODE } from './destinations.js';
+import type { ClaimedEvent } from './outbox-store.js';
 import type { DeliveryOutcome, EventSink, SinkResolver } from './relay.js';
 import { signWebhookBody } from './signature.js';
 import type { WebhookDirectory } from './webhooks.js';
@@ -173,10 +174,20 @@ export function webhookSinks(directory: WebhookDirectory, sink: WebhookSink): Si
           ? {
               deliver: (event, attempt) =>
                 sink.deliver(target, { eventId: event.eventId, envelope: event.envelope, attempt }),
+              ...(target.crowdEvents ? {} : { refuses: refuseCrowdEvents }),
             }
           : null,
       );
     }
     return sinks;
   };
+}
+
+/** `last_error` of a crowd event an app's webhook does not take. */
+export const NO_CROWD_EVENTS_REASON = 'the webhook takes no crowd joins and leaves';
+
+/** A webhook set with `crowd_events: false` skips the voice crowd's joins and leaves. */
+function refuseCrowdEvents(event: ClaimedEvent): string | null {
+  const { data } = JSON.parse(event.envelope) as { data?: { in_crowd?: unknown } };
+  return data?.in_crowd === true ? NO_CROWD_EVENTS_REASON : null;
 }

@@ -13,14 +13,27 @@ export interface WebhookConfig {
   readonly url: string;
   /** HMAC key of `X-Rooms-Signature`. */
   readonly secret: string;
+  /**
+   * Whether it takes a voice room's crowd joins and leaves (events with `in_crowd: true`);
+   * false: those are settled `skipped`, unsent.
+   */
+  readonly crowdEvents: boolean;
   readonly updatedAtMs: number;
+}
+
+/** What a webhook is set to (`PUT /api/v1/admin/apps/:app_code/webhook`). */
+export interface WebhookSetting {
+  readonly url: string;
+  readonly secret: string;
+  /** Default true. */
+  readonly crowdEvents?: boolean;
 }
 
 export interface WebhookDirectory {
   get(appCode: string): Promise<WebhookConfig | null>;
   /** The webhooks of those apps that have one. */
   getMany(appCodes: readonly string[]): Promise<ReadonlyMap<string, WebhookConfig>>;
-  put(appCode: string, url: string, secret: string, nowMs: number): Promise<WebhookConfig>;
+  put(appCode: string, setting: WebhookSetting, nowMs: number): Promise<WebhookConfig>;
   /** True when there was one. */
   delete(appCode: string): Promise<boolean>;
 }
@@ -29,6 +42,8 @@ interface AppWebhooksTable {
   app_code: string;
   url: string;
   secret: string;
+  /** 1 or 0 (migration `0016_webhook_crowd_events`). */
+  crowd_events: number;
   created_at_ms: number;
   updated_at_ms: number;
 }
@@ -60,17 +75,25 @@ export class SqlWebhookDirectory implements WebhookDirectory {
     return new Map(rows.map((row) => [row.app_code, toConfig(row)]));
   }
 
-  async put(appCode: string, url: string, secret: string, nowMs: number): Promise<WebhookConfig> {
-    const insert = this.db
-      .insertInto('app_webhooks')
-      .values({ app_code: appCode, url, secret, created_at_ms: nowMs, updated_at_ms: nowMs });
-    const update = { url, secret, updated_at_ms: nowMs };
+  async put(appCode: string, setting: WebhookSetting, nowMs: number): Promise<WebhookConfig> {
+    const { url, secret } = setting;
+    const crowdEvents = setting.crowdEvents ?? true;
+    const crowd_events = crowdEvents ? 1 : 0;
+    const insert = this.db.insertInto('app_webhooks').values({
+      app_code: appCode,
+      url,
+      secret,
+      crowd_events,
+      created_at_ms: nowMs,
+      updated_at_ms: nowMs,
+    });
+    const update = { url, secret, crowd_events, updated_at_ms: nowMs };
     await (
       this.backend.flavor === 'mysql'
         ? insert.onDuplicateKeyUpdate(update)
         : insert.onConflict((oc) => oc.column('app_code').doUpdateSet(update))
     ).execute();
-    return { appCode, url, secret, updatedAtMs: nowMs };
+    return { appCode, url, secret, crowdEvents, updatedAtMs: nowMs };
   }
 
   async delete(appCode: string): Promise<boolean> {
@@ -87,6 +110,7 @@ function toConfig(row: AppWebhooksTable): WebhookConfig {
     appCode: row.app_code,
     url: row.url,
     secret: row.secret,
+    crowdEvents: Number(row.crowd_events) !== 0,
     updatedAtMs: Number(row.updated_at_ms),
   };
 }

@@ -65,12 +65,18 @@ export function applyFrame(room: VoiceRoom, event: string, d: RoomFrameData): Vo
   // User ids are JSON numbers (docs/voice-rooms.md); a frame without one names nobody (0).
   const user = typeof d.user_id === 'number' ? d.user_id : 0;
   const seat = (index: unknown) => next.seats[typeof index === 'number' ? index : -1];
+  // The count moves with each announced member; `voice.audience` sets it (withAudienceCount).
   const removeMember = () => {
+    const before = next.members.length;
     next.members = next.members.filter((m) => m.user_id !== user);
+    next.online_count = Math.max(0, next.online_count - (before - next.members.length));
   };
   switch (event) {
     case 'voice.member.joined':
-      if (!next.members.some((m) => m.user_id === user)) next.members.push({ user_id: user });
+      if (!next.members.some((m) => m.user_id === user)) {
+        next.members.push({ user_id: user });
+        next.online_count += 1;
+      }
       break;
     case 'voice.member.left':
       removeMember();
@@ -130,10 +136,19 @@ export function applyFrame(room: VoiceRoom, event: string, d: RoomFrameData): Vo
     case 'voice.room.closed':
       next.status = 'closed';
       next.members = [];
+      next.online_count = 0;
       break;
     default:
       break;
   }
-  next.online_count = next.members.length;
   return next;
+}
+
+/**
+ * The room with the count of a `voice.audience` frame: past the announced audience size the
+ * crowd's joins and leaves have no frame of their own, so the members list holds the
+ * announced ones and this count is the room's.
+ */
+export function withAudienceCount(room: VoiceRoom, onlineCount: number): VoiceRoom {
+  return { ...room, online_count: onlineCount };
 }

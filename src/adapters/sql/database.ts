@@ -20,6 +20,7 @@ import { requestOutcomeTables } from './migrations/0005_request_outcomes.js';
 import { requestOutcomeCreatedIndex } from './migrations/0013_request_outcome_created_index.js';
 import { roomOutboxPruned } from './migrations/0014_room_outbox_pruned.js';
 import { roomReactionTables } from './migrations/0015_room_reactions.js';
+import { webhookCrowdEvents } from './migrations/0016_webhook_crowd_events.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
@@ -176,6 +177,7 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0013_request_outcome_created_index': requestOutcomeCreatedIndex(),
     '0014_room_outbox_pruned': roomOutboxPruned(flavor),
     '0015_room_reactions': roomReactionTables(flavor),
+    '0016_webhook_crowd_events': webhookCrowdEvents(),
   };
   const migrator = new Migrator({
     db,

@@ -142,6 +142,13 @@ describe('OpenAPI answers conform to the document (ajv)', () => {
       body: { receiver_user_ids: [bob.id], gift_id: 'rose', count: 2 },
     });
     await call('GET', r, { token: bob.token });
+    // Two members, one a page: a page with a next one, the last page, a refused limit.
+    const first = await call('GET', `${r}/members?limit=1`, { token: bob.token });
+    await call('GET', `${r}/members?after=${first.data.next_after as number}`, {
+      token: bob.token,
+    });
+    await call('GET', `${r}/members?limit=0`, { token: bob.token });
+    await call('GET', '/api/v1/voice/rooms/no_such_room/members', { token: bob.token });
     await call('GET', '/api/v1/voice/rooms?limit=5', { token: bob.token });
     await call('GET', '/api/v1/voice/wallet', { token: alice.token });
     await call('GET', '/api/v1/voice/gifts', { token: alice.token });
@@ -205,6 +212,9 @@ describe('OpenAPI answers conform to the document (ajv)', () => {
       'unbanUser 200',
       'getRoom 200',
       'getRoom 404',
+      'listMembers 200',
+      'listMembers 400',
+      'listMembers 404',
       'createMeeting 201',
       'createMeeting 409',
       'joinMeeting 200',

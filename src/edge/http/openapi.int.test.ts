@@ -361,6 +361,43 @@ describe('OpenAPI document at /docs/json', () => {
     }
   });
 
+  it('documents ListMembers from its declaration: integer after and limit, a named page', () => {
+    const op = operation('GET', '/api/v1/voice/rooms/:room_id/members')!;
+    assert.equal(op.operationId, 'listMembers');
+    const byName = Object.fromEntries((op.parameters ?? []).map((p) => [`${p.in} ${p.name}`, p]));
+    assert.deepEqual(Object.keys(byName).sort(), ['path room_id', 'query after', 'query limit']);
+    const { after: afterId, limit } = {
+      after: byName['query after']!,
+      limit: byName['query limit']!,
+    };
+    assert.ok(!afterId.required && !limit.required, 'both may be left out');
+    // What a generated client types as `after?: number; limit?: number`.
+    assert.deepEqual([afterId.schema.type, afterId.schema.minimum], ['integer', 1]);
+    assert.deepEqual(
+      [limit.schema.type, limit.schema.minimum, limit.schema.default, limit.schema.maximum],
+      ['integer', 1, 50, undefined], // a larger limit is taken as 200, not refused
+    );
+    assert.match(JSON.stringify(limit), /above 200 it is cut to 200/);
+    const data = op.responses!['200']!.content!['application/json']!.schema!.properties.data;
+    assert.deepEqual(data, { $ref: '#/components/schemas/VoiceMemberPage' });
+    const page = doc.components.schemas!.VoiceMemberPage!;
+    assert.deepEqual(Object.keys(page.properties).sort(), [
+      'app_code',
+      'members',
+      'next_after',
+      'online_count',
+      'room_id',
+    ]);
+    assert.deepEqual(page.properties.members.items, { $ref: '#/components/schemas/Member' });
+    assert.deepEqual(
+      page.properties.next_after.anyOf.map((s: { type: string }) => s.type),
+      ['integer', 'null'],
+    );
+    const reasons = JSON.stringify(op.responses!['404']);
+    assert.match(reasons, /ROOM_NOT_FOUND/);
+    assert.match(JSON.stringify(op.responses!['400']), /INVALID_ARGUMENT/);
+  });
+
   it('documents the notification routes: before_id and limit (1-50, default 20), the id', () => {
     const list = operation('GET', '/api/v1/notifications')!.parameters ?? [];
     const byName = Object.fromEntries(list.map((p) => [p.name, p]));

@@ -96,6 +96,8 @@ export interface Config {
     readonly presenceTimeoutMs: number;
     readonly publishTimeoutMs: number;
     readonly maxSeats: number;
+    /** Past this many present members, plain members' joins and leaves are counted only. */
+    readonly announcedAudience: number;
     /** `sdkAppId:app_code:callback_key[,…]`; empty: TRTC callbacks are refused. */
     readonly trtcApps: string;
     /** How often every node checks every voice room's producers against its seats. */

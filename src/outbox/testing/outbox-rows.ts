@@ -9,6 +9,8 @@ export interface TestEvent {
   readonly roomId: string;
   readonly version: number;
   readonly type?: string;
+  /** The envelope's `data` besides `version`. */
+  readonly data?: Readonly<Record<string, unknown>>;
 }
 
 /** Inserts the events in the given order (ids ascending) and returns their event ids. */
@@ -34,7 +36,7 @@ export async function insertEvents(
         room_version: e.version,
         type,
         occurred_at_ms: nowMs,
-        data: { version: e.version },
+        data: { version: e.version, ...e.data },
       }),
       ...pendingOutboxRow(nowMs),
     };

@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { refuse } from '../domain/errors.js';
 import { checkRoomAccess } from '../domain/guards.js';
 import type { VoiceRoomCommand } from '../domain/types.js';
-import { roomView } from '../domain/view.js';
-import { roomJson } from './json.js';
+import { memberPageView, roomView } from '../domain/view.js';
+import { memberPageJson, roomJson } from './json.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import {
@@ -30,7 +30,7 @@ import * as m from './requests.js';
 
 /** Commands no client sends: the timer worker's. */
 type SystemCommand = 'ExpireDeadlines';
-type QueryName = 'GetRoom' | 'CheckRoomAccess' | 'GetRoomMedia';
+type QueryName = 'GetRoom' | 'ListMembers' | 'CheckRoomAccess' | 'GetRoomMedia';
 export type RpcName = Exclude<VoiceRoomCommand['type'], SystemCommand> | QueryName;
 
 /** The id CreateRoom gives a room created without one: retries of one request land on one room. */
@@ -342,6 +342,39 @@ export const voiceCommands = {
       summary: 'The room: members, seats, admins, status',
       method: 'GET',
       path: '/rooms/:room_id',
+    },
+  }),
+  // A big room's members a page at a time: GetRoom lists all of them, a page costs
+  // O(log n + limit) on the owner (../domain/presence-book.ts `presentEntriesAfter`).
+  ListMembers: custom({
+    kind: 'query',
+    schema: m.ListMembersRequest,
+    refuses: ['ROOM_NOT_FOUND'],
+    reply: r.MemberPage,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => (state.status === 'absent' ? null : memberPageView(state, req.after, req.limit)),
+        (page) => {
+          if (!page) throw AppError.from(refuse('ROOM_NOT_FOUND'));
+          return { app_code: req.app_code, room_id: req.room_id, ...memberPageJson(page) };
+        },
+      ),
+    rest: {
+      summary: "A page of the room's present members, in user id order",
+      method: 'GET',
+      path: inRoom('members'),
+      query: {
+        after: {
+          kind: 'user_id',
+          description: "The page starts after this member: the last page's `next_after`",
+        },
+        limit: {
+          kind: 'integer',
+          ...m.MEMBER_PAGE,
+          description: 'How many members at most',
+        },
+      },
     },
   }),
   // Not on REST: the nodes' media signalling asks where the room's router is, and moves it

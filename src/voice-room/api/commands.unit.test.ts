@@ -81,7 +81,13 @@ void describe('voice-room RPC declarations', () => {
       assert.equal(seen.get(key), undefined, `${key}: ${seen.get(key)} and ${method}`);
       seen.set(key, method);
       const fields = schemaFieldsOf(declarationOf(method).schema);
-      for (const name of [...(route.body ?? []), ...(route.caller ? [route.caller] : [])]) {
+      const query = Object.keys(route.query ?? {});
+      assert.ok(query.length === 0 || route.method === 'GET', `${method}: a query on a GET only`);
+      for (const name of [
+        ...(route.body ?? []),
+        ...(route.caller ? [route.caller] : []),
+        ...query,
+      ]) {
         assert.ok(fields.includes(name), `${method}: ${name} is not a request field`);
       }
       if (route.path.includes(':room_id')) assert.ok(fields.includes('room_id'), method);

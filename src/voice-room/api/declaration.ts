@@ -58,10 +58,38 @@ export type Body = Readonly<Record<string, unknown>>;
 export type Refusable = VoiceRoomReason | keyof typeof errors;
 
 /**
+ * A query-string parameter of a GET route: its text, checked by its kind, fills the request
+ * field of the same name. Query strings are text, so each kind says exactly which text it
+ * takes; any other (a repeated parameter too) is refused with 400 INVALID_ARGUMENT. One
+ * declaration drives both the parsing (../http/voice-routes.ts) and the OpenAPI parameter
+ * (../http/voice-route-docs.ts).
+ */
+export type QueryParam =
+  | {
+      /**
+       * Decimal digits only (no sign, `1e3`, `0x10` or spaces): absent, `default`; below
+       * `min`, refused; above `max`, taken as `max` (a page size: asking for more is no error).
+       */
+      readonly kind: 'integer';
+      readonly default: number;
+      readonly min: number;
+      readonly max: number;
+      readonly description: string;
+    }
+  | {
+      /**
+       * An account id in decimal, as in a path (`?after=17`), which is also the request's text
+       * form: the OpenAPI document calls it an integer. Absent: the field is left out.
+       */
+      readonly kind: 'user_id';
+      readonly description: string;
+    };
+
+/**
  * An RPC's REST route under /api/v1/voice. The request is `app_code` (the token's app),
  * `room_id` (from a `:room_id` path segment), `request_id` (commands: the body's, else the
- * `Idempotency-Key` header, else a new one) and the fields below; nothing else of the body is
- * read.
+ * `Idempotency-Key` header, else a new one) and the fields below; nothing else of the body or
+ * the query string is read.
  */
 export interface RestRoute<F extends string = string> {
   /** The route's one line in the OpenAPI document. */
@@ -77,6 +105,8 @@ export interface RestRoute<F extends string = string> {
   readonly body?: readonly F[];
   /** Values of `body` fields left out: only an absent field takes it, a null is a wrong type. */
   readonly defaults?: { readonly [K in F]?: unknown };
+  /** A GET route's query-string parameters, each filling the request field of its name. */
+  readonly query?: { readonly [K in F]?: QueryParam };
   /**
    * Instead of `caller` and copying `body`, when which field the caller fills depends on the
    * body: the request fields made of the caller and the `body` fields read (user ids in text).

@@ -3,7 +3,7 @@
  * text (../domain/types.ts), JSON sends them as numbers (../../shared/user-id.ts). Replies
  * (./replies.ts) and frames (./voice-frame-data.ts) declare the numbers; these make them.
  */
-import type { RoomView } from '../domain/view.js';
+import type { MemberPageView, MemberView, RoomView } from '../domain/view.js';
 import { userIdJson } from '../../shared/user-id.js';
 import { USER_FIELDS, type OneUserField } from './requests.js';
 
@@ -16,9 +16,22 @@ export function roomJson(view: RoomView) {
     owner_user_id: optional(view.owner_user_id),
     admins: view.admins.map(userIdJson),
     banned: view.banned.map(userIdJson),
-    members: view.members.map((m) => ({ ...m, user_id: userIdJson(m.user_id) })),
+    members: view.members.map(memberJson),
     seats: view.seats.map((s) => ({ ...s, user_id: optional(s.user_id) })),
   };
+}
+
+/** A ListMembers page with its user ids as numbers. */
+export function memberPageJson(page: MemberPageView) {
+  return {
+    ...page,
+    members: page.members.map(memberJson),
+    next_after: optional(page.next_after),
+  };
+}
+
+function memberJson(member: MemberView) {
+  return { ...member, user_id: userIdJson(member.user_id) };
 }
 
 /** The fields that name users (./requests.ts; a frame's data is its event's fields). */

@@ -78,6 +78,18 @@ export const Room = z
   })
   .meta({ title: 'VoiceRoom' });
 
+export const MemberPage = z
+  .strictObject({
+    app_code: z.string(),
+    room_id: z.string(),
+    online_count: z.int().describe('How many members are present (on every page)'),
+    members: z.array(Member).readonly().describe('In user id order, after `after`'),
+    next_after: JsonUserId.nullable().describe(
+      "The page's last member when more follow (the next page's `after`); null on the last page",
+    ),
+  })
+  .meta({ title: 'VoiceMemberPage' });
+
 export const RoomMediaReply = z
   .strictObject({ media_server: z.string().describe("'' when the room has none") })
   .meta({ title: 'VoiceRoomMediaReply' });

@@ -107,6 +107,22 @@ export const SendGiftRequest = z.object({
   count: int.min(1).max(9999),
 });
 export const GetRoomRequest = z.object({ ...room });
+/**
+ * A members page's size: `default` when none is given, at least `min`, and a larger one is
+ * cut to `max` (one page of a big room stays small; asking for more is no error).
+ */
+export const MEMBER_PAGE = { default: 50, min: 1, max: 200 } as const;
+export const ListMembersRequest = z.object({
+  ...room,
+  /** The page starts after this member; absent ('' over gRPC): from the first. */
+  after: optionalUserId,
+  // proto3 sends an unset limit as 0, so 0 takes the default; REST refuses an explicit 0
+  // before this (its query parameter's `min`, ./commands.ts).
+  limit: int
+    .min(0)
+    .optional()
+    .transform((v) => (v ? Math.min(v, MEMBER_PAGE.max) : MEMBER_PAGE.default)),
+});
 const mediaServerId = z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'a media server id');
 export const MoveMediaServerRequest = z.object({
   ...room,

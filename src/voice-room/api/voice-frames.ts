@@ -40,6 +40,11 @@ export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>
   GiftSent: 'voice.gift.sent',
 };
 
+/** A join or leave of the room's crowd (../domain/crowd.ts). */
+export function isCrowdEvent(event: VoiceRoomEvent): boolean {
+  return 'in_crowd' in event && event.in_crowd === true;
+}
+
 export const voiceRoomFrames: FrameMapper = {
   toFrames(envelope) {
     const event = envelope.data as VoiceRoomEvent;
@@ -50,10 +55,18 @@ export const voiceRoomFrames: FrameMapper = {
     if (type === 'UserLeft' || type === 'PresenceStale')
       data.reason = type === 'UserLeft' ? 'leave' : 'stale';
     // Follows end with the presence: a member who leaves, goes stale or is kicked stops
-    // receiving the room's frames, and nobody follows a closed room.
-    const frames: MappedFrame[] = [
-      { to: 'room', event: name, data, ...(type === 'RoomClosed' ? { endsFollows: true } : {}) },
-    ];
+    // receiving the room's frames, and nobody follows a closed room. A crowd's join or
+    // leave is counted, not announced (../signalling/audience-counts.ts sends the count).
+    const frames: MappedFrame[] = isCrowdEvent(event)
+      ? []
+      : [
+          {
+            to: 'room',
+            event: name,
+            data,
+            ...(type === 'RoomClosed' ? { endsFollows: true } : {}),
+          },
+        ];
     if (type === 'UserKicked') {
       frames.push({
         to: 'user',

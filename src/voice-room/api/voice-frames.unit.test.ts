@@ -62,4 +62,29 @@ describe('voice-room frames', () => {
       ],
     );
   });
+
+  it('a join or leave of the crowd is counted, not announced; the leaver is still told', () => {
+    const envelope = (data: Record<string, unknown>, type: string): RoomEventEnvelope => ({
+      app_code: 'app',
+      event_id: 'e-1',
+      room_id: 'room-1',
+      room_version: 9,
+      type,
+      occurred_at_ms: 0,
+      data,
+    });
+    const crowd = { in_crowd: true, online_count: 201, at_ms: 5 };
+    const join = { type: 'UserJoined', user_id: '1003', ...crowd };
+    assert.deepEqual(voiceRoomFrames.toFrames(envelope(join, 'UserJoined')), []);
+    const leave = { type: 'UserLeft', user_id: '1003', ...crowd };
+    assert.deepEqual(
+      voiceRoomFrames.toFrames(envelope(leave, 'UserLeft')).map((f) => [f.to, f.event]),
+      [['user', 'voice.left']],
+    );
+    const announced = { type: 'UserJoined', user_id: '1003', at_ms: 5 };
+    assert.deepEqual(
+      voiceRoomFrames.toFrames(envelope(announced, 'UserJoined')).map((f) => [f.to, f.event]),
+      [['room', 'voice.member.joined']],
+    );
+  });
 });

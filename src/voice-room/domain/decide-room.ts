@@ -17,6 +17,7 @@ import {
   mustOutrank,
   seatOf,
 } from './guards.js';
+import { joinMark, leaveMark } from './crowd.js';
 import { presentUserIds, usersLastSeenDue } from './presence-book.js';
 import type {
   MicReleaseReason,
@@ -115,15 +116,24 @@ export function closeRoom(
   ];
 }
 
-/** absent/left/stale_left/kicked(after unban) → present; a retry only refreshes. */
-export function joinRoom(state: VoiceRoomState, cmd: Cmd<'JoinRoom'>, ctx: DecideContext): Events {
+/**
+ * absent/left/stale_left/kicked(after unban) → present; a retry only refreshes. A join in
+ * the room's crowd is marked so (./crowd.ts).
+ */
+export function joinRoom(
+  state: VoiceRoomState,
+  cmd: Cmd<'JoinRoom'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
   const guard = mustBeActive(state);
   if (guard) return guard;
   if (state.banned.includes(cmd.user_id)) return refuse('USER_BANNED');
   if (isPresent(state, cmd.user_id)) {
     return [{ type: 'PresenceRefreshed', user_id: cmd.user_id, at_ms: ctx.nowMs }];
   }
-  return [{ type: 'UserJoined', user_id: cmd.user_id, at_ms: ctx.nowMs }];
+  const mark = joinMark(state, settings, cmd.user_id);
+  return [{ type: 'UserJoined', user_id: cmd.user_id, at_ms: ctx.nowMs, ...mark }];
 }
 
 /** Refreshes an existing presence only; never creates one. */
@@ -137,17 +147,19 @@ export function heartbeat(
   return [{ type: 'PresenceRefreshed', user_id: cmd.user_id, at_ms: ctx.nowMs }];
 }
 
-/** present → left, releasing the user's seat. */
+/** present → left, releasing the user's seat; a leave of the crowd is marked so. */
 export function leaveRoom(
   state: VoiceRoomState,
   cmd: Cmd<'LeaveRoom'>,
   ctx: DecideContext,
+  settings: VoiceRoomSettings,
 ): Events {
   const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
   if (guard) return guard;
+  const mark = leaveMark(state, settings, cmd.user_id);
   return [
     ...releaseSeatOf(state, cmd.user_id, 'leave'),
-    { type: 'UserLeft', user_id: cmd.user_id, at_ms: ctx.nowMs },
+    { type: 'UserLeft', user_id: cmd.user_id, at_ms: ctx.nowMs, ...mark },
   ];
 }
 
@@ -192,9 +204,14 @@ export function expireStalePresence(
     state.presence,
     (lastSeenAtMs) => lastSeenAtMs + settings.presenceTimeoutMs <= ctx.nowMs,
   );
-  return stale.flatMap((userId) => [
+  return stale.flatMap((userId, nth) => [
     ...releaseSeatOf(state, userId, 'stale'),
-    { type: 'PresenceStale' as const, user_id: userId, at_ms: ctx.nowMs },
+    {
+      type: 'PresenceStale' as const,
+      user_id: userId,
+      at_ms: ctx.nowMs,
+      ...leaveMark(state, settings, userId, nth),
+    },
   ]);
 }
 

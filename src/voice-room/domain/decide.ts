@@ -46,9 +46,9 @@ export function decideVoiceRoom(
     case 'CloseRoom':
       return closeRoom(state, command, ctx);
     case 'JoinRoom':
-      return joinRoom(state, command, ctx);
+      return joinRoom(state, command, ctx, settings);
     case 'LeaveRoom':
-      return leaveRoom(state, command, ctx);
+      return leaveRoom(state, command, ctx, settings);
     case 'RoomHeartbeat':
       return heartbeat(state, command, ctx);
     case 'KickUser':

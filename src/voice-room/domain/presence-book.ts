@@ -13,6 +13,7 @@ import {
   hashText,
   insertNode,
   removeKey,
+  visitAfter,
   visitInOrder,
   type TreeOrder,
 } from '../../domain/persistent-tree.js';
@@ -106,6 +107,25 @@ export function presentEntries(book: PresenceBook): [string, Presence][] {
     entries.push([node.key, node.presence]);
   });
   return entries;
+}
+
+/**
+ * At most `limit` present users and their presence, the first ones after `after` in
+ * {@link compareUserIds} order (from the first when it is undefined; `after` need not be
+ * present). A page of a large room: O(log n + limit), never a walk of every member.
+ */
+export function presentEntriesAfter(
+  book: PresenceBook,
+  after: string | undefined,
+  limit: number,
+): [string, Presence][] {
+  const page: [string, Presence][] = [];
+  if (limit < 1) return page;
+  visitAfter(book.members, after, BY_USER, (node) => {
+    page.push([node.key, node.presence]);
+    return page.length < limit;
+  });
+  return page;
 }
 
 export function presentUserIds(book: PresenceBook): string[] {

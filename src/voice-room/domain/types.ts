@@ -167,6 +167,18 @@ export type MicReleaseReason =
   | 'room_exited'
   | 'room_closed';
 
+/**
+ * The mark of a join or leave in a room's crowd: a plain member (not the owner, an admin or
+ * a seat holder) while more than `announcedAudience` members are present. Such a change is
+ * counted, not announced one by one: no `voice.member.*` frame, a `voice.audience` count
+ * frame at most once a second instead. Both fields or neither.
+ */
+export interface InCrowd {
+  readonly in_crowd?: true;
+  /** The present members after this event. */
+  readonly online_count?: number;
+}
+
 export type VoiceRoomEvent =
   | {
       readonly type: 'RoomCreated';
@@ -190,10 +202,10 @@ export type VoiceRoomEvent =
       readonly at_ms: number;
     }
   | { readonly type: 'RoomClosed'; readonly operator_user_id: string; readonly at_ms: number }
-  | { readonly type: 'UserJoined'; readonly user_id: string; readonly at_ms: number }
+  | ({ readonly type: 'UserJoined'; readonly user_id: string; readonly at_ms: number } & InCrowd)
   | { readonly type: 'PresenceRefreshed'; readonly user_id: string; readonly at_ms: number }
-  | { readonly type: 'UserLeft'; readonly user_id: string; readonly at_ms: number }
-  | { readonly type: 'PresenceStale'; readonly user_id: string; readonly at_ms: number }
+  | ({ readonly type: 'UserLeft'; readonly user_id: string; readonly at_ms: number } & InCrowd)
+  | ({ readonly type: 'PresenceStale'; readonly user_id: string; readonly at_ms: number } & InCrowd)
   | { readonly type: 'UserKicked'; readonly user_id: string; readonly operator_user_id: string }
   | { readonly type: 'UserUnbanned'; readonly user_id: string; readonly operator_user_id: string }
   | { readonly type: 'RoomAdminSet'; readonly user_id: string; readonly is_admin: boolean }
@@ -277,4 +289,9 @@ export interface VoiceRoomSettings {
   /** A `pending_publish` seat not confirmed by then goes back to `idle`. */
   readonly publishTimeoutMs: number;
   readonly maxSeats: number;
+  /**
+   * Past this many present members, a plain member's join or leave is counted, not
+   * announced (see {@link InCrowd}); 0 announces every one. Default 200.
+   */
+  readonly announcedAudience?: number;
 }

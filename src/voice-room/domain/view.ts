@@ -1,7 +1,20 @@
 /** Read models of the voice room: the GetRoom view and each command's reply. */
 import { seatOf } from './guards.js';
-import { presentEntries } from './presence-book.js';
-import type { MicState, VoiceRoomCommand, VoiceRoomEvent, VoiceRoomState } from './types.js';
+import { presentCount, presentEntries, presentEntriesAfter } from './presence-book.js';
+import type {
+  MicState,
+  Presence,
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomState,
+} from './types.js';
+
+/** A present member as the views show them. */
+export interface MemberView {
+  readonly user_id: string;
+  readonly joined_at_ms: number;
+  readonly last_seen_at_ms: number;
+}
 
 export interface RoomView {
   readonly status: VoiceRoomState['status'];
@@ -13,7 +26,7 @@ export interface RoomView {
   readonly admins: readonly string[];
   readonly banned: readonly string[];
   readonly online_count: number;
-  readonly members: readonly { user_id: string; joined_at_ms: number; last_seen_at_ms: number }[];
+  readonly members: readonly MemberView[];
   readonly seats: readonly {
     seat_index: number;
     state: MicState;
@@ -24,11 +37,7 @@ export interface RoomView {
 }
 
 export function roomView(state: VoiceRoomState, version: number): RoomView {
-  const members = presentEntries(state.presence).map(([user_id, p]) => ({
-    user_id,
-    joined_at_ms: p.joined_at_ms,
-    last_seen_at_ms: p.last_seen_at_ms,
-  }));
+  const members = presentEntries(state.presence).map(memberView);
   return {
     status: state.status,
     room_version: version,
@@ -47,6 +56,39 @@ export function roomView(state: VoiceRoomState, version: number): RoomView {
       mic_session_id: s.mic_session_id,
       publish_deadline_ms: s.publish_deadline_ms,
     })),
+  };
+}
+
+function memberView([user_id, p]: [string, Presence]): MemberView {
+  return { user_id, joined_at_ms: p.joined_at_ms, last_seen_at_ms: p.last_seen_at_ms };
+}
+
+/** One page of the present members (ListMembers), in the members' order. */
+export interface MemberPageView {
+  /** Every present member, not the page's. */
+  readonly online_count: number;
+  readonly members: readonly MemberView[];
+  /** The page's last member when more follow (where the next page starts), else null. */
+  readonly next_after: string | null;
+}
+
+/**
+ * At most `limit` present members after `after` (the first ones when undefined). One more
+ * is read to tell whether more follow, so the last page says so itself: a client never
+ * asks for an empty page to find the end.
+ */
+export function memberPageView(
+  state: VoiceRoomState,
+  after: string | undefined,
+  limit: number,
+): MemberPageView {
+  const entries = presentEntriesAfter(state.presence, after, limit + 1);
+  const members = entries.slice(0, limit).map(memberView);
+  const more = entries.length > members.length;
+  return {
+    online_count: presentCount(state.presence),
+    members,
+    next_after: more ? (members.at(-1)?.user_id ?? null) : null,
   };
 }
 

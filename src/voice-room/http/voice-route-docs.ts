@@ -3,10 +3,10 @@
  * the RPC declarations of ../api/commands.ts (each route's summary is declared with it): a route's body is the declared body fields (and
  * `request_id` for a command) with their schemas taken from the RPC's request schema; the
  * fields the caller's token fills (`user_id`, `operator_user_id`, …), `app_code` and the path's
- * `room_id` are not body fields.
+ * `room_id` are not body fields. A GET route's query parameters are the ones it declares.
  */
 import type { RpcName } from '../api/commands.js';
-import type { AnyDeclaration } from '../api/declaration.js';
+import type { AnyDeclaration, QueryParam } from '../api/declaration.js';
 import { voiceRoomReasons } from '../domain/errors.js';
 import { USER_FIELDS } from '../api/requests.js';
 import { JsonUserId } from '../../shared/user-id.js';
@@ -88,6 +88,7 @@ export function voiceRouteDoc(method: RpcName, declared: AnyDeclaration): Docume
           },
         }
       : {}),
+    ...(route.query ? { query: queryOf(route.query) } : {}),
     ...(isCommand ? { headers: idempotencyKey } : {}),
     ...(route.method === 'GET' ? {} : { body: bodyOf(declared, request) }),
   };
@@ -121,6 +122,28 @@ function bodyOf(declared: AnyDeclaration, request: JsonSchema): JsonSchema {
 }
 
 const jsonUserId = jsonSchemaOf(JsonUserId);
+
+/**
+ * A GET route's query parameters as a generated client types them: an integer (a user id
+ * too: the account id, `?after=17`), none of them required.
+ */
+function queryOf(params: Readonly<Record<string, QueryParam | undefined>>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const [name, param] of Object.entries(params)) {
+    if (!param) continue;
+    properties[name] =
+      param.kind === 'integer'
+        ? {
+            type: 'integer',
+            minimum: param.min,
+            default: param.default,
+            // No `maximum`: a larger value is taken, as the largest.
+            description: `${param.description}: decimal digits, default ${param.default}; above ${param.max} it is cut to ${param.max}`,
+          }
+        : { ...jsonUserId, description: `${param.description} (a user id in decimal)` };
+  }
+  return { type: 'object', properties };
+}
 
 /** A body field as JSON sends it: a user id is a number (the request schema has its text). */
 function jsonPropertyOf(request: JsonSchema, name: string): JsonSchema {

@@ -10,7 +10,7 @@ import type { Authenticator } from '../../accounts/tokens.js';
 import type { AuthIdentity } from '../../accounts/tokens.js';
 import type { CreationQuota, CreationTicket } from '../../edge/quotas.js';
 import { declarationOf, rpcNames } from '../api/commands.js';
-import type { Body, RestRoute } from '../api/declaration.js';
+import type { Body, QueryParam, RestRoute } from '../api/declaration.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
 import { authOf, requireAuth } from '../../edge/http/auth-routes.js';
 import { documented, replySchemaOf } from '../../edge/http/openapi.js';
@@ -19,7 +19,7 @@ import { GiftList, LobbyPage, Wallet } from '../api/replies.js';
 import { voiceRouteDoc } from './voice-route-docs.js';
 import { sendOk } from '../../shared/http-envelope.js';
 import { errors } from '../../shared/error-codes.js';
-import { JsonUserId, userIdJson, userIdText } from '../../shared/user-id.js';
+import { JsonUserId, USER_ID_TEXT, userIdJson, userIdText } from '../../shared/user-id.js';
 import { USER_FIELDS } from '../api/requests.js';
 import type { VoiceRoomStore } from '../api/voice-store.js';
 
@@ -161,6 +161,7 @@ export function registerVoiceRoutes(
             ? { request_id: requestIdOf(request, body, me.userId) }
             : {}),
           ...fieldsOf(route, me.userId, body),
+          ...queryFieldsOf(route, request.query),
         };
         const run = () => api.call(method, req);
         const data = route.creates
@@ -228,6 +229,49 @@ function userIdsAsText(name: string, value: unknown): unknown {
   if (users === 'one') return one(value);
   // The list's length is the request schema's to check.
   return Array.isArray(value) ? value.map(one) : value;
+}
+
+/**
+ * The request fields of a route's declared query parameters (../api/declaration.ts
+ * `QueryParam`); a parameter it does not declare is not read.
+ */
+function queryFieldsOf(route: RestRoute, query: unknown): Body {
+  const given = (query ?? {}) as Readonly<Record<string, unknown>>;
+  const read: Record<string, unknown> = {};
+  for (const [name, param] of Object.entries(route.query ?? {}) as [string, QueryParam][]) {
+    const raw = Object.hasOwn(given, name) ? given[name] : undefined;
+    // `?limit=1&limit=2` arrives as an array: which one was meant is not ours to guess.
+    if (raw !== undefined && typeof raw !== 'string') {
+      throw errors.INVALID_ARGUMENT(`${name}: give it once`);
+    }
+    const value = queryValue(name, param, raw);
+    if (value !== undefined) read[name] = value;
+  }
+  return read;
+}
+
+/** One parameter's request value (undefined: leave the field out), or a 400 naming it. */
+function queryValue(name: string, param: QueryParam, raw: string | undefined): unknown {
+  switch (param.kind) {
+    case 'integer': {
+      if (raw === undefined) return param.default;
+      if (!/^[0-9]+$/.test(raw)) {
+        throw errors.INVALID_ARGUMENT(`${name}: not a decimal integer: ${raw.slice(0, 20)}`);
+      }
+      // However many digits: any number past `max` (even past 2^53) asks for the most there is.
+      const value = Number(raw);
+      if (value < param.min) throw errors.INVALID_ARGUMENT(`${name}: at least ${param.min}`);
+      return Math.min(value, param.max);
+    }
+    case 'user_id':
+      if (raw === undefined) return undefined;
+      if (!USER_ID_TEXT.test(raw)) {
+        throw errors.INVALID_ARGUMENT(
+          `${name}: a user id (an account id in decimal, 1-15 digits): ${raw.slice(0, 20)}`,
+        );
+      }
+      return raw;
+  }
 }
 
 /** A query-string integer: decimal digits only (no `0x10`, `1e3`, `""` or spaces). */

@@ -22,6 +22,7 @@ import { JsonUserId } from '../../shared/user-id.js';
 import { VOICE_EVENT_DATA, VOICE_USER_FRAMES } from '../api/voice-frame-data.js';
 import { ROOM_FRAMES } from '../api/voice-frames.js';
 import { VOICE_SPEAKERS } from './media-bridge.js';
+import { VOICE_AUDIENCE } from './audience-counts.js';
 import { VOICE_PRODUCER_NEW } from './media-rules.js';
 
 type Reason = ErrorName | VoiceRoomReason;
@@ -50,6 +51,12 @@ export const SpeakersData = z.strictObject({
       }),
     )
     .readonly(),
+});
+
+/** `voice.audience`: the room's present members, counted (./audience-counts.ts). */
+export const AudienceData = z.strictObject({
+  room_id: z.string(),
+  online_count: z.int().nonnegative(),
 });
 
 export const VoiceMediaJoin = wsEvent({
@@ -121,6 +128,14 @@ export const voiceProtocol: WsProtocol = {
       data: SpeakersData,
       to: 'room',
       summary: 'Who is heard now (about once a second, from the room’s owner)',
+    }),
+    wsFrame({
+      event: VOICE_AUDIENCE,
+      data: AudienceData,
+      to: 'room',
+      summary:
+        'How many members are present, when plain members join or leave past the announced ' +
+        'audience size (their own frames are not sent then); at most once a second',
     }),
     wsFrame({
       event: reset.event,

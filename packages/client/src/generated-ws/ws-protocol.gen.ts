@@ -1438,6 +1438,10 @@ export interface WsProtocol {
         volume: number;
       }[];
     };
+    "voice.audience": {
+      room_id: string;
+      online_count: number;
+    };
     "voice.media.reset": {
       /**
        * The media server the room’s router is on now

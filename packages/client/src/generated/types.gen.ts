@@ -220,6 +220,26 @@ export type VoiceRoom = {
 };
 
 /**
+ * VoiceMemberPage
+ */
+export type VoiceMemberPage = {
+    app_code: string;
+    room_id: string;
+    /**
+     * How many members are present (on every page)
+     */
+    online_count: number;
+    /**
+     * In user id order, after `after`
+     */
+    readonly members: Array<Member>;
+    /**
+     * The page's last member when more follow (the next page's `after`); null on the last page
+     */
+    next_after: number | null;
+};
+
+/**
  * VoiceWallet
  */
 export type VoiceWallet = {
@@ -556,6 +576,10 @@ export type NodeState = {
 export type Webhook = {
     app_code: string;
     url: string;
+    /**
+     * Whether it takes a voice room’s crowd joins and leaves
+     */
+    crowd_events: boolean;
     updated_at_ms: number;
 };
 
@@ -703,6 +727,22 @@ export type VoiceRoomWritable = {
     created_at_ms: number | null;
     closed_at_ms: number | null;
     online_count: number;
+};
+
+/**
+ * VoiceMemberPage
+ */
+export type VoiceMemberPageWritable = {
+    app_code: string;
+    room_id: string;
+    /**
+     * How many members are present (on every page)
+     */
+    online_count: number;
+    /**
+     * The page's last member when more follow (the next page's `after`); null on the last page
+     */
+    next_after: number | null;
 };
 
 /**
@@ -2618,6 +2658,83 @@ export type GetRoomResponses = {
 };
 
 export type GetRoomResponse = GetRoomResponses[keyof GetRoomResponses];
+
+export type ListMembersData = {
+    body?: never;
+    path: {
+        room_id: string;
+    };
+    query?: {
+        /**
+         * The page starts after this member: the last page's `next_after` (a user id in decimal)
+         */
+        after?: number;
+        /**
+         * How many members at most: decimal digits, default 50; above 200 it is cut to 200
+         */
+        limit?: number;
+    };
+    url: '/api/v1/voice/rooms/{room_id}/members';
+};
+
+export type ListMembersErrors = {
+    /**
+     * Invalid input: the message names the field
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ListMembersError = ListMembersErrors[keyof ListMembersErrors];
+
+export type ListMembersResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceMemberPage;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ListMembersResponse = ListMembersResponses[keyof ListMembersResponses];
 
 export type GetWalletData = {
     body?: never;
@@ -4611,6 +4728,10 @@ export type PutWebhookData = {
     body: {
         url: string;
         secret: string;
+        /**
+         * Whether it takes a voice room’s crowd joins and leaves (events with in_crowd: true); false: they are settled skipped, unsent. Default true
+         */
+        crowd_events?: boolean;
     };
     path: {
         app_code: string;
