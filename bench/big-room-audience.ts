@@ -22,7 +22,8 @@ const JOIN_RATE = Number(process.env.BENCH_JOIN_RATE ?? 500);
 const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 20);
 const SEAT_ROUNDS = Number(process.env.BENCH_SEAT_ROUNDS ?? 100);
 const ANNOUNCED_JOINS = Number(process.env.BENCH_ANNOUNCED_AUDIENCE_JOINS ?? 1_000);
-const HEARTBEAT_MS = 30_000;
+/** How often each listener heartbeats; 0: never (to see what the heartbeats cost). */
+const HEARTBEAT_MS = Number(process.env.BENCH_HEARTBEAT_MS ?? 30_000);
 const SMALL = 100;
 /** Listener account ids, far from the registered users'. */
 const LISTENER_BASE = 7_000_000;
@@ -89,6 +90,7 @@ function grow(room: Room, from: number, to: number) {
   let heartbeats = 0;
   let stopped = false;
   const beat = setInterval(() => {
+    if (HEARTBEAT_MS === 0) return;
     // Each present listener once per HEARTBEAT_MS: the ones due in this tick.
     const now = Date.now();
     for (let i = 0; i < joinedAt.length; i++) {
@@ -127,6 +129,24 @@ function grow(room: Room, from: number, to: number) {
       clearInterval(beat);
     },
   };
+}
+
+/**
+ * Waits until the node's outbox has nothing left to settle; resolves with how long it took
+ * (s). Each join wrote an outbox row, which the relay settles (here: skipped, no webhook) on
+ * the one SQLite connection the commits use too: measured apart from the room's size.
+ */
+async function outboxDrained(started: MeetingNode): Promise<number> {
+  const begin = Date.now();
+  for (;;) {
+    const row = await started.node.sql.db
+      .selectFrom('room_outbox')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('status', 'in', ['pending', 'retryable', 'delivering'])
+      .executeTakeFirstOrThrow();
+    if (Number(row.n) === 0) return (Date.now() - begin) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** Frames the followers received so far, in all. */
@@ -199,6 +219,7 @@ export async function audienceTier(): Promise<AudienceFigures> {
     const joinSeconds = (Date.now() - startedAt) / 1000;
     const joins = AUDIENCE - base;
     framesPerJoinCrowd = (framesOf(bigRoom) - framesBefore) / FOLLOWERS / joins;
+    const drainSeconds = await outboxDrained(node);
     [small, large] = (await seatLatencies([smallRoom, bigRoom])) as [
       { p50: number; p99: number },
       { p50: number; p99: number },
@@ -209,7 +230,9 @@ export async function audienceTier(): Promise<AudienceFigures> {
     console.log(
       `audience tier: 1 voice room, ${FOLLOWERS} followers on /ws, listeners join at ` +
         `${JOIN_RATE}/s (${joins} in ${joinSeconds.toFixed(1)} s) and heartbeat every 30 s ` +
-        `(${growth.heartbeats} heartbeats), crowd past 200 present`,
+        `(${growth.heartbeats} heartbeats), crowd past 200 present; the relay settled their ` +
+        `outbox rows ${drainSeconds.toFixed(1)} s after the last join (SQLite: one connection ` +
+        `for commits and relay alike), then the seats were measured`,
     );
     console.log(
       `  seat commands (REST MicUp/MicDown, ${SEAT_ROUNDS} rounds interleaved with a room of ` +

@@ -7,6 +7,7 @@
 import type { CompiledQuery, Insertable, Kysely } from 'kysely';
 import type { SqlFlavor } from './flavor.js';
 import type { Database } from './schema.js';
+import type { CellKey } from '../../cell/lease.js';
 import { REACTION_GRACE_MS } from '../../cell/reactions.js';
 import { connectionMark } from './stale-owner.js';
 import type { SqlBatchWrite, SqlCommitRequest } from './sql-store-types.js';
@@ -26,6 +27,8 @@ export type RowsInsert = {
 export interface BatchStatements {
   /** Its row count decides: 1, the batch goes on; 0, the epoch or version moved. */
   readonly fence: CompiledQuery;
+  /** The snapshot's row when the batch writes one (the fence records its version). */
+  readonly snapshot: CompiledQuery | null;
   readonly inserts: readonly RowsInsert[];
   /** The domain's projections, after the runtime's rows. */
   readonly projections: readonly CompiledQuery[];
@@ -35,6 +38,7 @@ export interface BatchStatements {
 export function compiledStatements(db: Kysely<Database>, batch: BatchStatements): CompiledQuery[] {
   return [
     batch.fence,
+    ...(batch.snapshot ? [batch.snapshot] : []),
     // The union of tables defeats Kysely's typing, not its SQL: each insert's rows match its table.
     ...batch.inserts.map((i) =>
       db
@@ -79,9 +83,7 @@ export function writeStatements(
           updated_at_ms: nowMs,
           // Whose session holds the row until COMMIT: a takeover can end it (stale-owner.ts).
           ...connectionMark(flavor),
-          ...(write.snapshot
-            ? { snapshot: write.snapshot.json, snapshot_version: write.snapshot.version }
-            : {}),
+          ...(write.snapshot ? { snapshot_version: write.snapshot.version } : {}),
         })
         .where('app_code', '=', key.appCode)
         .where('room_id', '=', key.roomId)
@@ -159,9 +161,25 @@ export function writeStatements(
   }
   return {
     fence,
+    snapshot: write.snapshot ? snapshotRow(db, flavor, key, write.snapshot.json).compile() : null,
     inserts,
     projections: write.statements.map((statement) => statement.compile()),
   };
+}
+
+/**
+ * The room's snapshot row (`room_snapshots`), inserted or replaced: always written in the
+ * transaction whose fence records its version in `room_cells.snapshot_version`.
+ */
+export function snapshotRow(db: Kysely<Database>, flavor: SqlFlavor, key: CellKey, json: string) {
+  const insert = db
+    .insertInto('room_snapshots')
+    .values({ app_code: key.appCode, room_id: key.roomId, snapshot: json });
+  return flavor === 'mysql'
+    ? insert.onDuplicateKeyUpdate({ snapshot: json })
+    : insert.onConflict((oc) =>
+        oc.columns(['app_code', 'room_id']).doUpdateSet({ snapshot: json }),
+      );
 }
 
 /**
@@ -185,7 +203,6 @@ function insertFence(
       version: write.toVersion,
       lease_epoch: request.leaseEpoch,
       owner_node_id: request.nodeId,
-      snapshot: write.snapshot?.json ?? null,
       snapshot_version: write.snapshot?.version ?? 0,
       next_alarm_ms: write.nextAlarmMs,
       created_at_ms: nowMs,

@@ -21,6 +21,7 @@ import { requestOutcomeCreatedIndex } from './migrations/0013_request_outcome_cr
 import { roomOutboxPruned } from './migrations/0014_room_outbox_pruned.js';
 import { roomReactionTables } from './migrations/0015_room_reactions.js';
 import { webhookCrowdEvents } from './migrations/0016_webhook_crowd_events.js';
+import { roomSnapshots } from './migrations/0017_room_snapshots.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
@@ -160,8 +161,9 @@ function prepareSqliteFile(file: string): void {
   }
 }
 
-async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise<void> {
-  const migrations: Record<string, Migration> = {
+/** Every migration, by name (applied in name order). */
+export function migrationsOf(flavor: SqlFlavor): Record<string, Migration> {
+  return {
     '0001_room_cell_runtime': roomCellRuntime(flavor),
     '0002_webhooks': webhookTables(flavor),
     '0003_accounts': accountTables(flavor),
@@ -178,7 +180,12 @@ async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise
     '0014_room_outbox_pruned': roomOutboxPruned(flavor),
     '0015_room_reactions': roomReactionTables(flavor),
     '0016_webhook_crowd_events': webhookCrowdEvents(),
+    '0017_room_snapshots': roomSnapshots(flavor),
   };
+}
+
+async function migrateToLatest(db: Kysely<Database>, flavor: SqlFlavor): Promise<void> {
+  const migrations = migrationsOf(flavor);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },

@@ -13,12 +13,18 @@ export interface RoomCellsTable {
   owner_node_id: string | null;
   /** MySQL `CONNECTION_ID()` of the last activation or fence (0012); null on SQLite. */
   owner_conn_id: number | null;
-  /** JSON of the state at snapshot_version. */
-  snapshot: string | null;
+  /** The version the room's snapshot (`room_snapshots`, 0017) holds the state of; 0: none. */
   snapshot_version: number;
   next_alarm_ms: number | null;
   created_at_ms: number;
   updated_at_ms: number;
+}
+
+/** `0017_room_snapshots`: the JSON of a room's state at its `room_cells.snapshot_version`. */
+export interface RoomSnapshotsTable {
+  app_code: string;
+  room_id: string;
+  snapshot: string;
 }
 
 export interface RoomCommandLogTable {
@@ -260,6 +266,7 @@ export interface NotificationsTable {
 
 export interface Database {
   room_cells: RoomCellsTable;
+  room_snapshots: RoomSnapshotsTable;
   room_command_log: RoomCommandLogTable;
   room_request_outcomes: RoomRequestOutcomesTable;
   room_outbox: RoomOutboxTable;

@@ -20,7 +20,7 @@ import type {
   RecordedResult,
 } from '../../cell/cell-store.js';
 import type { CellKey } from '../../cell/lease.js';
-import { compiledStatements, writeStatements } from './batch-statements.js';
+import { compiledStatements, snapshotRow, writeStatements } from './batch-statements.js';
 import { isUniqueViolation } from './flavor.js';
 import type { SqlBackend } from './database.js';
 import type { Database } from './schema.js';
@@ -127,9 +127,14 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
       .executeTakeFirst();
     return trx
       .selectFrom('room_cells')
-      .select(['kind', 'version', 'lease_epoch', 'snapshot', 'snapshot_version'])
-      .where('app_code', '=', key.appCode)
-      .where('room_id', '=', key.roomId)
+      .leftJoin('room_snapshots as s', (join) =>
+        join
+          .onRef('s.app_code', '=', 'room_cells.app_code')
+          .onRef('s.room_id', '=', 'room_cells.room_id'),
+      )
+      .select(['kind', 'version', 'lease_epoch', 's.snapshot', 'snapshot_version'])
+      .where('room_cells.app_code', '=', key.appCode)
+      .where('room_cells.room_id', '=', key.roomId)
       .executeTakeFirst()
       .then((r) => (r ? { ...r, bumped: Number(bumped.numUpdatedRows) === 1 } : undefined));
   }
@@ -219,15 +224,20 @@ export class SqlCellStore implements CellStore<SqlStoreTypes> {
     json: string,
     nowMs: number,
   ): Promise<boolean> {
-    const updated = await this.db
-      .updateTable('room_cells')
-      .set({ snapshot: json, snapshot_version: version, updated_at_ms: nowMs })
-      .where('app_code', '=', key.appCode)
-      .where('room_id', '=', key.roomId)
-      .where('version', '=', version)
-      .where('lease_epoch', '=', leaseEpoch)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows) === 1;
+    // The fence and the snapshot's row together: a fenced owner writes neither.
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('room_cells')
+        .set({ snapshot_version: version, updated_at_ms: nowMs })
+        .where('app_code', '=', key.appCode)
+        .where('room_id', '=', key.roomId)
+        .where('version', '=', version)
+        .where('lease_epoch', '=', leaseEpoch)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return false;
+      await snapshotRow(trx, this.backend.flavor, key, json).execute();
+      return true;
+    });
   }
 
   async leaseEpochOf(key: CellKey): Promise<number | null> {

@@ -75,7 +75,7 @@ export async function applyWrite(
 }
 
 /**
- * MySQL: `START TRANSACTION; fence; check; log; outcomes; outbox; projections; COMMIT` in
+ * MySQL: `START TRANSACTION; fence; check; snapshot; log; outcomes; outbox; projections; COMMIT` in
  * one packet: one round trip for the whole batch. The check after the fence fails the
  * packet when the fence matched no row (the epoch or version moved), so nothing after it
  * runs and the transaction is rolled back; so does any other error on the way.
@@ -114,6 +114,7 @@ async function sendOnePacket(
       'START TRANSACTION',
       formatted(statements.fence),
       FENCE_HELD,
+      ...(statements.snapshot ? [formatted(statements.snapshot)] : []),
       ...statements.inserts.map(insertText),
       ...statements.projections.map(formatted),
       'COMMIT',
