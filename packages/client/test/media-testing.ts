@@ -59,14 +59,24 @@ export interface Produced {
   readonly codecOptions: unknown;
 }
 
+/** A transport's connection state as the test sets it, by transport id. */
+export type ConnectionStates = Map<string, (state: 'failed' | 'connected') => void>;
+
 /**
  * A mediasoup-client Device stand-in whose transports consume and produce without a
- * browser; each produce is recorded in `produced`. (A fake of a class: the one cast.)
+ * browser; each produce is recorded in `produced`, and each transport's
+ * 'connectionstatechange' listener in `states` (the test calls it). (A fake of a class: the
+ * one cast.)
  */
-export function scriptedDevice(produced: Produced[] = []): MediaDevice {
+export function scriptedDevice(
+  produced: Produced[] = [],
+  states: ConnectionStates = new Map(),
+): MediaDevice {
   const transport = ({ id }: { id: string }) => ({
     id,
-    on: () => undefined,
+    on: (event: string, listener: (state: 'failed' | 'connected') => void) => {
+      if (event === 'connectionstatechange') states.set(id, listener);
+    },
     close: () => undefined,
     consume: (info: { id: string; kind?: string }) =>
       Promise.resolve({

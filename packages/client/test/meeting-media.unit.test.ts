@@ -8,7 +8,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { MeetingMedia } from '../src/media/index.js';
-import { refused, ScriptedSocket, scriptedDevice, settle } from './media-testing.js';
+import {
+  refused,
+  ScriptedSocket,
+  scriptedDevice,
+  settle,
+  type ConnectionStates,
+} from './media-testing.js';
 
 const CODE = '123-456-789';
 /** A started meeting media whose `consume.start` answers per producer as `consume` says. */
@@ -25,11 +31,12 @@ async function started(consume: (producerId: string, attempt: number) => Promise
     return consume(producerId, n);
   });
   const errors: string[] = [];
+  const states: ConnectionStates = new Map();
   const media = new MeetingMedia(socket, {
     roomCode: CODE,
     selfId: 1,
     onError: (m) => errors.push(m),
-    makeDevice: () => scriptedDevice(),
+    makeDevice: () => scriptedDevice([], states),
   });
   media.prepare();
   await media.start();
@@ -41,7 +48,7 @@ async function started(consume: (producerId: string, attempt: number) => Promise
       kind: 'audio',
       closed: false,
     });
-  return { socket, media, errors, attempts, announce };
+  return { socket, media, errors, attempts, announce, states };
 }
 
 const consumed = (producerId: string) =>
@@ -107,5 +114,22 @@ describe('meeting media', () => {
     assert.equal(attempts.get('p7'), 1);
     assert.equal(socket.sent('meeting.consume.start').length, 1);
     media.close();
+  });
+
+  it('joins again when a transport fails, and only for a transport still in use', async () => {
+    const { socket, media, states, errors } = await started(consumed);
+    socket.script('meeting.room.join', () => Promise.resolve({}));
+    const created = () => socket.sent('meeting.transport.create').length;
+    const before = created();
+    assert.ok(states.has('recv-1'), 'the receiving transport was made');
+    states.get('recv-1')?.('failed');
+    await settle();
+    assert.equal(socket.sent('meeting.room.join').length, 1);
+    assert.ok(created() > before, 'its transports are made again');
+    assert.deepEqual(errors, []);
+    media.close();
+    states.get('recv-1')?.('failed');
+    await settle();
+    assert.equal(socket.sent('meeting.room.join').length, 1, 'nothing after close');
   });
 });

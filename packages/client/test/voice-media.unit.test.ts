@@ -9,7 +9,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { VoiceMedia } from '../src/media/index.js';
-import { refused, ScriptedSocket, scriptedDevice, settle, type Produced } from './media-testing.js';
+import {
+  refused,
+  ScriptedSocket,
+  scriptedDevice,
+  settle,
+  type ConnectionStates,
+  type Produced,
+} from './media-testing.js';
 
 const ROOM = 'vr_room';
 const JOINED = {
@@ -24,13 +31,14 @@ const answers = (value: unknown) => () => Promise.resolve(value);
 function voiceMedia(socket: ScriptedSocket) {
   const errors: string[] = [];
   const produced: Produced[] = [];
+  const states: ConnectionStates = new Map();
   const media = new VoiceMedia(socket, {
     roomId: ROOM,
     selfId: 1,
     onError: (m) => errors.push(m),
-    makeDevice: () => scriptedDevice(produced),
+    makeDevice: () => scriptedDevice(produced, states),
   });
-  return { media, errors, produced };
+  return { media, errors, produced, states };
 }
 
 describe('voice media', () => {
@@ -177,6 +185,40 @@ describe('voice media', () => {
     assert.deepEqual([...media.remote.keys()], [7]);
     assert.deepEqual(Object.fromEntries(tries), { 'producer-of-7': 3, 'producer-of-8': 1 });
     assert.deepEqual(errors, ['无法接收 8 的声音: refused: CONSUME_NOT_ALLOWED']);
+    media.close();
+  });
+
+  it('joins the media again when its transport fails (a lost edge whose reset never came)', async () => {
+    const socket = new ScriptedSocket();
+    socket.script('voice.media.join', answers(JOINED), answers(JOINED));
+    socket.script('voice.transport.create', answers({ id: 'recv-1' }), answers({ id: 'recv-2' }));
+    socket.script('voice.consume.start', (d) =>
+      Promise.resolve({ id: `c-${String(d.producer_id)}` }),
+    );
+    const { media, states } = voiceMedia(socket);
+    await media.join();
+    await settle();
+    assert.equal(media.status, 'ready');
+    states.get('recv-1')?.('connected');
+    await settle();
+    assert.equal(
+      socket.sent('voice.media.join').length,
+      1,
+      'a connected transport changes nothing',
+    );
+
+    states.get('recv-1')?.('failed');
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 2);
+    assert.deepEqual(
+      socket.sent('voice.transport.create').map((r) => r.data.direction),
+      ['recv', 'recv'],
+    );
+    assert.equal(media.status, 'ready');
+    // The replaced transport failing late changes nothing.
+    states.get('recv-1')?.('failed');
+    await settle();
+    assert.equal(socket.sent('voice.media.join').length, 2);
     media.close();
   });
 });

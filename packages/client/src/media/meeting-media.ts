@@ -155,6 +155,18 @@ export class MeetingMedia {
     }
   }
 
+  /** A transport's connection failed (its reset frame, if any, never came): join again. */
+  private async onTransportFailed(): Promise<void> {
+    if (this.closed) return;
+    this.prepare();
+    try {
+      await this.socket.request('meeting.room.join', { room_code: this.roomCode });
+      await this.start();
+    } catch (error) {
+      this.onError(`媒体连接失败后重连失败: ${(error as Error).message}`);
+    }
+  }
+
   /** Loads the device and opens the camera and microphone (before the first join). */
   async load(rtpCapabilities: unknown): Promise<void> {
     await this.device.load({ routerRtpCapabilities: rtpCapabilities as never });
@@ -433,6 +445,10 @@ export class MeetingMedia {
   }
 
   private wire(transport: Transport): Transport {
-    return signalled(this.socket, 'meeting', { room_code: this.roomCode }, transport);
+    return signalled(this.socket, 'meeting', { room_code: this.roomCode }, transport, () => {
+      if (transport === this.recv || transport === this.send) {
+        void this.onTransportFailed();
+      }
+    });
   }
 }

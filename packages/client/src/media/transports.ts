@@ -2,6 +2,8 @@
  * The signalling of a mediasoup-client transport, the same for both room kinds under their
  * prefix (docs/protocol.md: `meeting.*` with `room_code`, `voice.*` with `room_id`): its
  * 'connect' sends `<prefix>.transport.connect`, its 'produce' `<prefix>.produce.start`.
+ * `onFailed` runs when its connection fails (ICE or DTLS gave up: e.g. the media server's
+ * worker under it died and its reset frame never came): the helpers make their media again.
  */
 import type { Transport } from 'mediasoup-client/types';
 import type { MediaSocket } from './ports.js';
@@ -11,7 +13,13 @@ export function signalled(
   prefix: 'meeting' | 'voice',
   room: Record<string, unknown>,
   transport: Transport,
+  onFailed?: () => void,
 ): Transport {
+  if (onFailed) {
+    transport.on('connectionstatechange', (state) => {
+      if (state === 'failed') onFailed();
+    });
+  }
   transport.on('connect', ({ dtlsParameters }, callback, errback) => {
     socket
       .request(`${prefix}.transport.connect`, {

@@ -132,6 +132,11 @@ export class VoiceMedia {
   /** The router moved to another media server: join its media again, send again if sending. */
   private async onReset(frame: MediaFrame<'voice.media.reset'>): Promise<void> {
     if (frame.data.room_id !== this.roomId) return;
+    await this.rejoin();
+  }
+
+  /** Joins the media again and, if sending, sends again (a reset, or a failed transport). */
+  private async rejoin(): Promise<void> {
     const sending = this.producer !== null;
     await this.join();
     if (sending && this.localStream) {
@@ -370,6 +375,11 @@ export class VoiceMedia {
   }
 
   private wire(transport: Transport): Transport {
-    return signalled(this.socket, 'voice', { room_id: this.roomId }, transport);
+    // A transport of this join that fails (not one a later join replaced) makes it all again.
+    return signalled(this.socket, 'voice', { room_id: this.roomId }, transport, () => {
+      if (!this.closed && (transport === this.recv || transport === this.send)) {
+        void this.rejoin();
+      }
+    });
   }
 }
