@@ -6,7 +6,7 @@
  * 1. Listeners held at ≤ 1 % loss by one room with 8 seats talking (50 packets/s each):
  *    on 1 worker (router budget BENCH_ROUTER_CONSUMERS, default the server's 4,000), and on
  *    2 workers of one server with a budget of half the 1-worker figure, so that the origin
- *    fills on one worker and edge routers take the rest, alternating workers. Listeners join through the server's own placement (`routerFor`), in
+ *    fills on one worker and edge routers take the rest, alternating workers. Listeners join through the server's own placement (`onRouterFor`), in
  *    steps of BENCH_LISTENER_STEP (50), BENCH_STEP_SECONDS (3) each; loss counts packets
  *    that never came or came more than 200 ms late.
  * 2. A realistic talk pattern on 1 worker: 2 of the 8 seats talking, the 6 others silent
@@ -108,8 +108,9 @@ async function openRoom(workers: number, budget: number): Promise<Room> {
 /** Adds a listener through the server's placement, consuming every seat, sending to `port`. */
 async function addListener(room: Room, index: number, port: number): Promise<string> {
   const { registry } = room.server;
-  const router = await registry.routerFor(ROOM, 'recv');
-  const { transport } = await registry.createPlainTransport(router, `listener-${index}`, 'recv');
+  const { transport, routerEntry: router } = await registry.onRouterFor(ROOM, 'recv', (at) =>
+    registry.createPlainTransport(at, `listener-${index}`, 'recv'),
+  );
   await transport.connect({ ip: '127.0.0.1', port });
   const caps = registry.routerOfRoom(ROOM).router.rtpCapabilities;
   for (const producerId of room.producers) {

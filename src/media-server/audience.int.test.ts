@@ -140,6 +140,24 @@ void describe('a room audience over origin and edge routers', { skip: mediaSkipR
     await everyoneHears(group, second.sender);
   });
 
+  void it('spreads listeners that join at the same moment by the budget', async () => {
+    const { producerId, sender } = await seat('seat-1', 7777);
+    const group = await Promise.all(
+      Array.from({ length: 9 }, (_, i) => PlainListener.join(server, code, `together-${i}`)),
+    );
+    listeners.push(...group);
+    assert.deepEqual(
+      (await routers()).map((r) => [r.role, r.transports]),
+      [
+        ['origin', 4],
+        ['edge', 3],
+        ['edge', 3],
+      ],
+    );
+    for (const listener of group) await listener.consume(producerId);
+    await everyoneHears(group, sender);
+  });
+
   void it('closes an edge router once its last listener left and the linger passed', async () => {
     const { producerId } = await seat('seat-1', 3333);
     const group = await join(5, [producerId]);

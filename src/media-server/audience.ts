@@ -1,7 +1,8 @@
 /**
  * Where a room's listeners go. A router's load is what its receiving transports carry: per
  * transport its consumers, at least 1, so a listener counts from its transport's creation
- * (listeners joining together spread before any of them consumes). A new listener goes to
+ * (listeners joining together spread before any of them consumes), and from its placement
+ * until then (./room-routers.ts `routerForListener`). A new listener goes to
  * the room's least loaded router under the consumer budget; when every router is at the
  * budget, the room needs a new edge router. The load follows each consumer and transport as
  * it opens and closes (the registry calls the functions below).

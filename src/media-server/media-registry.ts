@@ -106,12 +106,23 @@ export class MediaRegistry {
   }
 
   /**
-   * Where a transport asked for by room code goes: a sending one on the origin (producers
-   * are made there), a receiving one where the room's audience has room.
+   * Runs `make` on the router a transport asked for by room code goes on: a sending one on
+   * the origin (producers are made there), a receiving one where the room's audience has
+   * room, counted there from its placement until `make` ends (when its transport counts).
    */
-  async routerFor(roomCode: string, direction: 'send' | 'recv'): Promise<RouterEntry> {
+  async onRouterFor<T>(
+    roomCode: string,
+    direction: 'send' | 'recv',
+    make: (router: RouterEntry) => Promise<T>,
+  ): Promise<T> {
     const room = this.#room(roomCode);
-    return direction === 'send' ? room.origin : room.routerForListener();
+    if (direction === 'send') return make(room.origin);
+    const router = await room.routerForListener();
+    try {
+      return await make(router);
+    } finally {
+      room.unreserve(router);
+    }
   }
 
   routersOnSlot(index: number): RouterEntry[] {

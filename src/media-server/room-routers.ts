@@ -39,12 +39,18 @@ export class RoomRouters {
     return [this.origin, ...this.#edges];
   }
 
-  /** The router a new listener's receiving transport goes on, opening an edge if all are full. */
+  /**
+   * The router a new listener's receiving transport goes on, opening an edge if all are
+   * full; its load counts the listener from here (placed in the same tick as counted, so
+   * listeners placed together spread). The caller gives the count back with
+   * {@link unreserve} once the transport exists (it then counts) or failed.
+   */
   async routerForListener(): Promise<RouterEntry> {
     for (;;) {
       const placed = placeListener(this.all, this.deps.budget);
       if (placed) {
         this.#stopLinger(placed);
+        placed.load += 1;
         return placed;
       }
       if (this.origin.closing) throw errors.ROOM_ROUTER_NOT_FOUND(this.origin.roomCode);
@@ -53,6 +59,12 @@ export class RoomRouters {
       });
       await this.#opening;
     }
+  }
+
+  /** Gives back a placement's count (see {@link routerForListener}). */
+  unreserve(entry: RouterEntry): void {
+    entry.load -= 1;
+    this.transportLeft(entry);
   }
 
   /** Pipes a new producer of the origin to every edge (a failed pipe is made again on use). */

@@ -223,14 +223,11 @@ function registerTransportRoutes(app: FastifyInstance, registry: MediaRegistry):
     '/internal/v1/transports',
     handle(async (request, reply) => {
       const body = parse(createTransportBody, request.body);
-      const routerEntry = body.router_id
-        ? registry.router(body.router_id)
-        : await registry.routerFor(body.room_code ?? '', body.direction);
-      const { transport } = await registry.createTransport(
-        routerEntry,
-        body.direction,
-        body.peer_id ?? null,
-      );
+      const make = (router: RouterEntry) =>
+        registry.createTransport(router, body.direction, body.peer_id ?? null);
+      const { transport, routerEntry } = body.router_id
+        ? await make(registry.router(body.router_id))
+        : await registry.onRouterFor(body.room_code ?? '', body.direction, make);
       return ok(
         request,
         reply,

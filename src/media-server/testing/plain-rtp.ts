@@ -94,7 +94,7 @@ export class RtpSender {
 
 /**
  * A listener without a browser: a plain RTP receiving transport placed like any listener's
- * (`routerFor(room, 'recv')`), sending what it consumes to a local UDP socket that counts
+ * (`onRouterFor(room, 'recv', …)`), sending what it consumes to a local UDP socket that counts
  * the packets. `consume` takes a room producer's id, as the signalling would.
  */
 export class PlainListener {
@@ -113,9 +113,10 @@ export class PlainListener {
 
   static async join(server: MediaServer, roomCode: string, peerId: string) {
     const { registry } = server;
-    const router = await registry.routerFor(roomCode, 'recv');
-    const { transport } = await registry.createPlainTransport(router, peerId, 'recv');
-    const listener = new PlainListener(server, peerId, transport.id, router.router.id);
+    const { transport, routerEntry } = await registry.onRouterFor(roomCode, 'recv', (router) =>
+      registry.createPlainTransport(router, peerId, 'recv'),
+    );
+    const listener = new PlainListener(server, peerId, transport.id, routerEntry.router.id);
     await new Promise<void>((resolve) => listener.#socket.bind(0, '127.0.0.1', resolve));
     await transport.connect({ ip: '127.0.0.1', port: listener.#socket.address().port });
     return listener;
