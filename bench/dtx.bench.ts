@@ -19,22 +19,19 @@
  * (packets: what each listener's forwarding costs the worker), `dtx_silence_kbps=`,
  * `no_dtx_silence_kbps=`, `dtx_tone_ratio=`.
  */
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { HttpMediaOrchestrator } from '../src/adapters/media/http-media-orchestrator.js';
-import { browserSkipReason, launchChromium } from '../src/media-server/testing/chromium.js';
-import { startTestMediaServer, TEST_TOKEN } from '../src/media-server/testing/harness.js';
-import { startSignalling } from '../src/media-server/testing/signalling.js';
+import { browserSkipReason } from '../src/media-server/testing/chromium.js';
+import {
+  callPeer,
+  startPeerPages,
+  type PeerPages,
+} from '../src/media-server/testing/peer-pages.js';
 import { MICROPHONE_OPUS } from '../packages/client/src/media/transports.js';
 import { median } from './load.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const PEER = path.join(HERE, '..', 'src', 'media-server', 'testing', 'browser-peer.mjs');
 
 interface Case {
   readonly name: string;
@@ -49,31 +46,16 @@ const CASES: readonly Case[] = [
   { name: 'tone, no DTX', tone: true, codecOptions: {} },
 ];
 
-/** What the page script (browser-peer.mjs) exposes for this bench. */
-interface PeerGlobal {
-  peerReady?: boolean;
-  peer: {
-    sendAudio(
-      room: string,
-      peerId: string,
-      options: { tone: boolean; codecOptions: Record<string, boolean> },
-    ): Promise<string>;
-    sent(): Promise<{ bytes: number; packets: number }>;
-  };
-}
-
 /** One page sending one case; resolves with its bitrate (kbit/s) and packet rate. */
-async function measure(browser: Browser, url: string, c: Case, round: number) {
-  const page = await browser.newPage();
+async function measure(peers: PeerPages, c: Case, round: number) {
+  const page = await peers.open();
   try {
-    await page.goto(url);
-    await page.waitForFunction(() => (globalThis as unknown as PeerGlobal).peerReady === true);
-    await page.evaluate(
-      ({ room, c: { tone, codecOptions } }) =>
-        (globalThis as unknown as PeerGlobal).peer.sendAudio(room, 'seat', { tone, codecOptions }),
-      { room: `dtx-${round}-${CASES.indexOf(c)}`, c },
-    );
-    const sent = () => page.evaluate(() => (globalThis as unknown as PeerGlobal).peer.sent());
+    const { tone, codecOptions } = c;
+    await callPeer(page, 'sendAudio', `dtx-${round}-${CASES.indexOf(c)}`, 'seat', {
+      tone,
+      codecOptions,
+    });
+    const sent = () => callPeer(page, 'sent');
     await sleep(WARMUP_SECONDS * 1000);
     const before = await sent();
     await sleep(SECONDS * 1000);
@@ -90,18 +72,8 @@ async function measure(browser: Browser, url: string, c: Case, round: number) {
 async function main(): Promise<void> {
   const skip = browserSkipReason();
   if (skip) throw new Error(`bench:dtx needs the media worker and Chromium: ${skip}`);
-  const server = await startTestMediaServer({ workers: 1 });
-  const media = new HttpMediaOrchestrator({
-    baseUrl: server.url,
-    internalToken: TEST_TOKEN,
-    timeoutMs: 5_000,
-    closeRetry: 2,
-  });
-  const web = await startSignalling(media, PEER);
-  const browser = await launchChromium();
+  const peers = await startPeerPages({ workers: 1 });
   try {
-    const { port } = web.server.address() as { port: number };
-    const url = `http://127.0.0.1:${port}/`;
     const kbps = new Map<string, number[]>(CASES.map((c) => [c.name, []]));
     const pps = new Map<string, number[]>(CASES.map((c) => [c.name, []]));
     for (let round = 1; round <= ROUNDS; round += 1) {
@@ -109,7 +81,7 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? [...CASES].reverse() : CASES;
       const line: string[] = [];
       for (const c of order) {
-        const m = await measure(browser, url, c, round);
+        const m = await measure(peers, c, round);
         kbps.get(c.name)!.push(m.kbps);
         pps.get(c.name)!.push(m.pps);
         line.push(`${c.name} ${m.kbps.toFixed(2)} kbit/s ${m.pps.toFixed(1)} pkt/s`);
@@ -141,10 +113,7 @@ async function main(): Promise<void> {
     console.log(`no_dtx_silence_kbps=${silentPlain.toFixed(2)}`);
     console.log(`dtx_tone_ratio=${toneRatio.toFixed(2)}`);
   } finally {
-    await browser.close();
-    await web.close();
-    media.close();
-    await server.close();
+    await peers.close();
   }
 }
 

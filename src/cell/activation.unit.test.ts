@@ -6,11 +6,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { replayActivated } from './activation.js';
 import type { ActivatedCell } from './cell-store.js';
+import type { SqlStoreTypes } from '../adapters/sql/sql-store-types.js';
 import type { AnyDomain } from './host-types.js';
 import { counterDomain, type CounterState } from './testing/counter-domain.js';
 
 const KEY = { appCode: 'app', roomId: 'room' };
-const counter = counterDomain() as unknown as AnyDomain<never>;
+const counter: AnyDomain<SqlStoreTypes> = counterDomain();
 
 function loaded(snapshot: string): ActivatedCell {
   return {
@@ -35,7 +36,7 @@ describe('replayActivated', () => {
   });
 
   it("reads the snapshot through the kind's fromSnapshot, then replays the log", () => {
-    const upgrading: AnyDomain<never> = {
+    const upgrading: AnyDomain<SqlStoreTypes> = {
       ...counter,
       // A snapshot of before, when the counter was called `total`.
       fromSnapshot: (stored) => {

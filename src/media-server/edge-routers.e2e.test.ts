@@ -10,21 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { browserSkipReason } from './testing/chromium.js';
 import { waitFor } from './testing/harness.js';
-import { startPeerPages, type PeerPages } from './testing/peer-pages.js';
-
-/** What testing/browser-peer.mjs exposes (reached through `globalThis` in the page). */
-interface PeerGlobal {
-  peerReady?: boolean;
-  peer: {
-    sendAudio(room: string, peerId: string, options: { tone: boolean }): Promise<string>;
-    receive(
-      room: string,
-      peerId: string,
-      producerIds: string[],
-    ): Promise<{ transportId: string; consumers: Record<string, string> }>;
-    received(): Promise<Record<string, { packets: number }>>;
-  };
-}
+import { callPeer, startPeerPages, type PeerPages } from './testing/peer-pages.js';
 
 void describe('listeners on edge routers (Chromium)', { skip: browserSkipReason() }, () => {
   let peers: PeerPages;
@@ -37,17 +23,11 @@ void describe('listeners on edge routers (Chromium)', { skip: browserSkipReason(
     const room = 'voice_room:default:edge-e2e';
     const { server, media, open, pageErrors } = peers;
     const seat = await open();
-    const producerId = await seat.evaluate(
-      ([r]) => (globalThis as unknown as PeerGlobal).peer.sendAudio(r, 'holder', { tone: true }),
-      [room] as const,
-    );
+    const producerId = await callPeer(seat, 'sendAudio', room, 'holder', { tone: true });
     const listeners: { page: Page; transportId: string }[] = [];
     for (const name of ['l1', 'l2', 'l3']) {
       const page = await open();
-      const joined = await page.evaluate(
-        ({ r, who, id }) => (globalThis as unknown as PeerGlobal).peer.receive(r, who, [id]),
-        { r: room, who: name, id: producerId },
-      );
+      const joined = await callPeer(page, 'receive', room, name, [producerId]);
       await media.resumeConsumer(joined.consumers.audio!);
       listeners.push({ page, transportId: joined.transportId });
     }
@@ -65,9 +45,7 @@ void describe('listeners on edge routers (Chromium)', { skip: browserSkipReason(
     for (const [i, { page }] of listeners.entries()) {
       await waitFor(
         async () => {
-          const got = await page.evaluate(() =>
-            (globalThis as unknown as PeerGlobal).peer.received(),
-          );
+          const got = await callPeer(page, 'received');
           return (got.audio?.packets ?? 0) > 20 ? true : undefined;
         },
         `listener ${i + 1} to receive the seat's audio`,

@@ -12,27 +12,7 @@ import { browserSkipReason } from './testing/chromium.js';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
 import { call, waitFor } from './testing/harness.js';
-import { startPeerPages, type PeerPages } from './testing/peer-pages.js';
-
-/**
- * What the page script (testing/browser-peer.mjs) exposes. Callbacks given to
- * `page.evaluate` run in the browser, so they reach it through `globalThis` themselves.
- */
-interface PeerGlobal {
-  peerReady?: boolean;
-  peer: {
-    send(
-      room: string,
-      peerId: string,
-    ): Promise<{ transportId: string; producers: Record<string, string> }>;
-    receive(
-      room: string,
-      peerId: string,
-      producerIds: string[],
-    ): Promise<{ transportId: string; consumers: Record<string, string> }>;
-    received(): Promise<Record<string, { packets: number; frames: number }>>;
-  };
-}
+import { callPeer, startPeerPages, type PeerPages } from './testing/peer-pages.js';
 
 /** The consumer's forwarded packets as the worker counts them (0 before any). */
 async function forwarded(server: MediaServer, consumerId: string): Promise<number> {
@@ -73,10 +53,7 @@ void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipR
   void it('forwards audio and video only after resume, and reports a peer that vanished', async () => {
     const room = '700-000-001';
     const pageA = await open();
-    const a = await pageA.evaluate(
-      ([r]) => (globalThis as unknown as PeerGlobal).peer.send(r, 'alice'),
-      [room] as const,
-    );
+    const a = await callPeer(pageA, 'send', room, 'alice');
     const audioId = a.producers.audio;
     const videoId = a.producers.video;
     assert.ok(audioId && videoId, `producers: ${JSON.stringify(a)} ${pageErrors.join('; ')}`);
@@ -90,13 +67,7 @@ void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipR
     }
 
     const pageB = await open();
-    const b = await pageB.evaluate(
-      ({ r, ids }) => (globalThis as unknown as PeerGlobal).peer.receive(r, 'bob', ids),
-      {
-        r: room,
-        ids: [audioId, videoId],
-      },
-    );
+    const b = await callPeer(pageB, 'receive', room, 'bob', [audioId, videoId]);
     const consumerIds = [b.consumers.audio, b.consumers.video];
     assert.ok(
       consumerIds.every(Boolean),
@@ -119,9 +90,7 @@ void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipR
     await sleep(1_500);
     for (const id of consumerIds)
       assert.equal(await forwarded(server, id!), 0, `consumer ${id} before resume`);
-    const before = await pageB.evaluate(() =>
-      (globalThis as unknown as PeerGlobal).peer.received(),
-    );
+    const before = await callPeer(pageB, 'received');
     assert.equal(before.audio?.packets ?? 0, 0);
     assert.equal(before.video?.packets ?? 0, 0);
 
@@ -136,7 +105,7 @@ void describe('WebRTC media through the worker (Chromium)', { skip: browserSkipR
     // B decrypts what the worker encrypted: packets and decoded video frames in B's stats.
     const after = await waitFor(
       async () => {
-        const r = await pageB.evaluate(() => (globalThis as unknown as PeerGlobal).peer.received());
+        const r = await callPeer(pageB, 'received');
         return (r.audio?.packets ?? 0) > 0 &&
           (r.video?.packets ?? 0) > 0 &&
           (r.video?.frames ?? 0) > 0

@@ -16,6 +16,55 @@ import { startSignalling } from './signalling.js';
 
 const PEER_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'browser-peer.mjs');
 
+/** What ./browser-peer.mjs puts on its page as `window.peer`, declared once. */
+export interface PeerApi {
+  /** Sends the fake microphone and camera; the producer ids by kind. */
+  send(
+    room: string,
+    peerId: string,
+  ): Promise<{ transportId: string; producers: Record<string, string> }>;
+  /** Consumes these producers (paused on the server until resumed); the consumer ids by kind. */
+  receive(
+    room: string,
+    peerId: string,
+    producerIds: string[],
+  ): Promise<{ transportId: string; consumers: Record<string, string> }>;
+  /** Per kind, the packets and decoded frames of its inbound-rtp stats. */
+  received(): Promise<Record<string, { packets: number; frames: number }>>;
+  /** Sends one WebAudio microphone: a 440 Hz tone or silence; the producer id. */
+  sendAudio(
+    room: string,
+    peerId: string,
+    options: { tone: boolean; codecOptions?: Record<string, boolean> },
+  ): Promise<string>;
+  /** What the producer sent so far (outbound-rtp). */
+  sent(): Promise<{ bytes: number; packets: number }>;
+}
+
+/** A page's script may not have run yet: the globals it sets, as far as we read them. */
+type PeerWindow = { peer?: Record<string, (...args: unknown[]) => unknown>; peerReady?: boolean };
+
+/** Calls `peer.<method>(...args)` in the page (in the browser) and answers its result. */
+export function callPeer<M extends keyof PeerApi>(
+  page: Page,
+  method: M,
+  ...args: Parameters<PeerApi[M]>
+): Promise<Awaited<ReturnType<PeerApi[M]>>> {
+  const answer = page.evaluate(
+    ({ name, values }) => (globalThis as PeerWindow).peer?.[name]?.(...values),
+    { name: method, values: args },
+  );
+  // The page script implements PeerApi: its answer is the method's declared one.
+  return answer as Promise<Awaited<ReturnType<PeerApi[M]>>>;
+}
+
+/** Loads the peer page at `url` in `page` and waits for its script. */
+export async function openPeerPage(page: Page, url: string): Promise<Page> {
+  await page.goto(url);
+  await page.waitForFunction(() => (globalThis as PeerWindow).peerReady === true);
+  return page;
+}
+
 export interface PeerPages {
   readonly server: MediaServer;
   readonly media: HttpMediaOrchestrator;
@@ -49,9 +98,7 @@ export async function startPeerPages(
         if (m.type() === 'error') pageErrors.push(m.text());
       });
       const { port } = web.server.address() as { port: number };
-      await page.goto(`http://127.0.0.1:${port}/`);
-      await page.waitForFunction(() => (globalThis as { peerReady?: boolean }).peerReady === true);
-      return page;
+      return openPeerPage(page, `http://127.0.0.1:${port}/`);
     },
     close: async () => {
       await browser.close();
