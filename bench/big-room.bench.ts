@@ -21,17 +21,23 @@
  *    the same seat; per RTP packet, arrival at the edge listener minus arrival at the
  *    origin listener, on an otherwise idle server: p50 and p99.
  *
+ *    And on 2 media servers of one worker each (both in this process, registered in Redis
+ *    under a fresh key prefix), with the same budget: listeners join over the room's
+ *    server's internal HTTP API by room code, as a node would, so past the budget they are
+ *    placed on an edge the room's server opens on the other server, the seats piped there
+ *    over UDP with SRTP (src/media-server/remote-edges.ts).
+ *
  * This machine has 2 cores, shared by the workers, the Node sender and the receiving
  * threads: past one worker's worth of listeners, the figure is the machine's limit, not
- * the second worker's. Each step prints each worker's CPU: compare per-worker costs.
- * The 2-server figure (`big_room_listeners_2s`) needs pipes between media servers, which
- * are not built yet; it is not printed.
+ * the second worker's or server's. Each step prints each worker's CPU: compare per-worker
+ * costs.
  *
  * 5. The audience tier (./big-room-audience.ts): 10,000 listeners joining one room at 500/s
  *    and heartbeating, on one node: frames per join, the seat commands' p99 against 100
  *    present, the heap.
  *
  * Last lines machine-readable: `big_room_listeners_1w=`, `big_room_listeners_2w=`,
+ * `big_room_listeners_2s=`,
  * `big_room_dtx_gain=`, `big_room_piped_cost_ratio=`, `big_room_pipe_hop_p50_ms=`,
  * `big_room_pipe_hop_p99_ms=`, `big_room_audience_seat_p99_ratio=`,
  * `big_room_audience_frames_per_join=` (per follower, with the crowd),
@@ -42,8 +48,13 @@ import dgram from 'node:dgram';
 import type { types } from 'mediasoup';
 import pino from 'pino';
 import { DEFAULT_ROUTER_CONSUMERS, mediaServerTestOptions } from '../src/media-server/options.js';
+import type { MediaRegistrationSettings } from '../src/media-server/registration.js';
 import { startMediaServer, type MediaServer } from '../src/media-server/server.js';
-import { opusLevelRtpParameters } from '../src/media-server/testing/plain-rtp.js';
+import {
+  HttpPlainListener,
+  opusLevelRtpParameters,
+} from '../src/media-server/testing/plain-rtp.js';
+import { deleteKeysWithPrefix, testKeyPrefix, testRedisUrl } from '../src/testing/backends.js';
 import { audienceTier } from './big-room-audience.js';
 import { median, quantile } from './load.js';
 import {
@@ -70,21 +81,47 @@ const ROOM = 'voice_room:default:big-room';
 const logger = pino({ level: 'silent' });
 
 interface Room {
+  /** The room's server, and (on 2 servers) the other one. */
   readonly server: MediaServer;
+  readonly other: MediaServer | null;
   readonly streams: RtpStream[];
   readonly producers: string[];
+  close(): Promise<void>;
 }
 
-async function openRoom(workers: number, budget: number): Promise<Room> {
+/** The room on one server of `workers` workers, or on `servers` servers of 1 worker each. */
+async function openRoom(workers: number, budget: number, servers = 1): Promise<Room> {
+  const internalToken = randomBytes(16).toString('hex');
+  const options = {
+    internalToken,
+    workers,
+    workerLogLevel: 'none' as const,
+    routerConsumers: budget,
+  };
+  const redisUrl = testRedisUrl();
+  const keyPrefix = testKeyPrefix();
+  const registration = (id: string): MediaRegistrationSettings | null =>
+    servers > 1 ? { id, redisUrl, keyPrefix, advertiseUrl: null, ttlMs: 3_000 } : null;
+  const other =
+    servers > 1
+      ? await startMediaServer(
+          mediaServerTestOptions({ ...options, rtcMinPort: 30000, rtcMaxPort: 34999 }),
+          logger,
+          process.env,
+          registration('bench-edge'),
+        )
+      : null;
   const server = await startMediaServer(
-    mediaServerTestOptions({
-      internalToken: randomBytes(16).toString('hex'),
-      workers,
-      workerLogLevel: 'none',
-      routerConsumers: budget,
-    }),
+    mediaServerTestOptions(options),
     logger,
+    process.env,
+    registration('bench-origin'),
   );
+  const close = async () => {
+    await server.close();
+    await other?.close();
+    if (other) await deleteKeysWithPrefix(redisUrl, keyPrefix).catch(() => 0);
+  };
   const { registry } = server;
   const { entry: origin } = await registry.ensureRouter(ROOM);
   const codec = opusLevelRtpParameters(0);
@@ -102,12 +139,13 @@ async function openRoom(workers: number, budget: number): Promise<Room> {
     producers.push(producer.id);
     streams.push(rtpStream(transport.tuple.localPort, ssrc, codec.codecs[0]!.payloadType, 1));
   }
-  return { server, streams, producers };
+  return { server, other, streams, producers, close };
 }
 
 /** Adds a listener through the server's placement, consuming every seat, sending to `port`. */
 async function addListener(room: Room, index: number, port: number): Promise<string> {
   const { registry } = room.server;
+  if (room.other) return addListenerOverHttp(room, index, port);
   const { transport, routerEntry: router } = await registry.onRouterFor(ROOM, 'recv', (at) =>
     registry.createPlainTransport(at, `listener-${index}`, 'recv'),
   );
@@ -136,7 +174,25 @@ function feeder(room: Room, talking: number) {
   return { feed, close: () => sender.close() };
 }
 
-const workersOf = (server: MediaServer) => server.pool.slots.map((s) => s.worker);
+/** As a node would: over the room's server's internal API, so it may land on the other. */
+async function addListenerOverHttp(room: Room, index: number, port: number): Promise<string> {
+  const { server } = room;
+  const listener = await HttpPlainListener.join(
+    server,
+    server.internalToken,
+    ROOM,
+    `listener-${index}`,
+    port,
+  );
+  const caps = server.registry.routerOfRoom(ROOM).router.rtpCapabilities;
+  for (const producerId of room.producers) await listener.consume(producerId, caps);
+  return listener.routerId;
+}
+
+const workersOf = (room: Room) =>
+  [room.server, ...(room.other ? [room.other] : [])].flatMap((server) =>
+    server.pool.slots.map((s) => s.worker),
+  );
 
 async function cpuMs(worker: types.Worker): Promise<number> {
   const usage = await worker.getResourceUsage();
@@ -150,13 +206,15 @@ async function capacity(
   talking: number,
   step = STEP,
   budget = BUDGET,
+  servers = 1,
 ) {
-  const room = await openRoom(workers, budget);
+  const room = await openRoom(workers, budget, servers);
   const receivers = new Receivers(LATE_MS);
   const { feed, close } = feeder(room, talking);
   console.log(
     `${label}: 1 room, ${SEATS} seats (${talking} talking at ${TALKING_RATE} packets/s, ` +
-      `${SEATS - talking} silent with DTX at ${DTX_RATE}/s), ${workers} worker(s), ` +
+      `${SEATS - talking} silent with DTX at ${DTX_RATE}/s), ${servers} server(s) of ` +
+      `${workers} worker(s), ` +
       `router budget ${budget} consumers, steps of ${step}, ${STEP_SECONDS} s each`,
   );
   try {
@@ -167,16 +225,16 @@ async function capacity(
       for (const target = listeners + step; listeners < target; listeners++) {
         await addListener(room, listeners, receivers.port(listeners));
       }
-      const before = await Promise.all(workersOf(room.server).map(cpuMs));
+      const before = await Promise.all(workersOf(room).map(cpuMs));
       const started = Date.now();
       const result = await measureStep({
         receivers,
-        worker: workersOf(room.server)[0]!,
+        worker: workersOf(room)[0]!,
         seconds: STEP_SECONDS,
         copies: listeners,
         send: feed,
       });
-      const after = await Promise.all(workersOf(room.server).map(cpuMs));
+      const after = await Promise.all(workersOf(room).map(cpuMs));
       const perWorker = after.map(
         (ms, i) => `${(((ms - before[i]!) / (Date.now() - started)) * 100).toFixed(0)}%`,
       );
@@ -192,7 +250,7 @@ async function capacity(
   } finally {
     close();
     await receivers.close();
-    await room.server.close();
+    await room.close();
   }
 }
 
@@ -206,7 +264,7 @@ async function pipedCost(listenersPerWorker: number): Promise<number> {
     for (let i = 0; i < 2 * listenersPerWorker; i++) {
       await addListener(room, i, receivers.port(i));
     }
-    const [origin, edge] = room.server.registry.routersOfRoom(ROOM);
+    const [origin, edge] = room.server.registry.localRoutersOfRoom(ROOM);
     if (!origin || !edge || origin.slot === edge.slot) throw new Error('expected 2 workers');
     const ratios: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -227,7 +285,7 @@ async function pipedCost(listenersPerWorker: number): Promise<number> {
   } finally {
     close();
     await receivers.close();
-    await room.server.close();
+    await room.close();
   }
 }
 
@@ -282,7 +340,7 @@ async function pipeHop(): Promise<number[]> {
   } finally {
     close();
     for (const s of sockets) s.close();
-    await room.server.close();
+    await room.close();
   }
 }
 
@@ -297,6 +355,14 @@ async function main(): Promise<void> {
     STEP,
     Math.max(STEP, Math.floor(oneWorker / 2)) * SEATS,
   );
+  const twoServers = await capacity(
+    'all talking, 2 servers',
+    1,
+    SEATS,
+    STEP,
+    Math.max(STEP, Math.floor(oneWorker / 2)) * SEATS,
+    2,
+  );
   const dtx = await capacity('2 of 8 talking, 1 worker', 1, 2, STEP * 2);
   const pipedRatio = await pipedCost(Math.max(STEP, Math.floor(oneWorker / 3)));
   const hops = await pipeHop();
@@ -307,13 +373,15 @@ async function main(): Promise<void> {
   );
   console.log(
     `listeners held at ≤1% loss: 1 worker ${oneWorker}, 2 workers ${twoWorkers} ` +
-      `(${fmt(twoWorkers / Math.max(1, oneWorker))}×); 2 of 8 talking ${dtx} ` +
+      `(${fmt(twoWorkers / Math.max(1, oneWorker))}×), 2 servers ${twoServers} ` +
+      `(${fmt(twoServers / Math.max(1, oneWorker))}×); 2 of 8 talking ${dtx} ` +
       `(${fmt(dtx / Math.max(1, oneWorker))}× all talking)`,
   );
   const audience = await audienceTier();
   const seatRatio = audience.seatP99Large / audience.seatP99Small;
   console.log(`big_room_listeners_1w=${oneWorker}`);
   console.log(`big_room_listeners_2w=${twoWorkers}`);
+  console.log(`big_room_listeners_2s=${twoServers}`);
   console.log(`big_room_dtx_gain=${fmt(dtx / Math.max(1, oneWorker))}`);
   console.log(`big_room_piped_cost_ratio=${fmt(pipedRatio)}`);
   console.log(`big_room_pipe_hop_p50_ms=${fmt(quantile(hops, 0.5))}`);

@@ -63,6 +63,9 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_ROUTER_CONSUMERS: '250',
   ROOMS_VOICE_ANNOUNCED_AUDIENCE: '0',
   ROOMS_MEDIA_EDGE_LINGER_MS: '0',
+  ROOMS_MEDIA_PIPE_LISTEN_IP: '10.0.0.5',
+  ROOMS_MEDIA_PIPE_ANNOUNCED_ADDRESS: 'media-1.internal',
+  ROOMS_MEDIA_PEER_LOST_MS: '1500',
   ROOMS_MEDIA_TIMEOUT_MS: '2500',
   ROOMS_MEDIA_CLOSE_RETRY: '4',
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: '3',
@@ -144,6 +147,9 @@ const DEFAULT_MEDIA: Config['media'] = {
     workerLogLevel: 'warn',
     routerConsumers: 4000,
     edgeLingerMs: 10_000,
+    pipeListenIp: null,
+    pipeAnnouncedAddress: null,
+    peerLostMs: 3_000,
   },
 };
 
@@ -359,6 +365,9 @@ void describe('loadConfig', () => {
           workerLogLevel: 'warn',
           routerConsumers: 250,
           edgeLingerMs: 0,
+          pipeListenIp: '10.0.0.5',
+          pipeAnnouncedAddress: 'media-1.internal',
+          peerLostMs: 1500,
         },
       },
       grpc: {

@@ -12,12 +12,8 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { MediaEvent } from './events.js';
 import type { MediaServer } from './server.js';
 import { call, mediaSkipReason, room, startTestMediaServer, waitFor } from './testing/harness.js';
-import {
-  opusLevelRtpParameters,
-  plainSendTransport,
-  PlainListener,
-  RtpSender,
-} from './testing/plain-rtp.js';
+import type { RtpSender } from './testing/plain-rtp.js';
+import { opusLevelRtpParameters, PlainListener, plainSeat } from './testing/plain-rtp.js';
 
 interface RoomRouter {
   router_id: string;
@@ -56,18 +52,11 @@ void describe('a room audience over origin and edge routers', { skip: mediaSkipR
     await server.close();
   });
 
-  /** A seat: a plain transport and an Opus producer on the origin, and its RTP sender. */
+  /** A seat on the origin, its sender closed after the test. */
   async function seat(peer: string, ssrc: number) {
-    const { id, port } = await plainSendTransport(server, code, peer);
-    const { producer } = await server.registry.createProducer(
-      id,
-      'audio',
-      opusLevelRtpParameters(ssrc) as never,
-      false,
-    );
-    const sender = new RtpSender(port, ssrc);
-    senders.push(sender);
-    return { producerId: producer.id, sender };
+    const made = await plainSeat(server, code, peer, ssrc);
+    senders.push(made.sender);
+    return made;
   }
 
   async function join(count: number, producers: string[]): Promise<PlainListener[]> {

@@ -9,9 +9,18 @@
  */
 import type { RouterEntry, TransportEntry } from './media-entries.js';
 
+/** What placement reads of a router, on this server or another. */
+export interface Placeable {
+  readonly closing?: unknown;
+  readonly load: number;
+}
+
 /** The room's router with room for one more listener (least loaded; origin on a tie), or null. */
-export function placeListener(routers: readonly RouterEntry[], budget: number): RouterEntry | null {
-  let best: RouterEntry | null = null;
+export function placeListener<R extends Placeable>(
+  routers: readonly R[],
+  budget: number,
+): R | null {
+  let best: R | null = null;
   for (const entry of routers) {
     if (entry.closing || entry.load >= budget) continue;
     if (!best || entry.load < best.load) best = entry;

@@ -17,6 +17,7 @@ import {
 } from '../shared/env.js';
 import {
   DEFAULT_EDGE_LINGER_MS,
+  DEFAULT_PEER_LOST_MS,
   DEFAULT_ROUTER_CONSUMERS,
   type MediaServerOptions,
 } from './options.js';
@@ -39,6 +40,12 @@ export const mediaServerVariables = {
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: int(1024, 65535).optional(),
   ROOMS_MEDIA_ROUTER_CONSUMERS: int(1, 1_000_000).default(DEFAULT_ROUTER_CONSUMERS),
   ROOMS_MEDIA_EDGE_LINGER_MS: int(0, 3_600_000).default(DEFAULT_EDGE_LINGER_MS),
+  ROOMS_MEDIA_PIPE_LISTEN_IP: z.union([z.ipv4(), z.ipv6()]).optional(),
+  ROOMS_MEDIA_PIPE_ANNOUNCED_ADDRESS: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]{1,253}$/, 'an IP address or a host name')
+    .optional(),
+  ROOMS_MEDIA_PEER_LOST_MS: int(500, 600_000).default(DEFAULT_PEER_LOST_MS),
 };
 
 /**
@@ -94,6 +101,9 @@ export function mediaServerOptions(e: MediaServerEnv): MediaServerSettings {
     workerLogLevel: 'warn',
     routerConsumers: e.ROOMS_MEDIA_ROUTER_CONSUMERS,
     edgeLingerMs: e.ROOMS_MEDIA_EDGE_LINGER_MS,
+    pipeListenIp: e.ROOMS_MEDIA_PIPE_LISTEN_IP ?? null,
+    pipeAnnouncedAddress: e.ROOMS_MEDIA_PIPE_ANNOUNCED_ADDRESS ?? null,
+    peerLostMs: e.ROOMS_MEDIA_PEER_LOST_MS,
   };
 }
 

@@ -47,12 +47,22 @@ export type CloseReason =
   | 'idle' // (edge routers) its last listener left and none came back in time
   | 'worker_died'; // the mediasoup worker holding it died
 
-/** A router lost with its worker. */
+/** A router lost with its worker, or (an edge) with the other media server holding it. */
 export interface LostRouter {
   readonly router_id: string;
   readonly room_code: string;
   readonly role: 'origin' | 'edge';
   readonly peers: string[];
+  /**
+   * An edge of a room of this server held by another server (`routers_lost` with
+   * `worker_index` -1): the id of that server.
+   */
+  readonly media_server?: string;
+  /**
+   * An edge held here for a room whose origin is on another server: that server's id. That
+   * server reports the loss for its room (with `media_server`); the room's nodes skip this.
+   */
+  readonly origin_server?: string;
 }
 
 /** Every event the media server reports, discriminated by `type`. */
@@ -108,6 +118,7 @@ export type MediaEventBody =
        */
       routers: LostRouter[];
       error: string;
+      /* `worker_index` and `worker_pid` are -1 for edges lost with another server. */
     }
   | { type: 'worker_restarted'; worker_index: number; worker_pid: number };
 

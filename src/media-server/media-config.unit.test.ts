@@ -89,6 +89,9 @@ const MEDIA_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_WEBRTC_SERVER_PORT: '44440',
   ROOMS_MEDIA_ROUTER_CONSUMERS: '1500',
   ROOMS_MEDIA_EDGE_LINGER_MS: '2500',
+  ROOMS_MEDIA_PIPE_LISTEN_IP: '10.0.0.7',
+  ROOMS_MEDIA_PIPE_ANNOUNCED_ADDRESS: '203.0.113.7',
+  ROOMS_MEDIA_PEER_LOST_MS: '5000',
   ROOMS_NODE_ID: 'media-1',
   ROOMS_LOG_LEVEL: 'warn',
 };
@@ -123,6 +126,9 @@ void describe('standalone media server config', () => {
         workerLogLevel: 'warn',
         routerConsumers: 1500,
         edgeLingerMs: 2500,
+        pipeListenIp: '10.0.0.7',
+        pipeAnnouncedAddress: '203.0.113.7',
+        peerLostMs: 5000,
       },
       registration: null,
       drainTimeoutMs: 60_000,
@@ -188,6 +194,9 @@ void describe('standalone media server config', () => {
       workerLogLevel: 'warn',
       routerConsumers: 4000,
       edgeLingerMs: 10000,
+      pipeListenIp: null,
+      pipeAnnouncedAddress: null,
+      peerLostMs: 3000,
     });
   });
 

@@ -34,6 +34,12 @@ export interface RouterEntry {
   readonly pipes: Map<string, Promise<types.Producer>>;
   /** The peers whose transports died with the router's worker (for `routers_lost`). */
   readonly lostPeers: Set<string>;
+  /**
+   * An edge held here for a room whose origin is on another media server: that server's id,
+   * and this edge's end of the pipe from it (./remote-edge-host.ts).
+   */
+  readonly originServer?: string;
+  pipeIn?: types.PipeTransport;
   closing?: CloseReason;
 }
 

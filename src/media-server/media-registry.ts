@@ -27,8 +27,12 @@ import {
   type MediaServerOptions,
 } from './options.js';
 import { producerEventFields, storedProducerData, type ProducerAppData } from './producer-data.js';
+import { EdgeLinger } from './edge-linger.js';
 import { eventScope, watchConsumer, watchProducer, watchTransport } from './resource-events.js';
-import { RoomRouters } from './room-routers.js';
+import { RemoteEdge } from './remote-edge.js';
+import { connectPipe, hostedEdge, openPipeEnd, type PipeTuple } from './remote-edge-host.js';
+import type { RemoteEdges } from './remote-edges.js';
+import { RoomRouters, type RoomRouter } from './room-routers.js';
 import { RouterSpeakers } from './speakers.js';
 import type { WorkerPool, WorkerSlot } from './worker-pool.js';
 import { errors } from '../shared/error-codes.js';
@@ -51,6 +55,10 @@ export class MediaRegistry {
   readonly #consumers = new Map<string, ConsumerEntry>();
   /** Routers closed by a worker's death, reported together once the pool says it died. */
   readonly #lostBySlot = new Map<number, LostRouter[]>();
+  /** Closes idle edges held here for rooms whose origin is on another server. */
+  readonly #hostedLinger: EdgeLinger;
+  /** This server's rooms' edges on other servers; null outside a cluster. */
+  #remote: RemoteEdges | null = null;
 
   constructor(
     private readonly pool: WorkerPool,
@@ -58,7 +66,19 @@ export class MediaRegistry {
     private readonly options: MediaServerOptions,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#hostedLinger = new EdgeLinger(options.edgeLingerMs ?? DEFAULT_EDGE_LINGER_MS);
+  }
+
+  /** In a cluster: rooms whose workers are all in use open edges on other servers too. */
+  useRemoteEdges(remote: RemoteEdges): void {
+    this.#remote = remote;
+  }
+
+  /** The edge on another server holding the transport or consumer `id`, if any. */
+  remoteEdgeOf(id: string): RemoteEdge | undefined {
+    return this.#remote?.edgeOf(id);
+  }
 
   get stats(): MediaStats {
     return {
@@ -100,29 +120,66 @@ export class MediaRegistry {
     return this.#room(roomCode).origin;
   }
 
-  /** The room's routers: its origin, then its edges. */
-  routersOfRoom(roomCode: string): RouterEntry[] {
+  /** The room's routers: its origin, then its edges (on this server or others). */
+  routersOfRoom(roomCode: string): RoomRouter[] {
     return this.#room(roomCode).all;
+  }
+
+  /** The room's routers on this server: its origin, then its edges here. */
+  localRoutersOfRoom(roomCode: string): RouterEntry[] {
+    return this.#room(roomCode).local;
   }
 
   /**
    * Runs `make` on the router a transport asked for by room code goes on: a sending one on
    * the origin (producers are made there), a receiving one where the room's audience has
    * room, counted there from its placement until `make` ends (when its transport counts).
+   * With `remote`, the router may be an edge on another server, which `remote` makes it on.
    */
   async onRouterFor<T>(
     roomCode: string,
     direction: 'send' | 'recv',
     make: (router: RouterEntry) => Promise<T>,
+    remote?: (edge: RemoteEdge) => Promise<T>,
   ): Promise<T> {
     const room = this.#room(roomCode);
     if (direction === 'send') return make(room.origin);
-    const router = await room.routerForListener();
+    const router = await room.routerForListener(remote !== undefined);
     try {
-      return await make(router);
+      return router instanceof RemoteEdge ? await remote!(router) : await make(router);
     } finally {
       room.unreserve(router);
     }
+  }
+
+  /**
+   * Opens an edge here for a room whose origin is on the server `originServer`, with its end
+   * of the pipe connected to the origin's (`pipe`). It closes when idle, as any edge.
+   */
+  async openHostedEdge(roomCode: string, originServer: string, pipe: PipeTuple) {
+    const entry = await this.#createRouter(
+      roomCode,
+      'edge',
+      (router) => RouterSpeakers.attach(router, roomCode, this.bus, this.now),
+      originServer,
+    );
+    try {
+      entry.pipeIn = await openPipeEnd(entry.router, this.options);
+      await connectPipe(entry.pipeIn, pipe);
+    } catch (error) {
+      entry.closing = 'closed';
+      entry.router.close();
+      throw error;
+    }
+    this.#hostedLinger.transportLeft(entry);
+    return hostedEdge(entry);
+  }
+
+  /** The ids of the edges held here for rooms whose origin is on `originServer`. */
+  hostedEdgeIds(originServer: string): string[] {
+    return [...this.#routers.values()]
+      .filter((e) => e.originServer === originServer)
+      .map((e) => e.router.id);
   }
 
   routersOnSlot(index: number): RouterEntry[] {
@@ -192,11 +249,13 @@ export class MediaRegistry {
     const { transport, routerEntry } = entry;
     this.#transports.set(transport.id, entry);
     transportOpened(entry);
+    if (routerEntry.originServer) this.#hostedLinger.stop(routerEntry);
     watchTransport(entry, this.bus, () => {
       this.#transports.delete(transport.id);
       transportClosed(entry);
       if (routerEntry.worker.died && entry.peerId) routerEntry.lostPeers.add(entry.peerId);
-      this.#rooms.get(routerEntry.roomCode)?.transportLeft(routerEntry);
+      if (routerEntry.originServer) this.#hostedLinger.transportLeft(routerEntry);
+      else this.#rooms.get(routerEntry.roomCode)?.transportLeft(routerEntry);
     });
     return entry;
   }
@@ -277,8 +336,7 @@ export class MediaRegistry {
     rtpCapabilities: types.RtpCapabilities,
   ): Promise<ConsumerEntry> {
     const transportEntry = this.transport(transportId);
-    const producerEntry = this.producer(producerId); // a 404 for an unknown producer first
-    const source = await this.#sourceOn(transportEntry.routerEntry, producerEntry);
+    const source = await this.#sourceOn(transportEntry.routerEntry, producerId);
     // No router.canConsume first: consume checks the capabilities too and throws, and each
     // deep-copies them (the two copies were 4% of the node's busy time at 100 meetings × 8).
     let consumer: types.Consumer;
@@ -304,10 +362,17 @@ export class MediaRegistry {
   }
 
   /**
-   * The id of what a transport on `router` consumes to receive `producer`: the producer on
-   * its own router, its pipe on an edge of the same room. Another room's: cannot consume.
+   * The id of what a transport on `router` consumes to receive the producer `producerId`:
+   * the producer on its own router, its pipe on an edge of the same room (on an edge held
+   * for another server's room, the pipe that server made). Another room's: cannot consume.
    */
-  async #sourceOn(router: RouterEntry, producer: ProducerEntry): Promise<string> {
+  async #sourceOn(router: RouterEntry, producerId: string): Promise<string> {
+    if (router.originServer) {
+      const pipe = router.pipes.get(producerId);
+      if (!pipe) throw errors.PRODUCER_NOT_FOUND(producerId);
+      return (await pipe).id;
+    }
+    const producer = this.producer(producerId); // a 404 for an unknown producer first
     const origin = producer.transportEntry.routerEntry;
     if (origin === router) return producer.producer.id;
     const room = this.#rooms.get(router.roomCode);
@@ -353,8 +418,8 @@ export class MediaRegistry {
     const origin = await this.#createRouter(roomCode, 'origin', (router) =>
       RouterSpeakers.attach(router, roomCode, this.bus, this.now),
     );
-    const room = new RoomRouters(origin, {
-      openEdge: () => this.#createRouter(roomCode, 'edge', () => Promise.resolve(origin.speakers)),
+    const room: RoomRouters = new RoomRouters(origin, {
+      openEdge: (remote) => this.#openEdge(room, remote),
       budget: this.options.routerConsumers ?? DEFAULT_ROUTER_CONSUMERS,
       lingerMs: this.options.edgeLingerMs ?? DEFAULT_EDGE_LINGER_MS,
       logger: this.logger,
@@ -364,10 +429,55 @@ export class MediaRegistry {
     return room;
   }
 
+  /**
+   * A new edge of `room`: on another server when `remote` is allowed, one is configured and
+   * every live worker here already holds one of the room's routers; else on a worker here.
+   */
+  async #openEdge(room: RoomRouters, remote: boolean): Promise<RoomRouter> {
+    const { origin } = room;
+    if (remote && this.#remote && this.#everyWorkerHolds(room)) {
+      const edge = await this.#remote.open(origin, (gone, lostPeers, error) => {
+        room.routerClosed(gone);
+        if (lostPeers) this.#reportRemoteLoss(gone, lostPeers, error);
+      });
+      if (edge) return edge;
+    }
+    return this.#createRouter(origin.roomCode, 'edge', () => Promise.resolve(origin.speakers));
+  }
+
+  #everyWorkerHolds(room: RoomRouters): boolean {
+    const held = new Set(room.local.map((r) => r.slot));
+    return this.pool.slots.every((slot) => !slot.alive || held.has(slot));
+  }
+
+  /** An edge on another server was lost (its server or worker died): its listeners. */
+  #reportRemoteLoss(edge: RemoteEdge, peers: string[], error: string): void {
+    this.logger.error(
+      { room: edge.roomCode, server: edge.serverId, router: edge.routerId, peers: peers.length },
+      'remote edge router lost',
+    );
+    this.bus.publish({
+      type: 'routers_lost',
+      worker_index: -1,
+      worker_pid: -1,
+      routers: [
+        {
+          router_id: edge.routerId,
+          room_code: edge.roomCode,
+          role: 'edge',
+          peers,
+          media_server: edge.serverId,
+        },
+      ],
+      error,
+    });
+  }
+
   async #createRouter(
     roomCode: string,
     role: RouterRole,
     speakersOf: (router: types.Router) => Promise<RouterSpeakers>,
+    originServer?: string,
   ): Promise<RouterEntry> {
     const { router, slot } = await this.pool.createRouter(MEDIA_CODECS, { roomCode, role });
     try {
@@ -383,6 +493,7 @@ export class MediaRegistry {
         transports: new Set(),
         pipes: new Map(),
         lostPeers: new Set(),
+        ...(originServer ? { originServer } : {}),
       };
       this.#routers.set(router.id, entry);
       router.observer.once('close', () => this.#routerClosed(entry));
@@ -398,16 +509,21 @@ export class MediaRegistry {
   }
 
   #routerClosed(entry: RouterEntry): void {
-    const { router, roomCode, role } = entry;
+    const { router, roomCode, role, originServer } = entry;
     this.#routers.delete(router.id);
-    const room = this.#rooms.get(roomCode);
-    if (room?.origin === entry) this.#rooms.delete(roomCode);
-    room?.routerClosed(entry);
+    if (originServer) {
+      this.#hostedLinger.stop(entry);
+    } else {
+      const room = this.#rooms.get(roomCode);
+      if (room?.origin === entry) this.#rooms.delete(roomCode);
+      room?.routerClosed(entry);
+    }
     const reason = entry.worker.died ? 'worker_died' : (entry.closing ?? 'router_closed');
     if (reason === 'worker_died') {
       const lost = this.#lostBySlot.get(entry.slot.index) ?? [];
       const peers = [...entry.lostPeers];
-      lost.push({ router_id: router.id, room_code: roomCode, role, peers });
+      const origin = originServer ? { origin_server: originServer } : {};
+      lost.push({ router_id: router.id, room_code: roomCode, role, peers, ...origin });
       this.#lostBySlot.set(entry.slot.index, lost);
     }
     this.bus.publish({ type: 'router_closed', room_code: roomCode, router_id: router.id, reason });

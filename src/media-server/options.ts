@@ -44,6 +44,18 @@ export interface MediaServerOptions {
   readonly routerConsumers?: number;
   /** How long an edge router without listeners stays open (default 10 s). */
   readonly edgeLingerMs?: number;
+  /**
+   * IP the pipes between media servers bind to (an edge on another server receives a
+   * room's producers there); null: `listenIp`. Keep it on the servers' private network.
+   */
+  readonly pipeListenIp?: string | null;
+  /** Address the other server sends pipe RTP to instead of `pipeListenIp`; null: `announcedAddress`. */
+  readonly pipeAnnouncedAddress?: string | null;
+  /**
+   * How long a server holding one of this server's edges may be unreachable before the
+   * edge counts as lost and its listeners are reset (default {@link DEFAULT_PEER_LOST_MS}).
+   */
+  readonly peerLostMs?: number;
 }
 
 /**
@@ -53,6 +65,7 @@ export interface MediaServerOptions {
  */
 export const DEFAULT_ROUTER_CONSUMERS = 4_000;
 export const DEFAULT_EDGE_LINGER_MS = 10_000;
+export const DEFAULT_PEER_LOST_MS = 3_000;
 
 /**
  * Codecs of every router: Opus for audio; VP8 (what browsers send by default) and H264

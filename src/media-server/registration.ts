@@ -5,7 +5,8 @@
  * `ttlMs`, and the rooms it holds when they changed. Nodes place new rooms on the least
  * loaded live server that is not draining, and move the rooms of one whose record expired.
  * A beat that fails (Redis down) is logged once and retried at the next tick: the server
- * keeps serving its rooms meanwhile.
+ * keeps serving its rooms meanwhile. The same directory names the other servers a room's
+ * edge may open on (`peers`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -13,8 +14,9 @@ import type { Logger } from 'pino';
 import { MediaServerKeys } from '../adapters/redis/media-server-records.js';
 import { createRedisClient } from '../adapters/redis/redis-client.js';
 import { quitQuietly } from '../adapters/redis/redis-lease.js';
-import type { MediaServerRecord } from '../media-cluster/media-placement.js';
+import { loadOrder, type MediaServerRecord } from '../media-cluster/media-placement.js';
 import type { MediaRegistry } from './media-registry.js';
+import type { PeerServer } from './peer-client.js';
 import type { WorkerPool } from './worker-pool.js';
 
 /** Where and how a media server registers (`ROOMS_MEDIA_REDIS_URL` and the rest). */
@@ -62,6 +64,15 @@ export class MediaServerHeartbeat {
 
   get draining(): boolean {
     return this.#draining;
+  }
+
+  /** The other live servers that are not draining, least loaded first. */
+  async peers(): Promise<PeerServer[]> {
+    const { live } = await this.#keys.snapshot();
+    return [...live.values()]
+      .filter((r) => r.id !== this.settings.id && !r.draining)
+      .sort((a, b) => loadOrder(a.load, b.load) || (a.id < b.id ? -1 : 1))
+      .map(({ id, url }) => ({ id, url }));
   }
 
   /** Registers (waits for Redis up to a few seconds for the first beat) and keeps beating. */

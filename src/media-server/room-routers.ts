@@ -7,16 +7,28 @@
  * closing or pausing a producer on the origin closes or pauses its pipes (mediasoup links
  * the pipe's consumer and producer), so the server still decides who is heard everywhere.
  * An edge that loses its last listener closes after a linger, unless one comes back.
+ *
+ * In a cluster, once every worker of this server holds one of the room's routers, the next
+ * edge opens on another media server (./remote-edge.ts): the producers are piped there over
+ * the network, and that server closes the edge when idle.
  */
 import type { types } from 'mediasoup';
 import type { Logger } from 'pino';
-import { isIdleEdge, placeListener } from './audience.js';
+import { placeListener } from './audience.js';
+import { EdgeLinger } from './edge-linger.js';
 import type { RouterEntry } from './media-entries.js';
+import { RemoteEdge } from './remote-edge.js';
 import { errors } from '../shared/error-codes.js';
 
+/** One of a room's routers: on this server, or an edge on another one. */
+export type RoomRouter = RouterEntry | RemoteEdge;
+
 export interface RoomRoutersDeps {
-  /** Opens a new edge router for this room (on the least loaded worker). */
-  readonly openEdge: () => Promise<RouterEntry>;
+  /**
+   * Opens a new edge router for this room: on the least loaded worker, or, when `remote`
+   * is allowed and every worker holds one of the room's routers, on another server.
+   */
+  readonly openEdge: (remote: boolean) => Promise<RoomRouter>;
   /** A router's consumer budget. */
   readonly budget: number;
   readonly lingerMs: number;
@@ -24,37 +36,46 @@ export interface RoomRoutersDeps {
 }
 
 export class RoomRouters {
-  readonly #edges = new Set<RouterEntry>();
+  readonly #edges = new Set<RoomRouter>();
   /** The edge being opened, so that listeners arriving meanwhile share it. */
-  #opening: Promise<RouterEntry> | null = null;
-  readonly #lingers = new Map<RouterEntry, NodeJS.Timeout>();
+  #opening: Promise<RoomRouter> | null = null;
+  readonly #linger: EdgeLinger;
 
   constructor(
     readonly origin: RouterEntry,
     private readonly deps: RoomRoutersDeps,
-  ) {}
+  ) {
+    this.#linger = new EdgeLinger(deps.lingerMs);
+  }
 
   /** The origin first, then the edges in the order they opened. */
-  get all(): RouterEntry[] {
+  get all(): RoomRouter[] {
     return [this.origin, ...this.#edges];
+  }
+
+  /** The routers on this server: the origin first, then its local edges. */
+  get local(): RouterEntry[] {
+    return this.all.filter((r): r is RouterEntry => !(r instanceof RemoteEdge));
   }
 
   /**
    * The router a new listener's receiving transport goes on, opening an edge if all are
    * full; its load counts the listener from here (placed in the same tick as counted, so
    * listeners placed together spread). The caller gives the count back with
-   * {@link unreserve} once the transport exists (it then counts) or failed.
+   * {@link unreserve} once the transport exists (it then counts) or failed. `remote`: the
+   * caller can use an edge on another server.
    */
-  async routerForListener(): Promise<RouterEntry> {
+  async routerForListener(remote: boolean): Promise<RoomRouter> {
     for (;;) {
-      const placed = placeListener(this.all, this.deps.budget);
+      const candidates = remote ? this.all : this.local;
+      const placed = placeListener(candidates, this.deps.budget);
       if (placed) {
-        this.#stopLinger(placed);
+        if (!(placed instanceof RemoteEdge)) this.#linger.stop(placed);
         placed.load += 1;
         return placed;
       }
       if (this.origin.closing) throw errors.ROOM_ROUTER_NOT_FOUND(this.origin.roomCode);
-      this.#opening ??= this.#openEdge().finally(() => {
+      this.#opening ??= this.#openEdge(remote).finally(() => {
         this.#opening = null;
       });
       await this.#opening;
@@ -62,14 +83,18 @@ export class RoomRouters {
   }
 
   /** Gives back a placement's count (see {@link routerForListener}). */
-  unreserve(entry: RouterEntry): void {
+  unreserve(entry: RoomRouter): void {
     entry.load -= 1;
-    this.transportLeft(entry);
+    if (!(entry instanceof RemoteEdge)) this.transportLeft(entry);
   }
 
   /** Pipes a new producer of the origin to every edge (a failed pipe is made again on use). */
   pipeEverywhere(producer: types.Producer): void {
-    for (const edge of this.#edges) void this.pipeOf(edge, producer.id).catch(() => undefined);
+    for (const edge of this.#edges) {
+      const piping =
+        edge instanceof RemoteEdge ? edge.pipe(producer) : this.pipeOf(edge, producer.id);
+      void piping.catch(() => undefined);
+    }
   }
 
   /**
@@ -101,49 +126,41 @@ export class RoomRouters {
 
   /** A transport of `entry` closed: an edge with no one left closes after the linger. */
   transportLeft(entry: RouterEntry): void {
-    if (!isIdleEdge(entry) || this.#lingers.has(entry)) return;
-    const timer = setTimeout(() => {
-      this.#lingers.delete(entry);
-      if (!isIdleEdge(entry)) return;
-      entry.closing = 'idle';
-      entry.router.close();
-    }, this.deps.lingerMs);
-    timer.unref();
-    this.#lingers.set(entry, timer);
+    this.#linger.transportLeft(entry);
   }
 
   /** `entry` closed: an edge leaves the room; the origin takes its edges with it. */
-  routerClosed(entry: RouterEntry): void {
-    this.#stopLinger(entry);
+  routerClosed(entry: RoomRouter): void {
+    if (!(entry instanceof RemoteEdge)) this.#linger.stop(entry);
     if (entry.role === 'edge') {
       this.#edges.delete(entry);
       return;
     }
-    for (const edge of [...this.#edges]) {
-      edge.closing ??= 'router_closed';
-      edge.router.close();
-    }
+    for (const edge of [...this.#edges]) closeEdge(edge, 'router_closed');
   }
 
-  async #openEdge(): Promise<RouterEntry> {
-    const edge = await this.deps.openEdge();
+  async #openEdge(remote: boolean): Promise<RoomRouter> {
+    const edge = await this.deps.openEdge(remote);
     if (this.origin.closing || this.origin.router.closed) {
-      edge.closing = 'router_closed';
-      edge.router.close();
+      closeEdge(edge, 'router_closed');
       throw errors.ROOM_ROUTER_NOT_FOUND(this.origin.roomCode);
     }
     this.#edges.add(edge);
-    this.deps.logger.info(
-      { room: edge.roomCode, router: edge.router.id, worker: edge.slot.index },
-      'edge router opened',
-    );
+    if (!(edge instanceof RemoteEdge)) {
+      this.deps.logger.info(
+        { room: edge.roomCode, router: edge.router.id, worker: edge.slot.index },
+        'edge router opened',
+      );
+    }
     return edge;
   }
+}
 
-  #stopLinger(entry: RouterEntry): void {
-    const timer = this.#lingers.get(entry);
-    if (timer === undefined) return;
-    clearTimeout(timer);
-    this.#lingers.delete(entry);
+function closeEdge(edge: RoomRouter, reason: 'router_closed'): void {
+  if (edge instanceof RemoteEdge) {
+    edge.close(reason);
+    return;
   }
+  edge.closing ??= reason;
+  edge.router.close();
 }

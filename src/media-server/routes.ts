@@ -11,7 +11,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendOk } from '../shared/http-envelope.js';
 import { secretEquals } from '../shared/secrets.js';
 import type { MediaEventBus } from './events.js';
-import type { RouterEntry } from './media-entries.js';
+import { forwardRemote, registerEdgeRoutes, relay } from './edge-routes.js';
+import type { PeerAnswer } from './peer-client.js';
+import type { RouterEntry, TransportEntry } from './media-entries.js';
+import { RemoteEdge } from './remote-edge.js';
+import type { RoomRouter } from './room-routers.js';
 import type { MediaRegistry } from './media-registry.js';
 import {
   asDtls,
@@ -23,7 +27,8 @@ import {
   createRouterBody,
   createTransportBody,
   drainBody,
-  fromMediasoupError,
+  connectPlainBody,
+  handle,
   idParams,
   parse,
   roomParams,
@@ -58,11 +63,26 @@ function routerView(entry: RouterEntry) {
   };
 }
 
-/** One router of a room as its listing shows it: where it is and what it carries. */
-function roomRouterView(entry: RouterEntry) {
+/**
+ * One router of a room as its listing shows it: where it is and what it carries. An edge on
+ * another server names that server (`media_server`; null here) and no worker.
+ */
+function roomRouterView(entry: RoomRouter) {
+  if (entry instanceof RemoteEdge) {
+    return {
+      router_id: entry.routerId,
+      role: entry.role,
+      media_server: entry.serverId,
+      worker_index: null,
+      worker_pid: null,
+      transports: entry.transports,
+      load: entry.load,
+    };
+  }
   return {
     router_id: entry.router.id,
     role: entry.role,
+    media_server: null,
     worker_index: entry.slot.index,
     worker_pid: entry.worker.pid,
     transports: entry.transports.size,
@@ -70,16 +90,21 @@ function roomRouterView(entry: RouterEntry) {
   };
 }
 
-/** Runs a handler and maps mediasoup's own errors into the taxonomy. */
-const handle =
-  <T>(fn: (request: FastifyRequest, reply: FastifyReply) => Promise<T>) =>
-  async (request: FastifyRequest, reply: FastifyReply): Promise<T> => {
-    try {
-      return await fn(request, reply);
-    } catch (error) {
-      throw fromMediasoupError(error);
-    }
+/** A new transport as its creator needs it. */
+function transportView(entry: TransportEntry) {
+  const { transport, routerEntry, direction } = entry;
+  const common = { id: transport.id, router_id: routerEntry.router.id, direction };
+  if (transport.type === 'plain') {
+    const { localAddress, localIp, localPort } = transport.tuple;
+    return { ...common, type: 'plain', ip: localAddress ?? localIp, port: localPort };
+  }
+  return {
+    ...common,
+    iceParameters: transport.iceParameters,
+    iceCandidates: transport.iceCandidates,
+    dtlsParameters: transport.dtlsParameters,
   };
+}
 
 export function registerMediaRoutes(app: FastifyInstance, deps: MediaRoutesDeps): void {
   const { pool } = deps;
@@ -117,6 +142,7 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
   registerTransportRoutes(app, deps.registry);
   registerProducerRoutes(app, deps.registry);
   registerConsumerRoutes(app, deps.registry);
+  registerEdgeRoutes(app, deps.registry);
   registerEventStream(app, deps.bus);
 }
 
@@ -223,36 +249,44 @@ function registerTransportRoutes(app: FastifyInstance, registry: MediaRegistry):
     '/internal/v1/transports',
     handle(async (request, reply) => {
       const body = parse(createTransportBody, request.body);
-      const make = (router: RouterEntry) =>
-        registry.createTransport(router, body.direction, body.peer_id ?? null);
-      const { transport, routerEntry } = body.router_id
-        ? await make(registry.router(body.router_id))
-        : await registry.onRouterFor(body.room_code ?? '', body.direction, make);
-      return ok(
-        request,
-        reply,
-        {
-          id: transport.id,
-          iceParameters: transport.iceParameters,
-          iceCandidates: transport.iceCandidates,
-          dtlsParameters: transport.dtlsParameters,
-          router_id: routerEntry.router.id,
-          direction: body.direction,
-        },
-        201,
+      const peer = body.peer_id ?? null;
+      const make = async (router: RouterEntry) =>
+        transportView(
+          body.type === 'plain'
+            ? await registry.createPlainTransport(router, peer, body.direction)
+            : await registry.createTransport(router, body.direction, peer),
+        );
+      if (body.router_id)
+        return ok(request, reply, await make(registry.router(body.router_id)), 201);
+      // A listener may be placed on an edge of the room on another server: made there.
+      const made = await registry.onRouterFor<{ here?: object; there?: PeerAnswer }>(
+        body.room_code ?? '',
+        body.direction,
+        async (router) => ({ here: await make(router) }),
+        async (edge) => ({ there: await edge.createTransport(body) }),
       );
+      return made.there ? relay(request, reply, made.there) : ok(request, reply, made.here, 201);
     }),
   );
   app.post(
     '/internal/v1/transports/:id/connect',
+    { preHandler: forwardRemote(registry) },
     handle(async (request, reply) => {
-      const { dtls_parameters } = parse(connectTransportBody, request.body);
-      await registry.connectTransport(idOf(request), asDtls(dtls_parameters));
+      const id = idOf(request);
+      const { transport } = registry.transport(id);
+      if (transport.type === 'plain') {
+        const { ip, port } = parse(connectPlainBody, request.body);
+        await transport.connect({ ip, port });
+      } else {
+        const { dtls_parameters } = parse(connectTransportBody, request.body);
+        await registry.connectTransport(id, asDtls(dtls_parameters));
+      }
       return ok(request, reply, { connected: true });
     }),
   );
   app.post(
     '/internal/v1/transports/:id/close',
+    { preHandler: forwardRemote(registry) },
     handle(async (request, reply) => {
       registry.closeTransport(idOf(request));
       return ok(request, reply, { closed: true });
@@ -260,6 +294,7 @@ function registerTransportRoutes(app: FastifyInstance, registry: MediaRegistry):
   );
   app.get(
     '/internal/v1/transports/:id/stats',
+    { preHandler: forwardRemote(registry) },
     handle(async (request, reply) => {
       const { transport } = registry.transport(idOf(request));
       return ok(request, reply, { stats: await transport.getStats() });
@@ -315,6 +350,15 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
     '/internal/v1/consumers',
     handle(async (request, reply) => {
       const body = parse(createConsumerBody, request.body);
+      const edge = registry.remoteEdgeOf(body.transport_id);
+      if (edge) {
+        // Only a producer of the edge's room, on this server, is piped there.
+        const { producer, transportEntry } = registry.producer(body.producer_id);
+        if (transportEntry.routerEntry !== registry.routerOfRoom(edge.roomCode)) {
+          throw errors.CANNOT_CONSUME(body.producer_id);
+        }
+        return relay(request, reply, await edge.createConsumer(body, producer));
+      }
       const { consumer, producerId } = await registry.createConsumer(
         body.transport_id,
         body.producer_id,
@@ -338,6 +382,7 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
   );
   app.post(
     '/internal/v1/consumers/:id/resume',
+    { preHandler: forwardRemote(registry) },
     handle(async (request, reply) => {
       const { consumer } = registry.consumer(idOf(request));
       await consumer.resume();
@@ -346,6 +391,7 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
   );
   app.post(
     '/internal/v1/consumers/:id/close',
+    { preHandler: forwardRemote(registry) },
     handle(async (request, reply) => {
       registry.closeConsumer(idOf(request));
       return ok(request, reply, { closed: true });
@@ -353,6 +399,7 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
   );
   app.get(
     '/internal/v1/consumers/:id/stats',
+    { preHandler: forwardRemote(registry) },
     handle(async (request, reply) => {
       const { consumer } = registry.consumer(idOf(request));
       return ok(request, reply, { stats: await consumer.getStats() });

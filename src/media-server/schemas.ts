@@ -2,6 +2,7 @@
  * Request bodies of the internal API (zod). Only the shape is checked here; mediasoup checks
  * RTP and DTLS parameters in depth and its TypeErrors become 400s as well.
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { types } from 'mediasoup';
 import { z } from 'zod';
 import { AppError } from '../shared/errors.js';
@@ -32,10 +33,65 @@ export const createTransportBody = z
     direction: z.enum(['send', 'recv']),
     /** Who the transport is for (e.g. the user id); echoed in every event about it. */
     peer_id: peerId.optional(),
+    /**
+     * `plain`: plain RTP without ICE or DTLS, for a process on the server's own host (media
+     * tests, benches); its `connect` names a loopback address. Default `webrtc`.
+     */
+    type: z.enum(['webrtc', 'plain']).optional(),
   })
   .refine((b) => (b.room_code === undefined) !== (b.router_id === undefined), {
     message: 'exactly one of room_code and router_id',
   });
+
+/** Where a plain transport sends: a loopback address only (see `type` above). */
+export const connectPlainBody = z.object({
+  ip: z.union([z.ipv4(), z.ipv6()]).refine(isLoopback, 'a loopback address (127.0.0.0/8, ::1)'),
+  port: z.number().int().min(1).max(65535),
+});
+
+function isLoopback(ip: string): boolean {
+  return ip === '::1' || ip.startsWith('127.');
+}
+
+const srtpParameters = z.object({
+  cryptoSuite: z.enum([
+    'AEAD_AES_256_GCM',
+    'AEAD_AES_128_GCM',
+    'AES_CM_128_HMAC_SHA1_80',
+    'AES_CM_128_HMAC_SHA1_32',
+  ]),
+  keyBase64: z.string().min(1).max(256),
+});
+
+/** One end of a pipe between two media servers: where it receives, and its SRTP keys. */
+const pipeTuple = z.object({
+  ip: z.union([z.ipv4(), z.ipv6()]),
+  port: z.number().int().min(1).max(65535),
+  srtp_parameters: srtpParameters,
+});
+
+/** `POST /internal/v1/edges`: the origin server opens an edge of its room here. */
+export const openEdgeBody = z.object({
+  room_code: roomCode,
+  origin_server: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'a media server id'),
+  pipe: pipeTuple,
+});
+export const edgesQuery = z.object({ origin_server: openEdgeBody.shape.origin_server });
+
+/** `POST /internal/v1/edges/:id/pipes`: an origin producer, piped in. */
+export const pipeInBody = z.object({
+  producer_id: id,
+  kind: z.enum(['audio', 'video']),
+  rtp_parameters: z.looseObject({ codecs: z.array(rtpCodec).min(1) }),
+  paused: z.boolean(),
+  peer_id: peerId.nullable(),
+  app_data: z.lazy(() => appData),
+});
+export const pipeParams = z.object({
+  id,
+  producer_id: id,
+  action: z.enum(['pause', 'resume', 'close']),
+});
 
 export const connectTransportBody = z.object({
   dtls_parameters: z.looseObject({
@@ -130,3 +186,14 @@ export function fromMediasoupError(error: unknown): unknown {
   }
   return error;
 }
+
+/** Runs a route's handler and maps mediasoup's own errors into the taxonomy. */
+export const handle =
+  <T>(fn: (request: FastifyRequest, reply: FastifyReply) => Promise<T>) =>
+  async (request: FastifyRequest, reply: FastifyReply): Promise<T> => {
+    try {
+      return await fn(request, reply);
+    } catch (error) {
+      throw fromMediasoupError(error);
+    }
+  };

@@ -10,11 +10,15 @@ import { installEnvelopeErrors } from '../shared/http-envelope.js';
 import { MediaEventBus } from './events.js';
 import { MediaRegistry } from './media-registry.js';
 import { loadMediasoup } from './mediasoup-loader.js';
-import type { MediaServerOptions } from './options.js';
+import { DEFAULT_PEER_LOST_MS, type MediaServerOptions } from './options.js';
+import { RemoteEdges } from './remote-edges.js';
 import { MediaServerHeartbeat, type MediaRegistrationSettings } from './registration.js';
 import { registerMediaRoutes } from './routes.js';
 import type { WorkerBin } from './worker-bin.js';
 import { WorkerPool } from './worker-pool.js';
+
+/** How long a call to another media server (about an edge there) may take. */
+const REMOTE_CALL_TIMEOUT_MS = 5_000;
 
 /** A running media server. */
 export interface MediaServer {
@@ -103,9 +107,21 @@ export async function startMediaServer(
     await pool.close();
     throw error;
   }
+  let remote: RemoteEdges | null = null;
   if (registration) {
-    heartbeat = new MediaServerHeartbeat(registration, address, { registry, pool }, log);
-    await heartbeat.start();
+    const beat = new MediaServerHeartbeat(registration, address, { registry, pool }, log);
+    heartbeat = beat;
+    await beat.start();
+    // Registered: the other servers of the cluster can hold edges of this server's rooms.
+    remote = new RemoteEdges({
+      serverId: registration.id,
+      options,
+      peers: () => beat.peers(),
+      timeoutMs: REMOTE_CALL_TIMEOUT_MS,
+      peerLostMs: options.peerLostMs ?? DEFAULT_PEER_LOST_MS,
+      logger: log.child({ module: 'remote-edges' }),
+    });
+    registry.useRemoteEdges(remote);
   }
   log.info(
     {
@@ -122,6 +138,7 @@ export async function startMediaServer(
   const close = () =>
     (closing ??= (async () => {
       await heartbeat?.stop();
+      remote?.close();
       await http.close().catch((err: unknown) => log.warn({ err }, 'media http close'));
       await pool.close();
     })());

@@ -10,6 +10,9 @@
  * - the **origin** took the room's producers and its edges with it: every member gets the
  *   reset frame, as when the room moves off a dead server (./media-reset.ts), with the
  *   router made again on the same server.
+ * An edge lost with another media server (`media_server`) is reported by the room's own
+ * server, as any lost edge. The server that held it, if alive, reports it too, marked with
+ * `origin_server`: that copy is skipped, so the listeners are reset once.
  * A lost peer whose client never resets still loses nothing more: its transports died with
  * the worker and their records are forgotten by ./media-records.ts.
  */
@@ -45,6 +48,8 @@ export class RouterLosses {
   readonly onEvent = (event: MediaEvent, serverId: string): void => {
     if (event.type !== 'routers_lost') return;
     for (const lost of event.routers) {
+      // An edge held for another server's room: that server reports it, for its room.
+      if (lost.origin_server) continue;
       const room = parseMediaRoom(lost.room_code);
       if (!room || !this.deps.release[room.kind] || !this.deps.owns(room.key)) continue;
       this.inFlight.track(this.recover(room.kind, room.key, serverId, lost), (err: unknown) =>

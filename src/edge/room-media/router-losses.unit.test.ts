@@ -2,7 +2,7 @@
  * What the room's owner does when a media server reports routers lost with a worker: an
  * edge's listeners alone are released and told to reset (to the room's router); an
  * origin's loss resets the whole room; a room another node owns, or of no known kind, is
- * left to others.
+ * left to others; an edge held for another server's room is that server's to report.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -116,5 +116,22 @@ void describe('router losses', () => {
     noKind.losses.onEvent(lostEvent({ ...edge, room_code: 'meeting:default:123-456-789' }), 'm');
     await noKind.losses.close();
     assert.deepEqual(noKind.calls, []);
+  });
+
+  void it('resets an edge lost with another server once, as the room server reports it', async () => {
+    const { calls, losses } = harness();
+    const edge = { router_id: 'e', room_code: 'voice_room:default:r1', role: 'edge' as const };
+    // The server that held the edge, still alive, reports its worker's death: skipped.
+    losses.onEvent(lostEvent({ ...edge, peers: ['7'], origin_server: 'media-1' }), 'media-2');
+    await losses.close();
+    assert.deepEqual(calls, []);
+    // The room's own server reports it, naming where the edge was.
+    losses.onEvent(lostEvent({ ...edge, peers: ['7'], media_server: 'media-2' }), 'media-1');
+    await losses.close();
+    assert.deepEqual([...calls].sort(), [
+      'release 7 media-1',
+      'router media-1 voice_room:default:r1',
+      'user 7 voice.media.reset r1 origin-2',
+    ]);
   });
 });

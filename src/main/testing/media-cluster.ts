@@ -53,6 +53,8 @@ export async function spawnMediaServer(options: {
   /** The RTC port range of its transports (each server its own). */
   readonly rtcPorts: readonly [number, number];
   readonly ttlMs?: number;
+  /** More variables of the server (e.g. `ROOMS_MEDIA_EDGE_LINGER_MS`). */
+  readonly env?: Readonly<Record<string, string>>;
 }): Promise<RegisteredMediaServer> {
   const { id, redisUrl, keyPrefix } = options;
   const process = new ServerProcess(
@@ -68,6 +70,7 @@ export async function spawnMediaServer(options: {
       ROOMS_MEDIA_RTC_MAX_PORT: String(options.rtcPorts[1]),
       ROOMS_MEDIA_REGISTRATION_TTL_MS: String(options.ttlMs ?? 1_500),
       ROOMS_LOG_LEVEL: 'info',
+      ...options.env,
     },
     'src/media-server/main.ts',
   );

@@ -26,6 +26,26 @@ export async function plainSendTransport(
   return { id: transport.id, port: transport.tuple.localPort };
 }
 
+/**
+ * A seat on the room's (origin) router: a plain sending transport, an Opus producer on it,
+ * and the RTP sender that feeds it (closed by the caller).
+ */
+export async function plainSeat(
+  server: MediaServer,
+  roomCode: string,
+  peerId: string,
+  ssrc: number,
+): Promise<{ producerId: string; sender: RtpSender }> {
+  const { id, port } = await plainSendTransport(server, roomCode, peerId);
+  const { producer } = await server.registry.createProducer(
+    id,
+    'audio',
+    opusLevelRtpParameters(ssrc) as never,
+    false,
+  );
+  return { producerId: producer.id, sender: new RtpSender(port, ssrc) };
+}
+
 /** An Opus producer's RTP parameters with the audio-level extension. */
 export function opusLevelRtpParameters(ssrc: number) {
   return {
@@ -152,4 +172,106 @@ export class PlainListener {
     }
     this.#socket.close();
   }
+}
+
+/**
+ * A listener without a browser that joins over the internal HTTP API, as a node would: a
+ * plain receiving transport asked for by room code (placed by the server, possibly on an
+ * edge of the room on another media server, whose calls the room's server forwards),
+ * connected to a local UDP socket that counts packets, or to a given local port.
+ */
+export class HttpPlainListener {
+  readonly #socket: dgram.Socket | null;
+  #packets = 0;
+  #left = false;
+
+  private constructor(
+    private readonly server: { url: string },
+    private readonly token: string,
+    readonly peerId: string,
+    readonly transportId: string,
+    readonly routerId: string,
+    ownSocket: boolean,
+  ) {
+    this.#socket = ownSocket ? dgram.createSocket('udp4') : null;
+    this.#socket?.on('message', (msg) => {
+      if (!isRtcp(msg)) this.#packets++;
+    });
+  }
+
+  /** Joins; `port`: where its RTP goes (else a socket of its own, counted in `packets`). */
+  static async join(
+    server: { url: string },
+    token: string,
+    roomCode: string,
+    peerId: string,
+    port?: number,
+  ) {
+    const made = await callOk<{ id: string; router_id: string }>(server, token, '/transports', {
+      room_code: roomCode,
+      direction: 'recv',
+      peer_id: peerId,
+      type: 'plain',
+    });
+    const own = port === undefined;
+    const listener = new HttpPlainListener(server, token, peerId, made.id, made.router_id, own);
+    const socket = listener.#socket;
+    if (socket) await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    const to = socket ? socket.address().port : port;
+    await callOk(server, token, `/transports/${made.id}/connect`, { ip: '127.0.0.1', port: to });
+    return listener;
+  }
+
+  /** Consumes (and resumes) one producer of the room; the consumer's id. */
+  async consume(producerId: string, rtpCapabilities: unknown): Promise<string> {
+    const { server, token } = this;
+    const consumer = await callOk<{ id: string; producerId: string }>(server, token, '/consumers', {
+      transport_id: this.transportId,
+      producer_id: producerId,
+      rtp_capabilities: rtpCapabilities,
+    });
+    if (consumer.producerId !== producerId) throw new Error(`consumer of ${consumer.producerId}`);
+    await callOk(server, token, `/consumers/${consumer.id}/resume`, {});
+    return consumer.id;
+  }
+
+  /** RTP packets received so far (RTCP, such as the consumers' sender reports, not counted). */
+  get packets(): number {
+    return this.#packets;
+  }
+
+  /** Leaves: its transport closes, through the server it joined at. */
+  async leave(): Promise<void> {
+    if (this.#left) return;
+    this.#left = true;
+    await fetch(`${this.server.url}/internal/v1/transports/${this.transportId}/close`, {
+      method: 'POST',
+      headers: { 'x-internal-token': this.token, 'content-type': 'application/json' },
+      body: '{}',
+    }).catch(() => undefined);
+    this.#socket?.close();
+  }
+}
+
+/** A POST to `/internal/v1<path>` whose 2xx answer's data is returned; else it throws. */
+async function callOk<T = unknown>(
+  server: { url: string },
+  token: string,
+  path: string,
+  body: unknown,
+): Promise<T> {
+  const response = await fetch(`${server.url}/internal/v1${path}`, {
+    method: 'POST',
+    headers: { 'x-internal-token': token, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { data: T; message?: string };
+  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${answer.message}`);
+  return answer.data;
+}
+
+/** RTCP rather than RTP (RFC 5761: packet types 192-223 read as payload types 64-95). */
+function isRtcp(msg: Buffer): boolean {
+  const type = (msg[1] ?? 0) & 0x7f;
+  return type >= 64 && type <= 95;
 }
