@@ -45,6 +45,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { types } from 'mediasoup';
 import pino from 'pino';
 import { DEFAULT_ROUTER_CONSUMERS, mediaServerTestOptions } from '../src/media-server/options.js';
@@ -56,6 +59,7 @@ import {
 } from '../src/media-server/testing/plain-rtp.js';
 import { deleteKeysWithPrefix, testKeyPrefix, testRedisUrl } from '../src/testing/backends.js';
 import { audienceTier } from './big-room-audience.js';
+import { linePlot } from './scale/plot.js';
 import { median, quantile } from './load.js';
 import {
   describeStep,
@@ -344,6 +348,34 @@ async function pipeHop(): Promise<number[]> {
   }
 }
 
+/** bench/plots/bench-big-room-listeners.svg: listeners held against the workers carrying the room. */
+async function plotListeners(oneWorker: number, twoWorkers: number, twoServers: number) {
+  const svg = linePlot({
+    title: 'One room, 8 seats talking: listeners held at ≤ 1 % loss',
+    xLabel: 'mediasoup workers carrying the room (this machine: 2 cores in all)',
+    yLabel: 'listeners',
+    series: [
+      { label: 'linear from 1 worker', points: [1, 2].map((x) => ({ x, y: x * oneWorker })) },
+      {
+        label: '1 server',
+        points: [
+          { x: 1, y: oneWorker },
+          { x: 2, y: twoWorkers },
+        ],
+      },
+      {
+        label: '2 servers of 1 worker',
+        points: [
+          { x: 1, y: oneWorker },
+          { x: 2, y: twoServers },
+        ],
+      },
+    ],
+  });
+  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'plots');
+  await writeFile(path.join(dir, 'bench-big-room-listeners.svg'), svg);
+}
+
 async function main(): Promise<void> {
   const oneWorker = await capacity('all talking, 1 worker', 1, SEATS);
   // A budget of half what one worker held: the audience spreads over both workers from
@@ -377,6 +409,7 @@ async function main(): Promise<void> {
       `(${fmt(twoServers / Math.max(1, oneWorker))}×); 2 of 8 talking ${dtx} ` +
       `(${fmt(dtx / Math.max(1, oneWorker))}× all talking)`,
   );
+  await plotListeners(oneWorker, twoWorkers, twoServers);
   const audience = await audienceTier();
   const seatRatio = audience.seatP99Large / audience.seatP99Small;
   console.log(`big_room_listeners_1w=${oneWorker}`);

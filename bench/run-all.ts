@@ -101,6 +101,11 @@ async function section(run: BenchRun, when: string, on: string): Promise<string>
     for (const [key, value] of plain) lines.push(`| \`${key}\` | ${value} |`);
     lines.push('');
   }
+  // A bench's own plots: bench/plots/bench-<name>-*.svg (the scale bench's are per dimension).
+  const own = await readdir(path.join(ROOT, 'bench', 'plots')).catch(() => [] as string[]);
+  for (const plot of own.filter((p) => p.startsWith(`bench-${run.name}-`) && p.endsWith('.svg'))) {
+    lines.push(`![${plot}](plots/${plot})`, '');
+  }
   if (run.name === 'scale') {
     const plots = await readdir(path.join(ROOT, 'bench', 'plots')).catch(() => [] as string[]);
     lines.push(
