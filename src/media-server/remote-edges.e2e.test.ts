@@ -68,7 +68,7 @@ void describe('a room audience over two media servers', { skip, timeout: 120_000
       id: 'edge-host',
       redisUrl,
       keyPrefix,
-      rtcPorts: [46000, 46999],
+      rtcPorts: [37000, 37999],
       env: { ROOMS_MEDIA_EDGE_LINGER_MS: '300' },
     });
     origin = await startMediaServer(
@@ -76,8 +76,8 @@ void describe('a room audience over two media servers', { skip, timeout: 120_000
         internalToken: TOKEN,
         workerBin: process.env.ROOMS_MEDIA_WORKER_BIN ?? null,
         routerConsumers: 2,
-        rtcMinPort: 45000,
-        rtcMaxPort: 45999,
+        rtcMinPort: 36000,
+        rtcMaxPort: 36999,
         peerLostMs: 1_000,
       }),
       pino({ level: process.env.ROOMS_TEST_LOG ?? 'silent' }),

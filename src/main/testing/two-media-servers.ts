@@ -46,12 +46,14 @@ export async function startTwoMediaServers(options: {
   /** The first of two blocks of 1,000 WebRTC ports (media-a's, then media-b's). */
   rtcPortBase: number;
   users: readonly string[];
+  /** More variables of both media servers. */
+  mediaEnv?: Readonly<Record<string, string>>;
 }): Promise<TwoMediaServers> {
   const keyPrefix = testKeyPrefix();
   const redisUrl = testRedisUrl();
   const redis = new Redis(redisUrl);
   const sockets: TestClient[] = [];
-  const common = { redisUrl, keyPrefix, ttlMs: 1_500 };
+  const common = { redisUrl, keyPrefix, ttlMs: 1_500, env: options.mediaEnv ?? {} };
   const base = options.rtcPortBase;
   const [mA, mB] = await Promise.all([
     spawnMediaServer({ ...common, id: 'media-a', rtcPorts: [base, base + 999] }),

@@ -13,9 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestClient } from '../../edge/ws/testing/ws-client.js';
 import type { MeetingClient } from '../../meeting/api/testing/meeting-client.js';
 import { mediaRoomOf } from '../../media-cluster/media-servers.js';
-import { mediaSkipReason, opusRtpParameters } from '../../media-server/testing/harness.js';
+import { mediaSkipReason } from '../../media-server/testing/harness.js';
 import type { RoomsNode } from '../../main/node.js';
 import { startMeetingNode, type MeetingNode } from '../../main/testing/meeting-node.js';
+import { consumeSeatAudio, produceSeatAudio } from './testing/seat-audio.js';
 
 void describe('voice-room listeners on edge routers', { skip: mediaSkipReason() }, () => {
   let started: MeetingNode | undefined;
@@ -51,24 +52,12 @@ void describe('voice-room listeners on edge routers', { skip: mediaSkipReason() 
     const media = await joinMedia(socket, roomId);
     return { socket, media };
   };
-  /** A receiving transport and a consumer of `producerId`; the transport's router role. */
+  /** A receiving transport and a consumer of `producerId`; the transport's router. */
   const listen = async (socket: TestClient, roomId: string, producerId: string) => {
-    const { id, iceParameters } = ok(
-      await socket.request('voice.transport.create', { room_id: roomId, direction: 'recv' }),
-    );
-    assert.ok(iceParameters, 'a WebRTC transport');
     const caps = node.media.server!.registry.routerOfRoom(mediaRoomOf(key(roomId), 'voice_room'))
       .router.rtpCapabilities;
-    const consumer = ok(
-      await socket.request('voice.consume.start', {
-        room_id: roomId,
-        transport_id: id,
-        producer_id: producerId,
-        rtp_capabilities: caps,
-      }),
-    );
-    assert.equal(consumer.producerId, producerId, 'the consumer names the seat’s producer');
-    return node.media.server!.registry.transport(id as string).routerEntry;
+    const id = await consumeSeatAudio(socket, roomId, producerId, caps);
+    return node.media.server!.registry.transport(id).routerEntry;
   };
   const key = (roomId: string) => ({ appCode: 'default', roomId });
 
@@ -78,17 +67,7 @@ void describe('voice-room listeners on edge routers', { skip: mediaSkipReason() 
     };
     const anna = await member('anna', roomId);
     await post('anna', `/${roomId}/mic/up`, { seat_index: 0 });
-    const send = ok(
-      await anna.socket.request('voice.transport.create', { room_id: roomId, direction: 'send' }),
-    ).id as string;
-    const producerId = ok(
-      await anna.socket.request('voice.produce.start', {
-        room_id: roomId,
-        transport_id: send,
-        kind: 'audio',
-        rtp_parameters: opusRtpParameters(12345678),
-      }),
-    ).producer_id as string;
+    const producerId = await produceSeatAudio(anna.socket, roomId);
 
     const bert = await member('bert', roomId);
     const carl = await member('carl', roomId);
