@@ -81,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       publishTimeoutMs: e.ROOMS_PUBLISH_TIMEOUT_MS,
       maxSeats: e.ROOMS_MAX_SEATS,
       announcedAudience: e.ROOMS_VOICE_ANNOUNCED_AUDIENCE,
+      seatApplicationTtlMs: e.ROOMS_SEAT_APPLICATION_TTL_MS,
       trtcApps: e.ROOMS_TRTC_APPS ?? '',
       mediaCheckMs: e.ROOMS_VOICE_MEDIA_CHECK_MS,
     },

@@ -237,8 +237,10 @@ describe('OpenAPI document at /docs/json', () => {
     assert.ok(!reasons('POST', '/api/v1/meeting/rooms/:code/join', 403).includes('HOST_ONLY'));
     assert.deepEqual(reasons('POST', '/api/v1/meeting/rooms', 404), []);
     // A voice call lists its own refusals: a banned user is no member, so MicUp answers
-    // NOT_IN_ROOM, never USER_BANNED (nor any other 403).
-    assert.deepEqual(reasons('POST', '/api/v1/voice/rooms/:room_id/mic/up', 403), []);
+    // NOT_IN_ROOM, never USER_BANNED; its one 403 is a room whose seats go by application.
+    assert.deepEqual(reasons('POST', '/api/v1/voice/rooms/:room_id/mic/up', 403), [
+      'SEAT_APPLICATION_REQUIRED',
+    ]);
     includes('POST', '/api/v1/voice/rooms/:room_id/mic/up', 400, ['NOT_IN_ROOM']);
   });
 

@@ -85,6 +85,7 @@ const schema = z.object({
   ROOMS_PUBLISH_TIMEOUT_MS: int(1000).default(15_000),
   ROOMS_MAX_SEATS: int(1, 50).default(20),
   ROOMS_VOICE_ANNOUNCED_AUDIENCE: int(0, 1_000_000).default(200),
+  ROOMS_SEAT_APPLICATION_TTL_MS: int(1_000, 3_600_000).default(60_000),
   ROOMS_MEETING_EMPTY_TTL_MS: int(1000).default(300_000),
   ROOMS_MEETING_HOST_GRACE_MS: int(1000).default(30_000),
   ROOMS_MEETING_PRESENCE_TTL_MS: int(1000).default(90_000),

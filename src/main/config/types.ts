@@ -98,6 +98,8 @@ export interface Config {
     readonly maxSeats: number;
     /** Past this many present members, plain members' joins and leaves are counted only. */
     readonly announcedAudience: number;
+    /** How long a seat application waits for the owner or an admin. */
+    readonly seatApplicationTtlMs: number;
     /** `sdkAppId:app_code:callback_key[,…]`; empty: TRTC callbacks are refused. */
     readonly trtcApps: string;
     /** How often every node checks every voice room's producers against its seats. */

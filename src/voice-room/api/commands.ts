@@ -10,12 +10,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { refuse } from '../domain/errors.js';
-import { checkRoomAccess } from '../domain/guards.js';
+import { checkRoomAccess, mustBeActive, mustBeOwnerOrAdmin } from '../domain/guards.js';
 import type { VoiceRoomCommand } from '../domain/types.js';
-import { memberPageView, roomView } from '../domain/view.js';
+import { memberPageView, roomView, seatApplicationsView } from '../domain/view.js';
 import { memberPageJson, roomJson } from './json.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
+import { userIdJson } from '../../shared/user-id.js';
 import {
   command,
   commandReply,
@@ -30,7 +31,8 @@ import * as m from './requests.js';
 
 /** Commands no client sends: the timer worker's. */
 type SystemCommand = 'ExpireDeadlines';
-type QueryName = 'GetRoom' | 'ListMembers' | 'CheckRoomAccess' | 'GetRoomMedia';
+type QueryName =
+  'GetRoom' | 'ListMembers' | 'ListSeatApplications' | 'CheckRoomAccess' | 'GetRoomMedia';
 export type RpcName = Exclude<VoiceRoomCommand['type'], SystemCommand> | QueryName;
 
 /** The id CreateRoom gives a room created without one: retries of one request land on one room. */
@@ -62,12 +64,12 @@ export const voiceCommands = {
     handle: (ctx, req) => {
       // Retries with one request id must land on one room: derive the id from it.
       const room_id = req.room_id ?? createdRoomIdOf(req.app_code, req.request_id ?? randomUUID());
-      const { owner_user_id, title, seat_count } = req;
+      const { owner_user_id, title, seat_count, seat_mode } = req;
       // The room's router goes on the least loaded media server (recorded in the room).
       const media_server = ctx.placeMedia();
       return ctx.execute(
         { ...req, room_id },
-        { type: 'CreateRoom', owner_user_id, title, seat_count, media_server },
+        { type: 'CreateRoom', owner_user_id, title, seat_count, seat_mode, media_server },
         (result) => ({ room_id, ...commandReply(result) }),
       );
     },
@@ -76,7 +78,7 @@ export const voiceCommands = {
       method: 'POST',
       path: '/rooms',
       caller: 'owner_user_id',
-      body: ['title', 'seat_count'],
+      body: ['title', 'seat_count', 'seat_mode'],
       defaults: { seat_count: 8 },
       status: 201,
       creates: createdRoomIdOf,
@@ -91,6 +93,24 @@ export const voiceCommands = {
       method: 'POST',
       path: inRoom('close'),
       caller: 'operator_user_id',
+    },
+  }),
+  UpdateRoom: command({
+    schema: m.UpdateRoomRequest,
+    refuses: MANAGER,
+    toCommand: (r) => ({
+      type: 'UpdateRoom',
+      operator_user_id: r.operator_user_id,
+      title: r.title,
+      announcement: r.announcement,
+      seat_mode: r.seat_mode,
+    }),
+    rest: {
+      summary: "Change the room's title, announcement or seat mode (owner or admin)",
+      method: 'POST',
+      path: inRoom('settings'),
+      caller: 'operator_user_id',
+      body: ['title', 'announcement', 'seat_mode'],
     },
   }),
   JoinRoom: command({
@@ -195,7 +215,7 @@ export const voiceCommands = {
   MicUp: commandWithDecision({
     reply: r.MicReply,
     schema: m.SeatRequest,
-    refuses: [...MEMBER, 'ALREADY_ON_SEAT', ...FREE_SEAT],
+    refuses: [...MEMBER, 'ALREADY_ON_SEAT', 'SEAT_APPLICATION_REQUIRED', ...FREE_SEAT],
     toCommand: (r) => ({ type: 'MicUp', user_id: r.user_id, seat_index: r.seat_index }),
     rest: {
       summary: 'Take a free mic seat (then publish and confirm)',
@@ -203,6 +223,65 @@ export const voiceCommands = {
       path: inRoom('mic/up'),
       caller: 'user_id',
       body: ['seat_index'],
+    },
+  }),
+  ApplyForSeat: commandWithDecision({
+    reply: r.ApplyForSeatReply,
+    schema: m.ApplyForSeatRequest,
+    refuses: [...MEMBER, 'SEAT_MODE_FREE', 'SEAT_NOT_FOUND', 'ALREADY_ON_SEAT', 'ALREADY_APPLIED'],
+    toCommand: (r) => ({ type: 'ApplyForSeat', user_id: r.user_id, seat_index: r.seat_index }),
+    rest: {
+      summary: 'Apply for a mic seat, any or a given one (seat mode apply)',
+      method: 'POST',
+      path: inRoom('seat-applications'),
+      caller: 'user_id',
+      body: ['seat_index'],
+    },
+  }),
+  CancelSeatApplication: command({
+    schema: m.UserRequest,
+    refuses: [...ACTIVE, 'NO_SEAT_APPLICATION'],
+    toCommand: (r) => ({ type: 'CancelSeatApplication', user_id: r.user_id }),
+    rest: {
+      summary: "Withdraw one's seat application",
+      method: 'POST',
+      path: inRoom('seat-applications/cancel'),
+      caller: 'user_id',
+    },
+  }),
+  ApproveSeatApplication: commandWithDecision({
+    reply: r.MicReply,
+    schema: m.ApproveSeatApplicationRequest,
+    refuses: [...MANAGER, 'NO_SEAT_APPLICATION', 'NO_FREE_SEAT', ...FREE_SEAT],
+    toCommand: (r) => ({
+      type: 'ApproveSeatApplication',
+      operator_user_id: r.operator_user_id,
+      user_id: r.user_id,
+      seat_index: r.seat_index,
+    }),
+    rest: {
+      summary:
+        'Approve a seat application: the applicant takes the seat as by MicUp (owner or admin)',
+      method: 'POST',
+      path: inRoom('seat-applications/approve'),
+      caller: 'operator_user_id',
+      body: ['user_id', 'seat_index'],
+    },
+  }),
+  RejectSeatApplication: command({
+    schema: m.ManageUserRequest,
+    refuses: [...MANAGER, 'NO_SEAT_APPLICATION'],
+    toCommand: (r) => ({
+      type: 'RejectSeatApplication',
+      operator_user_id: r.operator_user_id,
+      user_id: r.user_id,
+    }),
+    rest: {
+      summary: 'Reject a seat application (owner or admin)',
+      method: 'POST',
+      path: inRoom('seat-applications/reject'),
+      caller: 'operator_user_id',
+      body: ['user_id'],
     },
   }),
   MicDown: command({
@@ -375,6 +454,37 @@ export const voiceCommands = {
           description: 'How many members at most',
         },
       },
+    },
+  }),
+  ListSeatApplications: custom({
+    kind: 'query',
+    schema: m.ListSeatApplicationsRequest,
+    refuses: MANAGER,
+    reply: r.SeatApplications,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) =>
+          mustBeActive(state) ??
+          mustBeOwnerOrAdmin(state, req.user_id) ??
+          seatApplicationsView(state),
+        (answer) => {
+          if ('code' in answer) throw AppError.from(answer);
+          return {
+            app_code: req.app_code,
+            room_id: req.room_id,
+            applications: answer.applications.map((a) => ({
+              ...a,
+              user_id: userIdJson(a.user_id),
+            })),
+          };
+        },
+      ),
+    rest: {
+      summary: 'The pending seat applications, oldest first (owner or admin)',
+      method: 'GET',
+      path: inRoom('seat-applications'),
+      caller: 'user_id',
     },
   }),
   // Not on REST: the nodes' media signalling asks where the room's router is, and moves it

@@ -68,6 +68,13 @@ export const Room = z
     room_version: version,
     owner_user_id: JsonUserId.nullable(),
     title: z.string(),
+    announcement: z.string().describe("'' when none"),
+    seat_mode: z
+      .enum(['free', 'apply'])
+      .describe(
+        'free: MicUp takes an idle seat; apply: members apply, the owner or an admin approves',
+      ),
+    seat_application_count: z.int().describe('Pending seat applications'),
     created_at_ms: z.int().nullable(),
     closed_at_ms: z.int().nullable(),
     admins: z.array(JsonUserId).readonly(),
@@ -89,6 +96,30 @@ export const MemberPage = z
     ),
   })
   .meta({ title: 'VoiceMemberPage' });
+
+const SeatApplication = z
+  .strictObject({
+    user_id: JsonUserId,
+    seat_index: z.int().nullable().describe('The seat asked for; null: any'),
+    applied_at_ms: z.int(),
+    expires_at_ms: z.int().describe('Server clock: the application expires then'),
+  })
+  .meta({ title: 'SeatApplication' });
+
+/** The caller's pending application; absent when it has none (a refused retry). */
+export const ApplyForSeatReply = CommandReply.extend({
+  seat_index: z.int().nullable().optional(),
+  applied_at_ms: z.int().optional(),
+  expires_at_ms: z.int().optional(),
+}).meta({ title: 'VoiceApplyForSeatReply' });
+
+export const SeatApplications = z
+  .strictObject({
+    app_code: z.string(),
+    room_id: z.string(),
+    applications: z.array(SeatApplication).readonly().describe('Oldest first'),
+  })
+  .meta({ title: 'VoiceSeatApplications' });
 
 export const RoomMediaReply = z
   .strictObject({ media_server: z.string().describe("'' when the room has none") })

@@ -35,6 +35,11 @@ const requestId = {
 };
 /** Only a JSON (or protobuf) integer: `"1"`, `true`, `[1]` and `null` are refused, never coerced. */
 const int = z.int();
+/** A seat mode; '' (gRPC's unset) or absent: unset. */
+const seatMode = z
+  .union([z.literal(''), z.enum(['free', 'apply'])])
+  .optional()
+  .transform((v) => v || undefined);
 
 export const CreateRoomRequest = z.object({
   app_code: room.app_code,
@@ -47,7 +52,37 @@ export const CreateRoomRequest = z.object({
   title: z.string().min(1).max(100),
   // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
   seat_count: int.min(1).max(50),
+  /** `free` (default) or `apply`. */
+  seat_mode: seatMode,
 });
+/** The fields an owner or admin changes; an absent one stays (an empty announcement clears it). */
+export const UpdateRoomRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  title: z
+    .union([z.literal(''), z.string().max(100)])
+    .optional()
+    .transform((v) => v || undefined),
+  announcement: z.string().max(500).optional(),
+  seat_mode: seatMode,
+});
+/** A seat application: for one seat, or (absent) any. */
+export const ApplyForSeatRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: userId,
+  seat_index: int.min(0).optional(),
+});
+/** Approving an application: on this seat, else the one applied for, else the first idle one. */
+export const ApproveSeatApplicationRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  user_id: userId,
+  seat_index: int.min(0).optional(),
+});
+export const ListSeatApplicationsRequest = z.object({ ...room, user_id: userId });
 export const OperatorRequest = z.object({ ...room, ...requestId, operator_user_id: userId });
 export const UserRequest = z.object({ ...room, ...requestId, user_id: userId });
 export const ManageUserRequest = z.object({

@@ -23,6 +23,9 @@ export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>
   // Its members hear it as `voice.media.reset`, sent once the new router exists.
   MediaServerMoved: null,
   RoomClosed: 'voice.room.closed',
+  RoomUpdated: 'voice.room.updated',
+  SeatApplied: 'voice.seat.applied',
+  SeatApplicationEnded: 'voice.seat.application.ended',
   UserJoined: 'voice.member.joined',
   PresenceRefreshed: null,
   UserLeft: 'voice.member.left',

@@ -12,9 +12,10 @@
  */
 import type { DecideContext, Decision } from '../../domain/decider.js';
 import { refuse } from './errors.js';
-import { releaseSeatOf } from './decide-room.js';
+import { endApplicationOf, releaseSeatOf } from './decide-room.js';
 import { lastRtcTimeOf } from './evolve.js';
 import {
+  isOwnerOrAdmin,
   mustBeActive,
   mustBeOwnerOrAdmin,
   mustBePresent,
@@ -63,7 +64,10 @@ export function setMicSeatLock(state: VoiceRoomState, cmd: Cmd<'SetMicSeatLock'>
   return [...takeOff, { type: 'MicSeatLockSet', seat_index: seat.seat_index, locked: cmd.locked }];
 }
 
-/** idle → pending_publish with a new mic session and a publish deadline. */
+/**
+ * idle → pending_publish with a new mic session and a publish deadline. In seat mode
+ * `apply`, only the owner and admins take a seat this way (the others apply).
+ */
 export function micUp(
   state: VoiceRoomState,
   cmd: Cmd<'MicUp'>,
@@ -76,20 +80,34 @@ export function micUp(
   if (!seat) return refuse('SEAT_NOT_FOUND');
   const mine = seatOf(state, cmd.user_id);
   if (mine) return mine.seat_index === seat.seat_index ? [] : refuse('ALREADY_ON_SEAT');
+  if (state.seat_mode === 'apply' && !isOwnerOrAdmin(state, cmd.user_id)) {
+    return refuse('SEAT_APPLICATION_REQUIRED');
+  }
   const busy = seatBusy(seat);
   if (busy) return busy;
   return [
-    {
-      type: 'MicTakenUp',
-      user_id: cmd.user_id,
-      seat_index: seat.seat_index,
-      // Deterministic (the version is unique per room), so replay yields the same id.
-      mic_session_id: `ms-${ctx.version}`,
-      mic_session_room_version: ctx.version,
-      publish_deadline_ms: ctx.nowMs + settings.publishTimeoutMs,
-      at_ms: ctx.nowMs,
-    },
+    ...endApplicationOf(state, cmd.user_id, 'seated'),
+    takeSeat(cmd.user_id, seat.seat_index, ctx, settings),
   ];
+}
+
+/** The user takes the idle seat: a new mic session, waiting for publishing. */
+export function takeSeat(
+  userId: string,
+  seatIndex: number,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): VoiceRoomEvent {
+  return {
+    type: 'MicTakenUp',
+    user_id: userId,
+    seat_index: seatIndex,
+    // Deterministic (the version is unique per room), so replay yields the same id.
+    mic_session_id: `ms-${ctx.version}`,
+    mic_session_room_version: ctx.version,
+    publish_deadline_ms: ctx.nowMs + settings.publishTimeoutMs,
+    at_ms: ctx.nowMs,
+  };
 }
 
 /**
@@ -257,7 +275,7 @@ export function expirePublishDeadlines(
   );
 }
 
-function seatBusy(seat: MicSeat) {
+export function seatBusy(seat: MicSeat) {
   if (seat.state === 'locked') return refuse('SEAT_LOCKED');
   if (seat.user_id) return refuse('SEAT_OCCUPIED');
   return null;

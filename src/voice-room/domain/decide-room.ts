@@ -21,6 +21,9 @@ import { joinMark, leaveMark } from './crowd.js';
 import { presentUserIds, usersLastSeenDue } from './presence-book.js';
 import type {
   MicReleaseReason,
+  SeatApplication,
+  SeatApplicationEnd,
+  SeatMode,
   VoiceRoomCommand,
   VoiceRoomEvent,
   VoiceRoomSettings,
@@ -38,13 +41,11 @@ export function createRoom(
 ): Events {
   if (state.status !== 'absent') return refuse('ROOM_ALREADY_EXISTS');
   const title = cmd.title.trim();
-  if (title.length < 1 || title.length > 100) return invalidArgument('title 1-100 chars');
-  // The same rule as nicknames (a display text), plus valid UTF-16: a lone surrogate has
-  // no UTF-8 form for the rooms table or the clients.
-  if (hasControlCharacters(title))
-    return invalidArgument('title must not contain control characters');
-  if (hasDisguisingCharacters(title)) return invalidArgument(`title ${DISGUISING_CHARACTERS}`);
-  if (hasLoneSurrogate(title)) return invalidArgument('title must be valid UTF-16');
+  const badTitle = displayTextError('title', title, 1, 100);
+  if (badTitle) return badTitle;
+  if (cmd.seat_mode !== undefined && !isSeatMode(cmd.seat_mode)) {
+    return invalidArgument('seat_mode free or apply');
+  }
   if (
     !Number.isInteger(cmd.seat_count) ||
     cmd.seat_count < 1 ||
@@ -63,10 +64,72 @@ export function createRoom(
       title,
       seat_count: cmd.seat_count,
       ...(cmd.media_server ? { media_server: cmd.media_server } : {}),
+      ...(cmd.seat_mode === 'apply' ? { seat_mode: cmd.seat_mode } : {}),
       at_ms: ctx.nowMs,
     },
     { type: 'RoomActivated', at_ms: ctx.nowMs },
   ];
+}
+
+/**
+ * A display text's rule (a title, an announcement): the same as nicknames, plus valid
+ * UTF-16 (a lone surrogate has no UTF-8 form for the rooms table or the clients).
+ */
+function displayTextError(field: string, text: string, min: number, max: number) {
+  if (text.length < min || text.length > max)
+    return invalidArgument(`${field} ${min}-${max} chars`);
+  if (hasControlCharacters(text)) {
+    return invalidArgument(`${field} must not contain control characters`);
+  }
+  if (hasDisguisingCharacters(text)) return invalidArgument(`${field} ${DISGUISING_CHARACTERS}`);
+  if (hasLoneSurrogate(text)) return invalidArgument(`${field} must be valid UTF-16`);
+  return null;
+}
+
+function isSeatMode(mode: unknown): mode is SeatMode {
+  return mode === 'free' || mode === 'apply';
+}
+
+/**
+ * The room's settings (owner or admin): its title, announcement (empty: none) and seat
+ * mode. Only what changes is recorded; going back to `free` ends the pending applications
+ * (anyone may now take an idle seat).
+ */
+export function updateRoom(state: VoiceRoomState, cmd: Cmd<'UpdateRoom'>): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  const title = cmd.title?.trim();
+  const announcement = cmd.announcement?.trim();
+  if (title !== undefined) {
+    const bad = displayTextError('title', title, 1, 100);
+    if (bad) return bad;
+  }
+  if (announcement !== undefined) {
+    const bad = displayTextError('announcement', announcement, 0, 500);
+    if (bad) return bad;
+  }
+  if (cmd.seat_mode !== undefined && !isSeatMode(cmd.seat_mode)) {
+    return invalidArgument('seat_mode free or apply');
+  }
+  const changed = {
+    ...(title !== undefined && title !== state.title ? { title } : {}),
+    ...(announcement !== undefined && announcement !== (state.announcement ?? '')
+      ? { announcement }
+      : {}),
+    ...(cmd.seat_mode !== undefined && cmd.seat_mode !== (state.seat_mode ?? 'free')
+      ? { seat_mode: cmd.seat_mode }
+      : {}),
+  };
+  if (Object.keys(changed).length === 0) return [];
+  const ends: VoiceRoomEvent[] =
+    changed.seat_mode === 'free'
+      ? (state.seat_applications ?? []).map((a) => ({
+          type: 'SeatApplicationEnded',
+          user_id: a.user_id,
+          reason: 'seat_mode_changed',
+        }))
+      : [];
+  return [{ type: 'RoomUpdated', operator_user_id: cmd.operator_user_id, ...changed }, ...ends];
 }
 
 /**
@@ -110,8 +173,12 @@ export function closeRoom(
   const releases = state.seats.flatMap((seat) =>
     seat.user_id ? releaseSeatOf(state, seat.user_id, 'room_closed') : [],
   );
+  const ends = (state.seat_applications ?? []).flatMap((a) =>
+    endApplicationOf(state, a.user_id, 'room_closed'),
+  );
   return [
     ...releases,
+    ...ends,
     { type: 'RoomClosed', operator_user_id: cmd.operator_user_id, at_ms: ctx.nowMs },
   ];
 }
@@ -159,6 +226,7 @@ export function leaveRoom(
   const mark = leaveMark(state, settings, cmd.user_id);
   return [
     ...releaseSeatOf(state, cmd.user_id, 'leave'),
+    ...endApplicationOf(state, cmd.user_id, 'left'),
     { type: 'UserLeft', user_id: cmd.user_id, at_ms: ctx.nowMs, ...mark },
   ];
 }
@@ -173,6 +241,7 @@ export function kickUser(state: VoiceRoomState, cmd: Cmd<'KickUser'>): Events {
   if (state.banned.includes(cmd.user_id) && !isPresent(state, cmd.user_id)) return [];
   return [
     ...releaseSeatOf(state, cmd.user_id, 'kicked'),
+    ...endApplicationOf(state, cmd.user_id, 'kicked'),
     { type: 'UserKicked', user_id: cmd.user_id, operator_user_id: cmd.operator_user_id },
   ];
 }
@@ -206,6 +275,7 @@ export function expireStalePresence(
   );
   return stale.flatMap((userId, nth) => [
     ...releaseSeatOf(state, userId, 'stale'),
+    ...endApplicationOf(state, userId, 'stale'),
     {
       type: 'PresenceStale' as const,
       user_id: userId,
@@ -213,6 +283,23 @@ export function expireStalePresence(
       ...leaveMark(state, settings, userId, nth),
     },
   ]);
+}
+
+/** The user's pending seat application ended, if they have one. */
+export function endApplicationOf(
+  state: VoiceRoomState,
+  userId: string,
+  reason: SeatApplicationEnd,
+  operatorUserId?: string,
+): VoiceRoomEvent[] {
+  if (!applicationOf(state, userId)) return [];
+  const by = operatorUserId === undefined ? {} : { operator_user_id: operatorUserId };
+  return [{ type: 'SeatApplicationEnded', user_id: userId, reason, ...by }];
+}
+
+/** The user's pending seat application, if any. */
+export function applicationOf(state: VoiceRoomState, userId: string): SeatApplication | undefined {
+  return state.seat_applications?.find((a) => a.user_id === userId);
 }
 
 /** The user's seat released; `rtcEventTimeMs` (RTC clock) when an RTC event releases it. */

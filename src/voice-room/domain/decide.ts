@@ -23,7 +23,16 @@ import {
   moveMediaServer,
   setRoomAdmin,
   unbanUser,
+  updateRoom,
 } from './decide-room.js';
+import {
+  applyForSeat,
+  approveSeatApplication,
+  cancelSeatApplication,
+  expireSeatApplications,
+  nextApplicationExpiry,
+  rejectSeatApplication,
+} from './decide-seats.js';
 import { assertNever, evolveVoiceRoom } from './evolve.js';
 import { mustBeActive, mustBePresent } from './guards.js';
 import { earliestLastSeen } from './presence-book.js';
@@ -45,6 +54,16 @@ export function decideVoiceRoom(
       return createRoom(state, command, ctx, settings);
     case 'CloseRoom':
       return closeRoom(state, command, ctx);
+    case 'UpdateRoom':
+      return updateRoom(state, command);
+    case 'ApplyForSeat':
+      return applyForSeat(state, command, ctx, settings);
+    case 'CancelSeatApplication':
+      return cancelSeatApplication(state, command);
+    case 'ApproveSeatApplication':
+      return approveSeatApplication(state, command, ctx, settings);
+    case 'RejectSeatApplication':
+      return rejectSeatApplication(state, command);
     case 'JoinRoom':
       return joinRoom(state, command, ctx, settings);
     case 'LeaveRoom':
@@ -130,7 +149,10 @@ function sendGift(
   ];
 }
 
-/** Every deadline due at ctx.nowMs: stale presence first, then publish timeouts. */
+/**
+ * Every deadline due at ctx.nowMs: stale presence first (which ends its applications),
+ * then publish timeouts, then the applications still pending past their time.
+ */
 function expireDeadlines(
   state: VoiceRoomState,
   ctx: DecideContext,
@@ -138,10 +160,12 @@ function expireDeadlines(
 ): VoiceRoomEvent[] {
   const stale = expireStalePresence(state, ctx, settings);
   const afterStale = stale.reduce(evolveVoiceRoom, state);
-  return [...stale, ...expirePublishDeadlines(afterStale, ctx)];
+  const timedOut = expirePublishDeadlines(afterStale, ctx);
+  const afterTimeouts = timedOut.reduce(evolveVoiceRoom, afterStale);
+  return [...stale, ...timedOut, ...expireSeatApplications(afterTimeouts, ctx)];
 }
 
-/** The earliest stale-presence or publish deadline, or null. */
+/** The earliest stale-presence, publish or seat-application deadline, or null. */
 export function nextVoiceRoomDeadline(
   state: VoiceRoomState,
   settings: VoiceRoomSettings,
@@ -156,5 +180,6 @@ export function nextVoiceRoomDeadline(
       next = Math.min(next, seat.publish_deadline_ms);
     }
   }
+  next = Math.min(next, nextApplicationExpiry(state) ?? Infinity);
   return next === Infinity ? null : next;
 }

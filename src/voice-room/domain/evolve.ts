@@ -47,6 +47,36 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         created_at_ms: event.at_ms,
         seats: Array.from({ length: event.seat_count }, (_, i) => emptySeat(i)),
         ...(event.media_server ? { media_server: event.media_server } : {}),
+        ...(event.seat_mode ? { seat_mode: event.seat_mode } : {}),
+      };
+    case 'RoomUpdated': {
+      const { title, announcement, seat_mode } = event;
+      return {
+        ...state,
+        ...(title === undefined ? {} : { title }),
+        ...(announcement === undefined ? {} : { announcement }),
+        ...(seat_mode === undefined ? {} : { seat_mode }),
+      };
+    }
+    case 'SeatApplied':
+      return {
+        ...state,
+        seat_applications: [
+          ...(state.seat_applications ?? []),
+          {
+            user_id: event.user_id,
+            seat_index: event.seat_index,
+            applied_at_ms: event.at_ms,
+            expires_at_ms: event.expires_at_ms,
+          },
+        ],
+      };
+    case 'SeatApplicationEnded':
+      return {
+        ...state,
+        seat_applications: (state.seat_applications ?? []).filter(
+          (a) => a.user_id !== event.user_id,
+        ),
       };
     case 'MediaServerMoved':
       return {

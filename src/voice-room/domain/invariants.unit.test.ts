@@ -61,6 +61,16 @@ function checkState(state: VoiceRoomState): void {
     assert.ok(PRESENCE_STATES.includes(p.state), `${u}: ${p.state}`);
     assert.ok(Number.isFinite(p.joined_at_ms) && p.last_seen_at_ms >= p.joined_at_ms, u);
   }
+  // Seat applications: one per user, of a present member on no seat, only in apply mode.
+  const applicants = (state.seat_applications ?? []).map((a) => a.user_id);
+  assert.equal(new Set(applicants).size, applicants.length, 'one application per user');
+  for (const u of applicants) {
+    assert.equal(presenceOf(state, u)?.state, 'present', `applicant ${u} is present`);
+    assert.ok(!holders.includes(u), `applicant ${u} holds no seat`);
+  }
+  if (state.seat_mode !== 'apply' || state.status !== 'active') {
+    assert.deepEqual(applicants, [], 'applications only in an active room in apply mode');
+  }
   if (state.status === 'closed') {
     assert.deepEqual(holders, []);
     for (const [, p] of presentEntries(state.presence)) assert.notEqual(p.state, 'present');
@@ -230,6 +240,19 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
       break;
     case 'SetRoomAdmin':
       assert.equal(command.operator_user_id, owner, 'only the owner sets admins');
+      break;
+    case 'UpdateRoom':
+    case 'ApproveSeatApplication':
+    case 'RejectSeatApplication':
+      assert.ok(
+        manages(command.operator_user_id),
+        `${command.type} by ${command.operator_user_id}`,
+      );
+      break;
+    case 'MicUp':
+      if (before.seat_mode === 'apply') {
+        assert.ok(manages(command.user_id), `MicUp in apply mode by ${command.user_id}`);
+      }
       break;
     case 'MicDown':
       if (command.operator_user_id !== undefined && command.operator_user_id !== command.user_id) {

@@ -9,6 +9,34 @@ export type RoomStatus = 'absent' | 'creating' | 'active' | 'closing' | 'closed'
 /** The Presence machine's states; the room keeps only `present` ones (see `presence` below). */
 export type PresenceState = 'present' | 'left' | 'stale_left' | 'kicked' | 'closed_left';
 export type MicState = 'idle' | 'locked' | 'pending_publish' | 'publishing';
+/**
+ * How audience members take a seat: `free` (MicUp on any idle seat, the seed's rule) or
+ * `apply` (they apply; the owner or an admin approves).
+ */
+export type SeatMode = 'free' | 'apply';
+
+/** A pending application for a seat (seat mode `apply`), one per user. */
+export interface SeatApplication {
+  readonly user_id: string;
+  /** The seat asked for; null: any. */
+  readonly seat_index: number | null;
+  readonly applied_at_ms: number;
+  /** Server clock: it ends `expired` then (a deadline of the cell). */
+  readonly expires_at_ms: number;
+}
+
+/** Why an application ended. */
+export type SeatApplicationEnd =
+  | 'approved'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired'
+  | 'left'
+  | 'stale'
+  | 'kicked'
+  | 'seated'
+  | 'seat_mode_changed'
+  | 'room_closed';
 
 /** A present user's presence. */
 export interface Presence {
@@ -80,6 +108,12 @@ export interface VoiceRoomState {
    * move's request id, so that a room back on a server it once left can move off it again.
    */
   readonly media_moves?: number;
+  /** Absent in rooms created before seat modes: `free`. */
+  readonly seat_mode?: SeatMode;
+  /** The room's announcement (UpdateRoom); absent: none. */
+  readonly announcement?: string;
+  /** Pending seat applications, oldest first; absent: none. */
+  readonly seat_applications?: readonly SeatApplication[];
 }
 
 /** Who asks: every management command names its operator. */
@@ -105,7 +139,27 @@ export type VoiceRoomCommand =
       readonly seat_count: number;
       /** The media server the edge placed the room's router on; null: no media. */
       readonly media_server?: string | null | undefined;
+      /** Default `free`. */
+      readonly seat_mode?: SeatMode | undefined;
     }
+  | ({
+      readonly type: 'UpdateRoom';
+      readonly title?: string | undefined;
+      readonly announcement?: string | undefined;
+      readonly seat_mode?: SeatMode | undefined;
+    } & ByOperator)
+  | {
+      readonly type: 'ApplyForSeat';
+      readonly user_id: string;
+      readonly seat_index?: number | undefined;
+    }
+  | { readonly type: 'CancelSeatApplication'; readonly user_id: string }
+  | ({
+      readonly type: 'ApproveSeatApplication';
+      readonly user_id: string;
+      readonly seat_index?: number | undefined;
+    } & ByOperator)
+  | ({ readonly type: 'RejectSeatApplication'; readonly user_id: string } & ByOperator)
   | ({ readonly type: 'CloseRoom' } & ByOperator)
   | { readonly type: 'JoinRoom'; readonly user_id: string }
   | { readonly type: 'LeaveRoom'; readonly user_id: string }
@@ -187,7 +241,31 @@ export type VoiceRoomEvent =
       readonly seat_count: number;
       /** Absent in events logged before servers were recorded. */
       readonly media_server?: string | null;
+      /** Absent in events logged before seat modes (and for `free`). */
+      readonly seat_mode?: SeatMode;
       readonly at_ms: number;
+    }
+  /** What UpdateRoom changed: only the fields that changed. */
+  | {
+      readonly type: 'RoomUpdated';
+      readonly operator_user_id: string;
+      readonly title?: string;
+      readonly announcement?: string;
+      readonly seat_mode?: SeatMode;
+    }
+  | {
+      readonly type: 'SeatApplied';
+      readonly user_id: string;
+      readonly seat_index: number | null;
+      readonly at_ms: number;
+      readonly expires_at_ms: number;
+    }
+  | {
+      readonly type: 'SeatApplicationEnded';
+      readonly user_id: string;
+      readonly reason: SeatApplicationEnd;
+      /** Who approved or rejected it. */
+      readonly operator_user_id?: string;
     }
   | { readonly type: 'RoomActivated'; readonly at_ms: number }
   /**
@@ -294,4 +372,6 @@ export interface VoiceRoomSettings {
    * announced (see {@link InCrowd}); 0 announces every one. Default 200.
    */
   readonly announcedAudience?: number;
+  /** How long a seat application waits for a decision (default 60 s). */
+  readonly seatApplicationTtlMs?: number;
 }

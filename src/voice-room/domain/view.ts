@@ -4,6 +4,8 @@ import { presentCount, presentEntries, presentEntriesAfter } from './presence-bo
 import type {
   MicState,
   Presence,
+  SeatApplication,
+  SeatMode,
   VoiceRoomCommand,
   VoiceRoomEvent,
   VoiceRoomState,
@@ -21,6 +23,11 @@ export interface RoomView {
   readonly room_version: number;
   readonly owner_user_id: string | null;
   readonly title: string;
+  /** Empty: none. */
+  readonly announcement: string;
+  readonly seat_mode: SeatMode;
+  /** Pending seat applications (list them with ListSeatApplications). */
+  readonly seat_application_count: number;
   readonly created_at_ms: number | null;
   readonly closed_at_ms: number | null;
   readonly admins: readonly string[];
@@ -43,6 +50,9 @@ export function roomView(state: VoiceRoomState, version: number): RoomView {
     room_version: version,
     owner_user_id: state.owner_user_id,
     title: state.title,
+    announcement: state.announcement ?? '',
+    seat_mode: state.seat_mode ?? 'free',
+    seat_application_count: state.seat_applications?.length ?? 0,
     created_at_ms: state.created_at_ms,
     closed_at_ms: state.closed_at_ms,
     admins: state.admins,
@@ -101,7 +111,8 @@ export function replyOf(
   switch (command.type) {
     case 'MicUp':
     case 'ChangeMicSeat':
-    case 'ConfirmMicPublishing': {
+    case 'ConfirmMicPublishing':
+    case 'ApproveSeatApplication': {
       const seat = seatOf(state, command.user_id);
       return seat
         ? {
@@ -111,6 +122,12 @@ export function replyOf(
             publish_deadline_ms: seat.publish_deadline_ms,
           }
         : {};
+    }
+    case 'ApplyForSeat': {
+      const pending = state.seat_applications?.find((a) => a.user_id === command.user_id);
+      if (!pending) return {};
+      const { seat_index, applied_at_ms, expires_at_ms } = pending;
+      return { seat_index, applied_at_ms, expires_at_ms };
     }
     // Where the room's router is now (the move's, or the one that won before it).
     case 'MoveMediaServer':
@@ -124,4 +141,19 @@ export function replyOf(
     default:
       return { status: state.status };
   }
+}
+
+/** A pending seat application as the API shows it. */
+export function applicationView(a: SeatApplication) {
+  return {
+    user_id: a.user_id,
+    seat_index: a.seat_index,
+    applied_at_ms: a.applied_at_ms,
+    expires_at_ms: a.expires_at_ms,
+  };
+}
+
+/** ListSeatApplications: the pending ones, oldest first. */
+export function seatApplicationsView(state: VoiceRoomState) {
+  return { applications: (state.seat_applications ?? []).map(applicationView) };
 }

@@ -49,6 +49,8 @@ export function projectVoiceRoom(
       .updateTable('rooms')
       .set({
         status: state.status,
+        // UpdateRoom may rename it: the lobby shows the current title.
+        title: state.title,
         room_version: version,
         closed_at_ms: state.closed_at_ms,
         updated_at_ms: now,
@@ -57,7 +59,13 @@ export function projectVoiceRoom(
       .where('room_id', '=', key.roomId),
     db
       .updateTable('room_list_entries')
-      .set({ status: state.status, online_count: online, mic_count: onMic, updated_at_ms: now })
+      .set({
+        status: state.status,
+        title: state.title,
+        online_count: online,
+        mic_count: onMic,
+        updated_at_ms: now,
+      })
       .where('app_code', '=', key.appCode)
       .where('room_id', '=', key.roomId),
   ];

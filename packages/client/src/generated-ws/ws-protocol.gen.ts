@@ -1112,6 +1112,93 @@ export interface WsProtocol {
        */
       at_ms: number;
     };
+    "voice.room.updated": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
+      title?: string;
+      /**
+       * '' cleared it
+       */
+      announcement?: string;
+      seat_mode?: "free" | "apply";
+    };
+    "voice.seat.applied": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      /**
+       * The seat asked for; null: any
+       */
+      seat_index: number | null;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+      /**
+       * Server clock
+       */
+      expires_at_ms: number;
+    };
+    "voice.seat.application.ended": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      reason:
+        | "approved"
+        | "rejected"
+        | "cancelled"
+        | "expired"
+        | "left"
+        | "stale"
+        | "kicked"
+        | "seated"
+        | "seat_mode_changed"
+        | "room_closed";
+      /**
+       * Who approved or rejected it
+       */
+      operator_user_id?: number;
+    };
     "voice.member.joined": {
       app_code: string;
       room_id: string;

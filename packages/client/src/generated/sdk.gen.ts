@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses } from './types.gen.js';
+import type { AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -115,6 +115,19 @@ export const closeRoom = <ThrowOnError extends boolean = false>(options: Options
 });
 
 /**
+ * Change the room's title, announcement or seat mode (owner or admin)
+ */
+export const updateRoom = <ThrowOnError extends boolean = false>(options: Options<UpdateRoomData, ThrowOnError>) => (options.client ?? client).post<UpdateRoomResponses, UpdateRoomErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/settings',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * Join the room
  */
 export const joinRoom = <ThrowOnError extends boolean = false>(options: Options<JoinRoomData, ThrowOnError>) => (options.client ?? client).post<JoinRoomResponses, JoinRoomErrors, ThrowOnError>({
@@ -211,6 +224,67 @@ export const setMicSeatLock = <ThrowOnError extends boolean = false>(options: Op
 export const micUp = <ThrowOnError extends boolean = false>(options: Options<MicUpData, ThrowOnError>) => (options.client ?? client).post<MicUpResponses, MicUpErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/voice/rooms/{room_id}/mic/up',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The pending seat applications, oldest first (owner or admin)
+ */
+export const listSeatApplications = <ThrowOnError extends boolean = false>(options: Options<ListSeatApplicationsData, ThrowOnError>) => (options.client ?? client).get<ListSeatApplicationsResponses, ListSeatApplicationsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications',
+    ...options
+});
+
+/**
+ * Apply for a mic seat, any or a given one (seat mode apply)
+ */
+export const applyForSeat = <ThrowOnError extends boolean = false>(options: Options<ApplyForSeatData, ThrowOnError>) => (options.client ?? client).post<ApplyForSeatResponses, ApplyForSeatErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Withdraw one's seat application
+ */
+export const cancelSeatApplication = <ThrowOnError extends boolean = false>(options: Options<CancelSeatApplicationData, ThrowOnError>) => (options.client ?? client).post<CancelSeatApplicationResponses, CancelSeatApplicationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications/cancel',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Approve a seat application: the applicant takes the seat as by MicUp (owner or admin)
+ */
+export const approveSeatApplication = <ThrowOnError extends boolean = false>(options: Options<ApproveSeatApplicationData, ThrowOnError>) => (options.client ?? client).post<ApproveSeatApplicationResponses, ApproveSeatApplicationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications/approve',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Reject a seat application (owner or admin)
+ */
+export const rejectSeatApplication = <ThrowOnError extends boolean = false>(options: Options<RejectSeatApplicationData, ThrowOnError>) => (options.client ?? client).post<RejectSeatApplicationResponses, RejectSeatApplicationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications/reject',
     ...options,
     headers: {
         'Content-Type': 'application/json',

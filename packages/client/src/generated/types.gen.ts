@@ -153,6 +153,54 @@ export type VoiceMicReply = {
 };
 
 /**
+ * VoiceApplyForSeatReply
+ */
+export type VoiceApplyForSeatReply = {
+    /**
+     * The room's version after the command
+     */
+    room_version: number;
+    /**
+     * A retry of a request id already decided: this is its first answer
+     */
+    duplicate: boolean;
+    seat_index?: number | null;
+    applied_at_ms?: number;
+    expires_at_ms?: number;
+};
+
+/**
+ * SeatApplication
+ */
+export type SeatApplication = {
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    user_id: number;
+    /**
+     * The seat asked for; null: any
+     */
+    seat_index: number | null;
+    applied_at_ms: number;
+    /**
+     * Server clock: the application expires then
+     */
+    expires_at_ms: number;
+};
+
+/**
+ * VoiceSeatApplications
+ */
+export type VoiceSeatApplications = {
+    app_code: string;
+    room_id: string;
+    /**
+     * Oldest first
+     */
+    readonly applications: Array<SeatApplication>;
+};
+
+/**
  * GiftResult
  */
 export type GiftResult = {
@@ -210,6 +258,18 @@ export type VoiceRoom = {
     room_version: number;
     owner_user_id: number | null;
     title: string;
+    /**
+     * '' when none
+     */
+    announcement: string;
+    /**
+     * free: MicUp takes an idle seat; apply: members apply, the owner or an admin approves
+     */
+    seat_mode: 'free' | 'apply';
+    /**
+     * Pending seat applications
+     */
+    seat_application_count: number;
     created_at_ms: number | null;
     closed_at_ms: number | null;
     readonly admins: Array<number>;
@@ -712,6 +772,14 @@ export type VoiceLobbyPageWritable = {
 };
 
 /**
+ * VoiceSeatApplications
+ */
+export type VoiceSeatApplicationsWritable = {
+    app_code: string;
+    room_id: string;
+};
+
+/**
  * VoiceRoom
  */
 export type VoiceRoomWritable = {
@@ -724,6 +792,18 @@ export type VoiceRoomWritable = {
     room_version: number;
     owner_user_id: number | null;
     title: string;
+    /**
+     * '' when none
+     */
+    announcement: string;
+    /**
+     * free: MicUp takes an idle seat; apply: members apply, the owner or an admin approves
+     */
+    seat_mode: 'free' | 'apply';
+    /**
+     * Pending seat applications
+     */
+    seat_application_count: number;
     created_at_ms: number | null;
     closed_at_ms: number | null;
     online_count: number;
@@ -1254,6 +1334,7 @@ export type CreateRoomData = {
     body: {
         title: string;
         seat_count?: number;
+        seat_mode?: '' | 'free' | 'apply';
         /**
          * Idempotency: a retry with the same id applies once (or Idempotency-Key)
          */
@@ -1437,6 +1518,106 @@ export type CloseRoomResponses = {
 };
 
 export type CloseRoomResponse = CloseRoomResponses[keyof CloseRoomResponses];
+
+export type UpdateRoomData = {
+    body?: {
+        title?: '' | string;
+        announcement?: string;
+        seat_mode?: '' | 'free' | 'apply';
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/settings';
+};
+
+export type UpdateRoomErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'NOT_ADMIN';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type UpdateRoomError = UpdateRoomErrors[keyof UpdateRoomErrors];
+
+export type UpdateRoomResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type UpdateRoomResponse = UpdateRoomResponses[keyof UpdateRoomResponses];
 
 export type JoinRoomData = {
     body?: {
@@ -2155,6 +2336,12 @@ export type MicUpErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'SEAT_APPLICATION_REQUIRED';
+    };
+    /**
      * Not found: see `reason`
      */
     404: Error & {
@@ -2211,6 +2398,466 @@ export type MicUpResponses = {
 };
 
 export type MicUpResponse = MicUpResponses[keyof MicUpResponses];
+
+export type ListSeatApplicationsData = {
+    body?: never;
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications';
+};
+
+export type ListSeatApplicationsErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'NOT_ADMIN';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ListSeatApplicationsError = ListSeatApplicationsErrors[keyof ListSeatApplicationsErrors];
+
+export type ListSeatApplicationsResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceSeatApplications;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ListSeatApplicationsResponse = ListSeatApplicationsResponses[keyof ListSeatApplicationsResponses];
+
+export type ApplyForSeatData = {
+    body?: {
+        seat_index?: number;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications';
+};
+
+export type ApplyForSeatErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'ALREADY_APPLIED' | 'ALREADY_ON_SEAT' | 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_MODE_FREE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ApplyForSeatError = ApplyForSeatErrors[keyof ApplyForSeatErrors];
+
+export type ApplyForSeatResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceApplyForSeatReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ApplyForSeatResponse = ApplyForSeatResponses[keyof ApplyForSeatResponses];
+
+export type CancelSeatApplicationData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications/cancel';
+};
+
+export type CancelSeatApplicationErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'NO_SEAT_APPLICATION' | 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type CancelSeatApplicationError = CancelSeatApplicationErrors[keyof CancelSeatApplicationErrors];
+
+export type CancelSeatApplicationResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type CancelSeatApplicationResponse = CancelSeatApplicationResponses[keyof CancelSeatApplicationResponses];
+
+export type ApproveSeatApplicationData = {
+    body: {
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
+        seat_index?: number;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications/approve';
+};
+
+export type ApproveSeatApplicationErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NO_FREE_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'NOT_ADMIN';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'NO_SEAT_APPLICATION' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ApproveSeatApplicationError = ApproveSeatApplicationErrors[keyof ApproveSeatApplicationErrors];
+
+export type ApproveSeatApplicationResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceMicReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ApproveSeatApplicationResponse = ApproveSeatApplicationResponses[keyof ApproveSeatApplicationResponses];
+
+export type RejectSeatApplicationData = {
+    body: {
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-applications/reject';
+};
+
+export type RejectSeatApplicationErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'NOT_ADMIN';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'NO_SEAT_APPLICATION' | 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type RejectSeatApplicationError = RejectSeatApplicationErrors[keyof RejectSeatApplicationErrors];
+
+export type RejectSeatApplicationResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type RejectSeatApplicationResponse = RejectSeatApplicationResponses[keyof RejectSeatApplicationResponses];
 
 export type MicDownData = {
     body?: {

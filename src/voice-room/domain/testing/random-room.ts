@@ -51,7 +51,17 @@ type Spec =
   /** The timer worker: wakes exactly at the next deadline and runs the alarm command. */
   | { readonly t: 'Alarm' }
   | { readonly t: 'CloseRoom'; readonly op: User }
-  | { readonly t: 'CreateRoom'; readonly user: User };
+  | { readonly t: 'CreateRoom'; readonly user: User }
+  | { readonly t: 'UpdateRoom'; readonly op: User; readonly mode: 'free' | 'apply' }
+  | { readonly t: 'ApplyForSeat'; readonly user: User; readonly seat: number | null }
+  | { readonly t: 'CancelSeatApplication'; readonly user: User }
+  | {
+      readonly t: 'ApproveSeatApplication';
+      readonly user: User;
+      readonly op: User;
+      readonly seat: number | null;
+    }
+  | { readonly t: 'RejectSeatApplication'; readonly user: User; readonly op: User };
 
 export interface Step {
   readonly dt: number;
@@ -151,6 +161,36 @@ const specArb: fc.Arbitrary<Spec> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ t: 'Alarm' as const }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('CloseRoom' as const), op: user }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('CreateRoom' as const), user }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('UpdateRoom' as const),
+      op: user,
+      mode: fc.constantFrom('free' as const, 'apply' as const),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant('ApplyForSeat' as const),
+      user,
+      seat: fc.option(seat),
+    }),
+  },
+  { weight: 1, arbitrary: user.map((u) => ({ t: 'CancelSeatApplication' as const, user: u })) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant('ApproveSeatApplication' as const),
+      user,
+      op: user,
+      seat: fc.option(seat),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('RejectSeatApplication' as const), user, op: user }),
+  },
 );
 
 export const stepArb: fc.Arbitrary<Step> = fc.record({
@@ -280,6 +320,19 @@ export function resolve(world: World, spec: Spec): VoiceRoomCommand {
       return { type: spec.t, operator_user_id: spec.op };
     case 'CreateRoom':
       return { type: spec.t, owner_user_id: spec.user, title: 'again', seat_count: SEATS };
+    case 'UpdateRoom':
+      return { type: spec.t, operator_user_id: spec.op, seat_mode: spec.mode };
+    case 'ApplyForSeat':
+    case 'ApproveSeatApplication': {
+      const seatIndex = spec.seat === null ? {} : { seat_index: spec.seat };
+      return spec.t === 'ApplyForSeat'
+        ? { type: spec.t, user_id: spec.user, ...seatIndex }
+        : { type: spec.t, user_id: spec.user, operator_user_id: spec.op, ...seatIndex };
+    }
+    case 'CancelSeatApplication':
+      return { type: spec.t, user_id: spec.user };
+    case 'RejectSeatApplication':
+      return { type: spec.t, user_id: spec.user, operator_user_id: spec.op };
   }
 }
 

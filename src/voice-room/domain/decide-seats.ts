@@ -1,0 +1,118 @@
+/**
+ * Seat applications (seat mode `apply`): an audience member applies for a seat (any, or a
+ * given one), the owner or an admin approves or rejects, the applicant may cancel, and an
+ * application not decided in time expires (a deadline of the cell). Approving takes the
+ * seat exactly as a MicUp does (a new mic session, pending_publish, the publish deadline).
+ * The cell decides one command at a time: of two approvals for the last idle seat, the
+ * second finds it taken and is refused; nobody is bumped. An application also ends when
+ * its applicant leaves, goes stale, is kicked or takes a seat another way, when the room
+ * goes back to `free`, and when it closes (./decide-room.ts, ./decide-mic.ts).
+ */
+import type { DecideContext, Decision } from '../../domain/decider.js';
+import { seatBusy, takeSeat } from './decide-mic.js';
+import { applicationOf, endApplicationOf } from './decide-room.js';
+import { refuse } from './errors.js';
+import { mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatAt, seatOf } from './guards.js';
+import type {
+  VoiceRoomCommand,
+  VoiceRoomEvent,
+  VoiceRoomSettings,
+  VoiceRoomState,
+} from './types.js';
+
+type Cmd<T extends VoiceRoomCommand['type']> = Extract<VoiceRoomCommand, { type: T }>;
+type Events = Decision<VoiceRoomEvent>;
+
+export const DEFAULT_SEAT_APPLICATION_TTL_MS = 60_000;
+
+/** A present audience member applies; the same application again is a no-op. */
+export function applyForSeat(
+  state: VoiceRoomState,
+  cmd: Cmd<'ApplyForSeat'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
+  const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
+  if (guard) return guard;
+  if (state.seat_mode !== 'apply') return refuse('SEAT_MODE_FREE');
+  const seatIndex = cmd.seat_index ?? null;
+  if (seatIndex !== null && !seatAt(state, seatIndex)) return refuse('SEAT_NOT_FOUND');
+  if (seatOf(state, cmd.user_id)) return refuse('ALREADY_ON_SEAT');
+  const pending = applicationOf(state, cmd.user_id);
+  if (pending) return pending.seat_index === seatIndex ? [] : refuse('ALREADY_APPLIED');
+  const ttl = settings.seatApplicationTtlMs ?? DEFAULT_SEAT_APPLICATION_TTL_MS;
+  return [
+    {
+      type: 'SeatApplied',
+      user_id: cmd.user_id,
+      seat_index: seatIndex,
+      at_ms: ctx.nowMs,
+      expires_at_ms: ctx.nowMs + ttl,
+    },
+  ];
+}
+
+export function cancelSeatApplication(
+  state: VoiceRoomState,
+  cmd: Cmd<'CancelSeatApplication'>,
+): Events {
+  const guard = mustBeActive(state);
+  if (guard) return guard;
+  if (!applicationOf(state, cmd.user_id)) return refuse('NO_SEAT_APPLICATION');
+  return endApplicationOf(state, cmd.user_id, 'cancelled');
+}
+
+/**
+ * The applicant takes the seat the approver names, else the one applied for, else the
+ * first idle one.
+ */
+export function approveSeatApplication(
+  state: VoiceRoomState,
+  cmd: Cmd<'ApproveSeatApplication'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  const application = applicationOf(state, cmd.user_id);
+  if (!application) return refuse('NO_SEAT_APPLICATION');
+  const wanted = cmd.seat_index ?? application.seat_index;
+  const seat =
+    wanted === null
+      ? state.seats.find((s) => s.state === 'idle' && !s.user_id)
+      : seatAt(state, wanted);
+  if (!seat) return refuse(wanted === null ? 'NO_FREE_SEAT' : 'SEAT_NOT_FOUND');
+  const busy = seatBusy(seat);
+  if (busy) return busy;
+  return [
+    ...endApplicationOf(state, cmd.user_id, 'approved', cmd.operator_user_id),
+    takeSeat(cmd.user_id, seat.seat_index, ctx, settings),
+  ];
+}
+
+export function rejectSeatApplication(
+  state: VoiceRoomState,
+  cmd: Cmd<'RejectSeatApplication'>,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (!applicationOf(state, cmd.user_id)) return refuse('NO_SEAT_APPLICATION');
+  return endApplicationOf(state, cmd.user_id, 'rejected', cmd.operator_user_id);
+}
+
+/** Every application past its time, expired. */
+export function expireSeatApplications(
+  state: VoiceRoomState,
+  ctx: DecideContext,
+): VoiceRoomEvent[] {
+  if (state.status !== 'active') return [];
+  return (state.seat_applications ?? [])
+    .filter((a) => a.expires_at_ms <= ctx.nowMs)
+    .flatMap((a) => endApplicationOf(state, a.user_id, 'expired'));
+}
+
+/** The earliest application deadline, or null. */
+export function nextApplicationExpiry(state: VoiceRoomState): number | null {
+  const times = (state.seat_applications ?? []).map((a) => a.expires_at_ms);
+  return times.length === 0 ? null : Math.min(...times);
+}
