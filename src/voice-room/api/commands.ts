@@ -251,7 +251,7 @@ export const voiceCommands = {
   }),
   ApproveSeatApplication: commandWithDecision({
     reply: r.MicReply,
-    schema: m.ApproveSeatApplicationRequest,
+    schema: m.OfferSeatRequest,
     refuses: [...MANAGER, 'NO_SEAT_APPLICATION', 'NO_FREE_SEAT', ...FREE_SEAT],
     toCommand: (r) => ({
       type: 'ApproveSeatApplication',
@@ -282,6 +282,53 @@ export const voiceCommands = {
       path: inRoom('seat-applications/reject'),
       caller: 'operator_user_id',
       body: ['user_id'],
+    },
+  }),
+  InviteToSeat: command({
+    schema: m.OfferSeatRequest,
+    refuses: [
+      ...MANAGER,
+      'NOT_IN_ROOM',
+      'CANNOT_TARGET_SELF',
+      'SEAT_NOT_FOUND',
+      'ALREADY_ON_SEAT',
+      'ALREADY_INVITED',
+    ],
+    toCommand: (r) => ({
+      type: 'InviteToSeat',
+      operator_user_id: r.operator_user_id,
+      user_id: r.user_id,
+      seat_index: r.seat_index,
+    }),
+    rest: {
+      summary: 'Invite a present member to a seat, any or a given one (owner or admin)',
+      method: 'POST',
+      path: inRoom('seat-invitations'),
+      caller: 'operator_user_id',
+      body: ['user_id', 'seat_index'],
+    },
+  }),
+  AcceptSeatInvitation: commandWithDecision({
+    reply: r.MicReply,
+    schema: m.UserRequest,
+    refuses: [...MEMBER, 'NO_SEAT_INVITATION', 'NO_FREE_SEAT', ...FREE_SEAT],
+    toCommand: (r) => ({ type: 'AcceptSeatInvitation', user_id: r.user_id }),
+    rest: {
+      summary: 'Accept your seat invitation: you take the seat as by MicUp',
+      method: 'POST',
+      path: inRoom('seat-invitations/accept'),
+      caller: 'user_id',
+    },
+  }),
+  DeclineSeatInvitation: command({
+    schema: m.UserRequest,
+    refuses: [...ACTIVE, 'NO_SEAT_INVITATION'],
+    toCommand: (r) => ({ type: 'DeclineSeatInvitation', user_id: r.user_id }),
+    rest: {
+      summary: 'Decline your seat invitation',
+      method: 'POST',
+      path: inRoom('seat-invitations/decline'),
+      caller: 'user_id',
     },
   }),
   MicDown: command({

@@ -15,6 +15,11 @@ export function roomJson(view: RoomView) {
     ...view,
     owner_user_id: optional(view.owner_user_id),
     admins: view.admins.map(userIdJson),
+    seat_invitations: view.seat_invitations.map((i) => ({
+      ...i,
+      user_id: userIdJson(i.user_id),
+      operator_user_id: userIdJson(i.operator_user_id),
+    })),
     banned: view.banned.map(userIdJson),
     members: view.members.map(memberJson),
     seats: view.seats.map((s) => ({ ...s, user_id: optional(s.user_id) })),

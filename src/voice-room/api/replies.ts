@@ -75,6 +75,19 @@ export const Room = z
         'free: MicUp takes an idle seat; apply: members apply, the owner or an admin approves',
       ),
     seat_application_count: z.int().describe('Pending seat applications'),
+    seat_invitations: z
+      .array(
+        z
+          .strictObject({
+            user_id: JsonUserId,
+            seat_index: z.int().nullable().describe('The seat offered; null: any idle one'),
+            operator_user_id: JsonUserId,
+            expires_at_ms: z.int(),
+          })
+          .meta({ title: 'SeatInvitation' }),
+      )
+      .readonly()
+      .describe('Pending seat invitations, oldest first'),
     created_at_ms: z.int().nullable(),
     closed_at_ms: z.int().nullable(),
     admins: z.array(JsonUserId).readonly(),

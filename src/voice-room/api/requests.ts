@@ -74,8 +74,11 @@ export const ApplyForSeatRequest = z.object({
   user_id: userId,
   seat_index: int.min(0).optional(),
 });
-/** Approving an application: on this seat, else the one applied for, else the first idle one. */
-export const ApproveSeatApplicationRequest = z.object({
+/**
+ * A seat offered to a user: approving their application (on this seat, else the one applied
+ * for, else the first idle one) or inviting them (this seat, else any idle one).
+ */
+export const OfferSeatRequest = z.object({
   ...room,
   ...requestId,
   operator_user_id: userId,

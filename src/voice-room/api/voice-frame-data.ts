@@ -91,6 +91,26 @@ export const VOICE_EVENT_DATA = {
     at_ms,
     expires_at_ms: z.int().describe('Server clock'),
   }),
+  SeatInvited: z.strictObject({
+    user_id,
+    seat_index: z.int().nullable().describe('The seat offered; null: any idle one'),
+    operator_user_id,
+    at_ms,
+    expires_at_ms: z.int().describe('Server clock'),
+  }),
+  SeatInvitationEnded: z.strictObject({
+    user_id,
+    reason: z.enum([
+      'accepted',
+      'declined',
+      'expired',
+      'left',
+      'stale',
+      'kicked',
+      'seated',
+      'room_closed',
+    ]),
+  }),
   SeatApplicationEnded: z.strictObject({
     user_id,
     reason: z.enum([

@@ -26,6 +26,8 @@ export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>
   RoomUpdated: 'voice.room.updated',
   SeatApplied: 'voice.seat.applied',
   SeatApplicationEnded: 'voice.seat.application.ended',
+  SeatInvited: 'voice.seat.invited',
+  SeatInvitationEnded: 'voice.seat.invitation.ended',
   UserJoined: 'voice.member.joined',
   PresenceRefreshed: null,
   UserLeft: 'voice.member.left',

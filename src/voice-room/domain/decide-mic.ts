@@ -12,7 +12,7 @@
  */
 import type { DecideContext, Decision } from '../../domain/decider.js';
 import { refuse } from './errors.js';
-import { endApplicationOf, releaseSeatOf } from './decide-room.js';
+import { endSeatRequestsOf, releaseSeatOf } from './decide-room.js';
 import { lastRtcTimeOf } from './evolve.js';
 import {
   isOwnerOrAdmin,
@@ -86,7 +86,7 @@ export function micUp(
   const busy = seatBusy(seat);
   if (busy) return busy;
   return [
-    ...endApplicationOf(state, cmd.user_id, 'seated'),
+    ...endSeatRequestsOf(state, cmd.user_id, 'seated'),
     takeSeat(cmd.user_id, seat.seat_index, ctx, settings),
   ];
 }

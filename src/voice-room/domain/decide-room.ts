@@ -23,6 +23,8 @@ import type {
   MicReleaseReason,
   SeatApplication,
   SeatApplicationEnd,
+  SeatInvitation,
+  SeatInvitationEnd,
   SeatMode,
   VoiceRoomCommand,
   VoiceRoomEvent,
@@ -173,9 +175,14 @@ export function closeRoom(
   const releases = state.seats.flatMap((seat) =>
     seat.user_id ? releaseSeatOf(state, seat.user_id, 'room_closed') : [],
   );
-  const ends = (state.seat_applications ?? []).flatMap((a) =>
-    endApplicationOf(state, a.user_id, 'room_closed'),
-  );
+  const ends = [
+    ...(state.seat_applications ?? []).flatMap((a) =>
+      endApplicationOf(state, a.user_id, 'room_closed'),
+    ),
+    ...(state.seat_invitations ?? []).flatMap((i) =>
+      endInvitationOf(state, i.user_id, 'room_closed'),
+    ),
+  ];
   return [
     ...releases,
     ...ends,
@@ -226,7 +233,7 @@ export function leaveRoom(
   const mark = leaveMark(state, settings, cmd.user_id);
   return [
     ...releaseSeatOf(state, cmd.user_id, 'leave'),
-    ...endApplicationOf(state, cmd.user_id, 'left'),
+    ...endSeatRequestsOf(state, cmd.user_id, 'left'),
     { type: 'UserLeft', user_id: cmd.user_id, at_ms: ctx.nowMs, ...mark },
   ];
 }
@@ -241,7 +248,7 @@ export function kickUser(state: VoiceRoomState, cmd: Cmd<'KickUser'>): Events {
   if (state.banned.includes(cmd.user_id) && !isPresent(state, cmd.user_id)) return [];
   return [
     ...releaseSeatOf(state, cmd.user_id, 'kicked'),
-    ...endApplicationOf(state, cmd.user_id, 'kicked'),
+    ...endSeatRequestsOf(state, cmd.user_id, 'kicked'),
     { type: 'UserKicked', user_id: cmd.user_id, operator_user_id: cmd.operator_user_id },
   ];
 }
@@ -275,7 +282,7 @@ export function expireStalePresence(
   );
   return stale.flatMap((userId, nth) => [
     ...releaseSeatOf(state, userId, 'stale'),
-    ...endApplicationOf(state, userId, 'stale'),
+    ...endSeatRequestsOf(state, userId, 'stale'),
     {
       type: 'PresenceStale' as const,
       user_id: userId,
@@ -283,6 +290,33 @@ export function expireStalePresence(
       ...leaveMark(state, settings, userId, nth),
     },
   ]);
+}
+
+/**
+ * What ends with a user's presence or their taking a seat: their pending application and
+ * invitation, each one event.
+ */
+export function endSeatRequestsOf(
+  state: VoiceRoomState,
+  userId: string,
+  reason: SeatApplicationEnd & SeatInvitationEnd,
+): VoiceRoomEvent[] {
+  return [...endApplicationOf(state, userId, reason), ...endInvitationOf(state, userId, reason)];
+}
+
+/** The user's pending seat invitation ended, if they have one. */
+export function endInvitationOf(
+  state: VoiceRoomState,
+  userId: string,
+  reason: SeatInvitationEnd,
+): VoiceRoomEvent[] {
+  if (!invitationOf(state, userId)) return [];
+  return [{ type: 'SeatInvitationEnded', user_id: userId, reason }];
+}
+
+/** The user's pending seat invitation, if any. */
+export function invitationOf(state: VoiceRoomState, userId: string): SeatInvitation | undefined {
+  return state.seat_invitations?.find((i) => i.user_id === userId);
 }
 
 /** The user's pending seat application ended, if they have one. */

@@ -29,8 +29,11 @@ import {
   applyForSeat,
   approveSeatApplication,
   cancelSeatApplication,
-  expireSeatApplications,
-  nextApplicationExpiry,
+  acceptSeatInvitation,
+  declineSeatInvitation,
+  expireSeatRequests,
+  inviteToSeat,
+  nextSeatRequestExpiry,
   rejectSeatApplication,
 } from './decide-seats.js';
 import { assertNever, evolveVoiceRoom } from './evolve.js';
@@ -64,6 +67,12 @@ export function decideVoiceRoom(
       return approveSeatApplication(state, command, ctx, settings);
     case 'RejectSeatApplication':
       return rejectSeatApplication(state, command);
+    case 'InviteToSeat':
+      return inviteToSeat(state, command, ctx, settings);
+    case 'AcceptSeatInvitation':
+      return acceptSeatInvitation(state, command, ctx, settings);
+    case 'DeclineSeatInvitation':
+      return declineSeatInvitation(state, command);
     case 'JoinRoom':
       return joinRoom(state, command, ctx, settings);
     case 'LeaveRoom':
@@ -151,7 +160,7 @@ function sendGift(
 
 /**
  * Every deadline due at ctx.nowMs: stale presence first (which ends its applications),
- * then publish timeouts, then the applications still pending past their time.
+ * then publish timeouts, then the applications and invitations still pending past their time.
  */
 function expireDeadlines(
   state: VoiceRoomState,
@@ -162,7 +171,7 @@ function expireDeadlines(
   const afterStale = stale.reduce(evolveVoiceRoom, state);
   const timedOut = expirePublishDeadlines(afterStale, ctx);
   const afterTimeouts = timedOut.reduce(evolveVoiceRoom, afterStale);
-  return [...stale, ...timedOut, ...expireSeatApplications(afterTimeouts, ctx)];
+  return [...stale, ...timedOut, ...expireSeatRequests(afterTimeouts, ctx)];
 }
 
 /** The earliest stale-presence, publish or seat-application deadline, or null. */
@@ -180,6 +189,6 @@ export function nextVoiceRoomDeadline(
       next = Math.min(next, seat.publish_deadline_ms);
     }
   }
-  next = Math.min(next, nextApplicationExpiry(state) ?? Infinity);
+  next = Math.min(next, nextSeatRequestExpiry(state) ?? Infinity);
   return next === Infinity ? null : next;
 }

@@ -32,6 +32,8 @@ const REASONS = {
   ALREADY_APPLIED: ['illegal_state', 'user already applied for a seat'],
   NO_SEAT_APPLICATION: ['not_found', 'no pending seat application of this user'],
   NO_FREE_SEAT: ['illegal_state', 'no idle mic seat'],
+  ALREADY_INVITED: ['illegal_state', 'user already has a pending seat invitation'],
+  NO_SEAT_INVITATION: ['not_found', 'no pending seat invitation for this user'],
   MIC_SESSION_MISMATCH: ['illegal_state', 'mic session is not the current one'],
   INSUFFICIENT_BALANCE: ['illegal_state', 'insufficient balance'],
   GIFT_NOT_FOUND: ['not_found', 'no such gift'],

@@ -71,6 +71,25 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
           },
         ],
       };
+    case 'SeatInvited':
+      return {
+        ...state,
+        seat_invitations: [
+          ...(state.seat_invitations ?? []),
+          {
+            user_id: event.user_id,
+            seat_index: event.seat_index,
+            operator_user_id: event.operator_user_id,
+            invited_at_ms: event.at_ms,
+            expires_at_ms: event.expires_at_ms,
+          },
+        ],
+      };
+    case 'SeatInvitationEnded':
+      return {
+        ...state,
+        seat_invitations: (state.seat_invitations ?? []).filter((i) => i.user_id !== event.user_id),
+      };
     case 'SeatApplicationEnded':
       return {
         ...state,

@@ -71,6 +71,14 @@ function checkState(state: VoiceRoomState): void {
   if (state.seat_mode !== 'apply' || state.status !== 'active') {
     assert.deepEqual(applicants, [], 'applications only in an active room in apply mode');
   }
+  // Seat invitations: one per user, of a present member on no seat, in an active room.
+  const invitees = (state.seat_invitations ?? []).map((i) => i.user_id);
+  assert.equal(new Set(invitees).size, invitees.length, 'one invitation per user');
+  for (const u of invitees) {
+    assert.equal(presenceOf(state, u)?.state, 'present', `invitee ${u} is present`);
+    assert.ok(!holders.includes(u), `invitee ${u} holds no seat`);
+  }
+  if (state.status !== 'active') assert.deepEqual(invitees, []);
   if (state.status === 'closed') {
     assert.deepEqual(holders, []);
     for (const [, p] of presentEntries(state.presence)) assert.notEqual(p.state, 'present');
@@ -244,6 +252,7 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
     case 'UpdateRoom':
     case 'ApproveSeatApplication':
     case 'RejectSeatApplication':
+    case 'InviteToSeat':
       assert.ok(
         manages(command.operator_user_id),
         `${command.type} by ${command.operator_user_id}`,

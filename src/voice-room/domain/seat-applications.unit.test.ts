@@ -317,3 +317,111 @@ describe('UpdateRoom', () => {
       .thenError('INVALID_ARGUMENT');
   });
 });
+
+describe('seat invitations', () => {
+  const invite = (user_id: string, operator_user_id = OWNER, seat_index?: number) =>
+    ({
+      type: 'InviteToSeat',
+      user_id,
+      operator_user_id,
+      ...(seat_index === undefined ? {} : { seat_index }),
+    }) as const;
+  const invited = (
+    user_id: string,
+    seat_index: number | null = null,
+    operator_user_id = OWNER,
+    at = T0,
+  ): VoiceRoomEvent => ({
+    type: 'SeatInvited',
+    user_id,
+    seat_index,
+    operator_user_id,
+    at_ms: at,
+    expires_at_ms: at + TTL,
+  });
+  const invitationEnded = (
+    user_id: string,
+    reason: Extract<VoiceRoomEvent, { type: 'SeatInvitationEnded' }>['reason'],
+  ): VoiceRoomEvent => ({ type: 'SeatInvitationEnded', user_id, reason });
+  const accept = { type: 'AcceptSeatInvitation', user_id: 'u-1' } as const;
+
+  it('InviteToSeat records the invitation, shown in the view; the same again is a no-op', () => {
+    const state = given(room())
+      .when(invite('u-1', 'u-admin', 1))
+      .then([invited('u-1', 1, 'u-admin', NOW)]);
+    assert.deepEqual(roomView(state, 1).seat_invitations, [
+      { user_id: 'u-1', seat_index: 1, operator_user_id: 'u-admin', expires_at_ms: NOW + TTL },
+    ]);
+    given(room(), invited('u-1', 1))
+      .when(invite('u-1', OWNER, 1))
+      .then([]);
+  });
+
+  it('refuses a plain member, oneself, someone absent or seated, and a second invitation', () => {
+    given(room()).when(invite('u-1', 'u-2')).thenError('NOT_ADMIN');
+    given(room()).when(invite('u-admin', 'u-admin')).thenError('CANNOT_TARGET_SELF');
+    given(room()).when(invite('u-9')).thenError('NOT_IN_ROOM');
+    given(room(), seatTaken('u-admin', 0)).when(invite('u-admin')).thenError('ALREADY_ON_SEAT');
+    given(room(), invited('u-1'))
+      .when(invite('u-1', OWNER, 0))
+      .thenError('ALREADY_INVITED');
+    given(room())
+      .when(invite('u-1', OWNER, 9))
+      .thenError('SEAT_NOT_FOUND');
+  });
+
+  it('accepting takes the seat as a MicUp does, in apply mode too, and ends an application', () => {
+    given(room(), invited('u-1', 1))
+      .when(accept)
+      .then([invitationEnded('u-1', 'accepted'), seatTaken('u-1', 1)]);
+    given(room(), applied('u-1', 0), invited('u-1'))
+      .when(accept)
+      .then([invitationEnded('u-1', 'accepted'), ended('u-1', 'seated'), seatTaken('u-1', 0)]);
+  });
+
+  it('accepting a seat taken or locked meanwhile is refused; the invitation stays', () => {
+    const state = given(room(), invited('u-1', 1), locked(1)).state;
+    givenState(state).when(accept).thenError('SEAT_LOCKED');
+    assert.equal(state.seat_invitations?.length, 1);
+    given(room(), invited('u-1', 1), seatTaken('u-2', 1)).when(accept).thenError('SEAT_OCCUPIED');
+    given(room(), seatTaken('u-admin', 0), seatTaken('u-2', 1), invited('u-1'))
+      .when(accept)
+      .thenError('NO_FREE_SEAT');
+  });
+
+  it('declines, and ends with the invitee’s leave, a seat taken another way, or its deadline', () => {
+    given(room(), invited('u-1'))
+      .when({ type: 'DeclineSeatInvitation', user_id: 'u-1' })
+      .then([invitationEnded('u-1', 'declined')]);
+    given(room())
+      .when({ type: 'DeclineSeatInvitation', user_id: 'u-1' })
+      .thenError('NO_SEAT_INVITATION');
+    given(room(), applied('u-1'), invited('u-1'))
+      .when({ type: 'LeaveRoom', user_id: 'u-1' })
+      .then([
+        ended('u-1', 'left'),
+        invitationEnded('u-1', 'left'),
+        { type: 'UserLeft', user_id: 'u-1', at_ms: NOW },
+      ]);
+    given(room(), applied('u-1'), invited('u-1'))
+      .when(approve('u-1'))
+      .then([
+        ended('u-1', 'approved', OWNER),
+        invitationEnded('u-1', 'seated'),
+        seatTaken('u-1', 0),
+      ]);
+    const seen: VoiceRoomEvent = {
+      type: 'PresenceRefreshed',
+      user_id: 'u-1',
+      at_ms: T0 + TTL - 10,
+    };
+    const expired = given(room(), invited('u-1', null, OWNER, T0), seen).when(
+      { type: 'ExpireDeadlines' },
+      { nowMs: T0 + TTL },
+    ).result as VoiceRoomEvent[];
+    assert.deepEqual(
+      expired.filter((e) => e.type === 'SeatInvitationEnded'),
+      [invitationEnded('u-1', 'expired')],
+    );
+  });
+});

@@ -25,6 +25,21 @@ export interface SeatApplication {
   readonly expires_at_ms: number;
 }
 
+/** A pending invitation to a seat (抱麦), one per user: the owner's or an admin's. */
+export interface SeatInvitation {
+  readonly user_id: string;
+  /** The seat offered; null: any idle one when accepted. */
+  readonly seat_index: number | null;
+  readonly operator_user_id: string;
+  readonly invited_at_ms: number;
+  /** Server clock: it ends `expired` then (a deadline of the cell). */
+  readonly expires_at_ms: number;
+}
+
+/** Why an invitation ended. */
+export type SeatInvitationEnd =
+  'accepted' | 'declined' | 'expired' | 'left' | 'stale' | 'kicked' | 'seated' | 'room_closed';
+
 /** Why an application ended. */
 export type SeatApplicationEnd =
   | 'approved'
@@ -114,6 +129,8 @@ export interface VoiceRoomState {
   readonly announcement?: string;
   /** Pending seat applications, oldest first; absent: none. */
   readonly seat_applications?: readonly SeatApplication[];
+  /** Pending seat invitations, oldest first; absent: none. */
+  readonly seat_invitations?: readonly SeatInvitation[];
 }
 
 /** Who asks: every management command names its operator. */
@@ -160,6 +177,13 @@ export type VoiceRoomCommand =
       readonly seat_index?: number | undefined;
     } & ByOperator)
   | ({ readonly type: 'RejectSeatApplication'; readonly user_id: string } & ByOperator)
+  | ({
+      readonly type: 'InviteToSeat';
+      readonly user_id: string;
+      readonly seat_index?: number | undefined;
+    } & ByOperator)
+  | { readonly type: 'AcceptSeatInvitation'; readonly user_id: string }
+  | { readonly type: 'DeclineSeatInvitation'; readonly user_id: string }
   | ({ readonly type: 'CloseRoom' } & ByOperator)
   | { readonly type: 'JoinRoom'; readonly user_id: string }
   | { readonly type: 'LeaveRoom'; readonly user_id: string }
@@ -259,6 +283,19 @@ export type VoiceRoomEvent =
       readonly seat_index: number | null;
       readonly at_ms: number;
       readonly expires_at_ms: number;
+    }
+  | {
+      readonly type: 'SeatInvited';
+      readonly user_id: string;
+      readonly seat_index: number | null;
+      readonly operator_user_id: string;
+      readonly at_ms: number;
+      readonly expires_at_ms: number;
+    }
+  | {
+      readonly type: 'SeatInvitationEnded';
+      readonly user_id: string;
+      readonly reason: SeatInvitationEnd;
     }
   | {
       readonly type: 'SeatApplicationEnded';

@@ -28,6 +28,13 @@ export interface RoomView {
   readonly seat_mode: SeatMode;
   /** Pending seat applications (list them with ListSeatApplications). */
   readonly seat_application_count: number;
+  /** Pending seat invitations: an invitee finds theirs here after a reconnect. */
+  readonly seat_invitations: readonly {
+    user_id: string;
+    seat_index: number | null;
+    operator_user_id: string;
+    expires_at_ms: number;
+  }[];
   readonly created_at_ms: number | null;
   readonly closed_at_ms: number | null;
   readonly admins: readonly string[];
@@ -53,6 +60,12 @@ export function roomView(state: VoiceRoomState, version: number): RoomView {
     announcement: state.announcement ?? '',
     seat_mode: state.seat_mode ?? 'free',
     seat_application_count: state.seat_applications?.length ?? 0,
+    seat_invitations: (state.seat_invitations ?? []).map((i) => ({
+      user_id: i.user_id,
+      seat_index: i.seat_index,
+      operator_user_id: i.operator_user_id,
+      expires_at_ms: i.expires_at_ms,
+    })),
     created_at_ms: state.created_at_ms,
     closed_at_ms: state.closed_at_ms,
     admins: state.admins,
@@ -112,7 +125,8 @@ export function replyOf(
     case 'MicUp':
     case 'ChangeMicSeat':
     case 'ConfirmMicPublishing':
-    case 'ApproveSeatApplication': {
+    case 'ApproveSeatApplication':
+    case 'AcceptSeatInvitation': {
       const seat = seatOf(state, command.user_id);
       return seat
         ? {

@@ -2,8 +2,9 @@
  * Seat applications on two nodes (MariaDB + Redis), through REST as clients call it: two
  * approvals for the last seat sent at once to different nodes give one seat holder and one
  * refusal, and each request id answers the same on the other node; an approval racing the
- * applicant's leave ends in one order, never with a seat held by someone absent; and an
- * application expires on its own (a deadline of the room's cell).
+ * applicant's leave ends in one order, never with a seat held by someone absent; an
+ * invitation accepted while its seat is being locked leaves the seat locked and empty; and
+ * an application expires on its own (a deadline of the room's cell).
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -159,6 +160,23 @@ describe('voice-room seat applications on two nodes', { skip, timeout: 120_000 }
       request_id: 'approve-ida',
     });
     assert.deepEqual(same(retried), same(approved));
+  });
+
+  it('an invitation accepted while its seat is being locked: one outcome, the seat locked', async () => {
+    const roomId = await applyRoom(2, ['ulla']);
+    await ok(on(0, 'ona', `/${roomId}/seat-invitations`, { user_id: api.ids.ulla, seat_index: 1 }));
+    const [accepted, lockedSeat] = await Promise.all([
+      on(1, 'ulla', `/${roomId}/seat-invitations/accept`, { request_id: 'accept-ulla' }),
+      on(0, 'adam', `/${roomId}/seats/lock`, { seat_index: 1, locked: true, request_id: 'lock-1' }),
+    ]);
+    assert.equal(lockedSeat.status, 200, JSON.stringify(lockedSeat.body));
+    if (accepted.status !== 200) assert.equal(accepted.body.reason, 'SEAT_LOCKED');
+    const state = await room(roomId);
+    assert.equal(state.seats[1]!.user_id, null, 'a locked seat holds nobody');
+    const retried = await on(0, 'ulla', `/${roomId}/seat-invitations/accept`, {
+      request_id: 'accept-ulla',
+    });
+    assert.deepEqual(same(retried), same(accepted));
   });
 
   it('an application nobody decides expires on its own', async () => {

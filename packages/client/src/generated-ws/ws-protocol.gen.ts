@@ -1199,6 +1199,59 @@ export interface WsProtocol {
        */
       operator_user_id?: number;
     };
+    "voice.seat.invited": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      /**
+       * The seat offered; null: any idle one
+       */
+      seat_index: number | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+      /**
+       * Server clock
+       */
+      expires_at_ms: number;
+    };
+    "voice.seat.invitation.ended": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      reason: "accepted" | "declined" | "expired" | "left" | "stale" | "kicked" | "seated" | "room_closed";
+    };
     "voice.member.joined": {
       app_code: string;
       room_id: string;

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
+import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -285,6 +285,45 @@ export const approveSeatApplication = <ThrowOnError extends boolean = false>(opt
 export const rejectSeatApplication = <ThrowOnError extends boolean = false>(options: Options<RejectSeatApplicationData, ThrowOnError>) => (options.client ?? client).post<RejectSeatApplicationResponses, RejectSeatApplicationErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/voice/rooms/{room_id}/seat-applications/reject',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Invite a present member to a seat, any or a given one (owner or admin)
+ */
+export const inviteToSeat = <ThrowOnError extends boolean = false>(options: Options<InviteToSeatData, ThrowOnError>) => (options.client ?? client).post<InviteToSeatResponses, InviteToSeatErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-invitations',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Accept your seat invitation: you take the seat as by MicUp
+ */
+export const acceptSeatInvitation = <ThrowOnError extends boolean = false>(options: Options<AcceptSeatInvitationData, ThrowOnError>) => (options.client ?? client).post<AcceptSeatInvitationResponses, AcceptSeatInvitationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-invitations/accept',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Decline your seat invitation
+ */
+export const declineSeatInvitation = <ThrowOnError extends boolean = false>(options: Options<DeclineSeatInvitationData, ThrowOnError>) => (options.client ?? client).post<DeclineSeatInvitationResponses, DeclineSeatInvitationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seat-invitations/decline',
     ...options,
     headers: {
         'Content-Type': 'application/json',

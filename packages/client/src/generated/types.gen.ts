@@ -223,6 +223,25 @@ export type GiftResult = {
 };
 
 /**
+ * SeatInvitation
+ */
+export type SeatInvitation = {
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    user_id: number;
+    /**
+     * The seat offered; null: any idle one
+     */
+    seat_index: number | null;
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    operator_user_id: number;
+    expires_at_ms: number;
+};
+
+/**
  * Member
  */
 export type Member = {
@@ -270,6 +289,10 @@ export type VoiceRoom = {
      * Pending seat applications
      */
     seat_application_count: number;
+    /**
+     * Pending seat invitations, oldest first
+     */
+    readonly seat_invitations: Array<SeatInvitation>;
     created_at_ms: number | null;
     closed_at_ms: number | null;
     readonly admins: Array<number>;
@@ -2858,6 +2881,290 @@ export type RejectSeatApplicationResponses = {
 };
 
 export type RejectSeatApplicationResponse = RejectSeatApplicationResponses[keyof RejectSeatApplicationResponses];
+
+export type InviteToSeatData = {
+    body: {
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
+        seat_index?: number;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-invitations';
+};
+
+export type InviteToSeatErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'ALREADY_INVITED' | 'ALREADY_ON_SEAT' | 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'NOT_ADMIN';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type InviteToSeatError = InviteToSeatErrors[keyof InviteToSeatErrors];
+
+export type InviteToSeatResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type InviteToSeatResponse = InviteToSeatResponses[keyof InviteToSeatResponses];
+
+export type AcceptSeatInvitationData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-invitations/accept';
+};
+
+export type AcceptSeatInvitationErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'NO_FREE_SEAT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'SEAT_LOCKED' | 'SEAT_OCCUPIED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'NO_SEAT_INVITATION' | 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type AcceptSeatInvitationError = AcceptSeatInvitationErrors[keyof AcceptSeatInvitationErrors];
+
+export type AcceptSeatInvitationResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceMicReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type AcceptSeatInvitationResponse = AcceptSeatInvitationResponses[keyof AcceptSeatInvitationResponses];
+
+export type DeclineSeatInvitationData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seat-invitations/decline';
+};
+
+export type DeclineSeatInvitationErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'NO_SEAT_INVITATION' | 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type DeclineSeatInvitationError = DeclineSeatInvitationErrors[keyof DeclineSeatInvitationErrors];
+
+export type DeclineSeatInvitationResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type DeclineSeatInvitationResponse = DeclineSeatInvitationResponses[keyof DeclineSeatInvitationResponses];
 
 export type MicDownData = {
     body?: {

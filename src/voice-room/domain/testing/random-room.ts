@@ -61,7 +61,14 @@ type Spec =
       readonly op: User;
       readonly seat: number | null;
     }
-  | { readonly t: 'RejectSeatApplication'; readonly user: User; readonly op: User };
+  | { readonly t: 'RejectSeatApplication'; readonly user: User; readonly op: User }
+  | {
+      readonly t: 'InviteToSeat';
+      readonly user: User;
+      readonly op: User;
+      readonly seat: number | null;
+    }
+  | { readonly t: 'AcceptSeatInvitation' | 'DeclineSeatInvitation'; readonly user: User };
 
 export interface Step {
   readonly dt: number;
@@ -190,6 +197,22 @@ const specArb: fc.Arbitrary<Spec> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ t: fc.constant('RejectSeatApplication' as const), user, op: user }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant('InviteToSeat' as const),
+      user,
+      op: user,
+      seat: fc.option(seat),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constantFrom('AcceptSeatInvitation' as const, 'DeclineSeatInvitation' as const),
+      user,
+    }),
   },
 );
 
@@ -330,7 +353,13 @@ export function resolve(world: World, spec: Spec): VoiceRoomCommand {
         : { type: spec.t, user_id: spec.user, operator_user_id: spec.op, ...seatIndex };
     }
     case 'CancelSeatApplication':
+    case 'AcceptSeatInvitation':
+    case 'DeclineSeatInvitation':
       return { type: spec.t, user_id: spec.user };
+    case 'InviteToSeat': {
+      const seatIndex = spec.seat === null ? {} : { seat_index: spec.seat };
+      return { type: spec.t, user_id: spec.user, operator_user_id: spec.op, ...seatIndex };
+    }
     case 'RejectSeatApplication':
       return { type: spec.t, user_id: spec.user, operator_user_id: spec.op };
   }
