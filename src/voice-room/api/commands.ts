@@ -284,6 +284,59 @@ export const voiceCommands = {
       body: ['user_id'],
     },
   }),
+  MoveToSeat: commandWithDecision({
+    reply: r.MicReply,
+    schema: m.MoveToSeatRequest,
+    refuses: [
+      ...MANAGER,
+      'CANNOT_TARGET_OWNER',
+      ...OUTRANK,
+      'NOT_IN_ROOM',
+      'NOT_ON_SEAT',
+      ...FREE_SEAT,
+    ],
+    toCommand: (r) => ({
+      type: 'MoveToSeat',
+      operator_user_id: r.operator_user_id,
+      user_id: r.user_id,
+      seat_index: r.seat_index,
+    }),
+    rest: {
+      summary: 'Move a seat holder to an idle seat, keeping the mic session (owner or admin)',
+      method: 'POST',
+      path: inRoom('seats/move'),
+      caller: 'operator_user_id',
+      body: ['user_id', 'seat_index'],
+    },
+  }),
+  SetSeatCount: command({
+    schema: m.SetSeatCountRequest,
+    refuses: [...MANAGER, 'SEAT_OCCUPIED'],
+    toCommand: (r) => ({
+      type: 'SetSeatCount',
+      operator_user_id: r.operator_user_id,
+      seat_count: r.seat_count,
+    }),
+    rest: {
+      summary: 'Grow the seats, or shrink them over seats nobody holds (owner or admin)',
+      method: 'POST',
+      path: inRoom('seats/count'),
+      caller: 'operator_user_id',
+      body: ['seat_count'],
+    },
+  }),
+  SetMicMuted: command({
+    schema: m.SetMicMutedRequest,
+    refuses: MEMBER,
+    toCommand: (r) => ({ type: 'SetMicMuted', user_id: r.user_id, muted: r.muted }),
+    rest: {
+      summary: 'Show the room that you muted your own microphone, or not',
+      method: 'POST',
+      path: inRoom('mic/mute'),
+      caller: 'user_id',
+      body: ['muted'],
+    },
+  }),
   InviteToSeat: command({
     schema: m.OfferSeatRequest,
     refuses: [

@@ -15,6 +15,7 @@ export function roomJson(view: RoomView) {
     ...view,
     owner_user_id: optional(view.owner_user_id),
     admins: view.admins.map(userIdJson),
+    mic_muted: view.mic_muted.map(userIdJson),
     seat_invitations: view.seat_invitations.map((i) => ({
       ...i,
       user_id: userIdJson(i.user_id),

@@ -75,6 +75,10 @@ export const Room = z
         'free: MicUp takes an idle seat; apply: members apply, the owner or an admin approves',
       ),
     seat_application_count: z.int().describe('Pending seat applications'),
+    mic_muted: z
+      .array(JsonUserId)
+      .readonly()
+      .describe('Present members who muted their own microphone'),
     seat_invitations: z
       .array(
         z

@@ -85,6 +85,27 @@ export const OfferSeatRequest = z.object({
   user_id: userId,
   seat_index: int.min(0).optional(),
 });
+/** The owner or an admin moves a seat holder to another seat. */
+export const MoveToSeatRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  user_id: userId,
+  seat_index: int.min(0),
+});
+export const SetSeatCountRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
+  seat_count: int.min(1).max(50),
+});
+export const SetMicMutedRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: userId,
+  muted: z.boolean(),
+});
 export const ListSeatApplicationsRequest = z.object({ ...room, user_id: userId });
 export const OperatorRequest = z.object({ ...room, ...requestId, operator_user_id: userId });
 export const UserRequest = z.object({ ...room, ...requestId, user_id: userId });

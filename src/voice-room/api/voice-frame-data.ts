@@ -43,6 +43,7 @@ export const VOICE_EVENT_DATA = {
     seat_index: z.int(),
     mic_session_id,
     publish_deadline_ms: z.int(),
+    operator_user_id: operator_user_id.optional().describe('Who moved the user (MoveToSeat)'),
   }),
   MicPublishingConfirmed: z.discriminatedUnion('source', [
     z.strictObject({
@@ -91,6 +92,8 @@ export const VOICE_EVENT_DATA = {
     at_ms,
     expires_at_ms: z.int().describe('Server clock'),
   }),
+  SeatCountSet: z.strictObject({ seat_count: z.int(), operator_user_id }),
+  MicMuteSet: z.strictObject({ user_id, muted: z.boolean() }),
   SeatInvited: z.strictObject({
     user_id,
     seat_index: z.int().nullable().describe('The seat offered; null: any idle one'),

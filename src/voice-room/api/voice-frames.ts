@@ -27,6 +27,8 @@ export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>
   SeatApplied: 'voice.seat.applied',
   SeatApplicationEnded: 'voice.seat.application.ended',
   SeatInvited: 'voice.seat.invited',
+  SeatCountSet: 'voice.seat.count.changed',
+  MicMuteSet: 'voice.mic.muted',
   SeatInvitationEnded: 'voice.seat.invitation.ended',
   UserJoined: 'voice.member.joined',
   PresenceRefreshed: null,

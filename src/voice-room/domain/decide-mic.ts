@@ -11,7 +11,7 @@
  * session id, the user's last applied RTC event (`last_rtc_event_time_ms`).
  */
 import type { DecideContext, Decision } from '../../domain/decider.js';
-import { refuse } from './errors.js';
+import { invalidArgument, refuse } from './errors.js';
 import { endSeatRequestsOf, releaseSeatOf } from './decide-room.js';
 import { lastRtcTimeOf } from './evolve.js';
 import {
@@ -137,6 +137,38 @@ export function changeMicSeat(
 ): Events {
   const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
   if (guard) return guard;
+  return moveSeat(state, cmd.user_id, cmd.seat_index, ctx, settings);
+}
+
+/**
+ * The owner or an admin moves a seat holder to an idle seat, keeping the mic session as
+ * ChangeMicSeat does; moving someone else follows the kick rule.
+ */
+export function moveToSeat(
+  state: VoiceRoomState,
+  cmd: Cmd<'MoveToSeat'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (cmd.user_id !== cmd.operator_user_id) {
+    const outranked = mustOutrank(state, cmd.operator_user_id, cmd.user_id, 'CANNOT_TARGET_OWNER');
+    if (outranked) return outranked;
+  }
+  const by = cmd.user_id === cmd.operator_user_id ? undefined : cmd.operator_user_id;
+  return moveSeat(state, cmd.user_id, cmd.seat_index, ctx, settings, by);
+}
+
+function moveSeat(
+  state: VoiceRoomState,
+  userId: string,
+  seatIndex: number,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+  operatorUserId?: string,
+): Events {
+  const cmd = { user_id: userId, seat_index: seatIndex };
   const from = seatOf(state, cmd.user_id);
   if (!from?.mic_session_id) return refuse('NOT_ON_SEAT');
   const to = seatAt(state, cmd.seat_index);
@@ -152,8 +184,43 @@ export function changeMicSeat(
       seat_index: to.seat_index,
       mic_session_id: from.mic_session_id,
       publish_deadline_ms: ctx.nowMs + settings.publishTimeoutMs,
+      ...(operatorUserId === undefined ? {} : { operator_user_id: operatorUserId }),
     },
   ];
+}
+
+/**
+ * The number of seats (owner or admin): more seats are added idle; fewer only when every
+ * seat removed holds nobody (a locked one goes with its lock).
+ */
+export function setSeatCount(
+  state: VoiceRoomState,
+  cmd: Cmd<'SetSeatCount'>,
+  settings: VoiceRoomSettings,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  if (
+    !Number.isInteger(cmd.seat_count) ||
+    cmd.seat_count < 1 ||
+    cmd.seat_count > settings.maxSeats
+  ) {
+    return invalidArgument(`seat_count 1-${settings.maxSeats}`);
+  }
+  if (cmd.seat_count === state.seats.length) return [];
+  const held = state.seats.slice(cmd.seat_count).find((s) => s.user_id !== null);
+  if (held) return refuse('SEAT_OCCUPIED', `seat ${held.seat_index} is held`);
+  return [
+    { type: 'SeatCountSet', seat_count: cmd.seat_count, operator_user_id: cmd.operator_user_id },
+  ];
+}
+
+/** A present member's own microphone mute, shown to the room; the same again is a no-op. */
+export function setMicMuted(state: VoiceRoomState, cmd: Cmd<'SetMicMuted'>): Events {
+  const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
+  if (guard) return guard;
+  if ((state.mic_muted ?? []).includes(cmd.user_id) === cmd.muted) return [];
+  return [{ type: 'MicMuteSet', user_id: cmd.user_id, muted: cmd.muted }];
 }
 
 /** pending_publish → publishing, for the current session only. */

@@ -3,6 +3,9 @@ import type { DecideContext, Decision } from '../../domain/decider.js';
 import { invalidArgument, refuse } from './errors.js';
 import {
   changeMicSeat,
+  moveToSeat,
+  setMicMuted,
+  setSeatCount,
   confirmMicPublishing,
   expirePublishDeadlines,
   micDown,
@@ -67,6 +70,12 @@ export function decideVoiceRoom(
       return approveSeatApplication(state, command, ctx, settings);
     case 'RejectSeatApplication':
       return rejectSeatApplication(state, command);
+    case 'MoveToSeat':
+      return moveToSeat(state, command, ctx, settings);
+    case 'SetSeatCount':
+      return setSeatCount(state, command, settings);
+    case 'SetMicMuted':
+      return setMicMuted(state, command);
     case 'InviteToSeat':
       return inviteToSeat(state, command, ctx, settings);
     case 'AcceptSeatInvitation':

@@ -71,6 +71,26 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
           },
         ],
       };
+    case 'SeatCountSet':
+      return {
+        ...state,
+        seats:
+          event.seat_count < state.seats.length
+            ? state.seats.slice(0, event.seat_count)
+            : [
+                ...state.seats,
+                ...Array.from({ length: event.seat_count - state.seats.length }, (_, i) =>
+                  emptySeat(state.seats.length + i),
+                ),
+              ],
+      };
+    case 'MicMuteSet':
+      return {
+        ...state,
+        mic_muted: event.muted
+          ? addOnce(state.mic_muted ?? [], event.user_id)
+          : (state.mic_muted ?? []).filter((u) => u !== event.user_id),
+      };
     case 'SeatInvited':
       return {
         ...state,
@@ -112,6 +132,7 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         closed_at_ms: event.at_ms,
         // Everyone present becomes closed_left (no entry): the seed's "clear the presence".
         presence: emptyPresenceBook(),
+        ...(state.mic_muted ? { mic_muted: [] } : {}),
         // Seats are released (CloseRoom emits a MicReleased per seat first; logs written
         // before it did have none); their numbers and locks stay.
         seats: state.seats.map((s) => (s.state === 'locked' ? s : emptySeat(s.seat_index))),
@@ -137,10 +158,13 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
     // left, stale_left, kicked: no entry (VoiceRoomState.presence says why).
     case 'UserLeft':
     case 'PresenceStale':
-      return withBook(state, withoutUser(state.presence, event.user_id));
+      return withoutMute(
+        withBook(state, withoutUser(state.presence, event.user_id)),
+        event.user_id,
+      );
     case 'UserKicked':
       return {
-        ...withBook(state, withoutUser(state.presence, event.user_id)),
+        ...withoutMute(withBook(state, withoutUser(state.presence, event.user_id)), event.user_id),
         banned: addOnce(state.banned, event.user_id),
       };
     case 'UserUnbanned':
@@ -247,6 +271,12 @@ function withSeat(
   f: (s: MicSeat) => MicSeat,
 ): VoiceRoomState {
   return { ...state, seats: state.seats.map((s) => (s.seat_index === index ? f(s) : s)) };
+}
+
+/** A presence ended: its own mic mute goes with it. */
+function withoutMute(state: VoiceRoomState, userId: string): VoiceRoomState {
+  if (!state.mic_muted?.includes(userId)) return state;
+  return { ...state, mic_muted: state.mic_muted.filter((u) => u !== userId) };
 }
 
 function addOnce(list: readonly string[], item: string): readonly string[] {

@@ -35,7 +35,9 @@ const PRESENCE_STATES: readonly string[] = [
 
 /** Invariants of any single state. */
 function checkState(state: VoiceRoomState): void {
-  assert.equal(state.seats.length, SEATS, 'seat numbers are kept');
+  if (state.status !== 'absent') {
+    assert.ok(state.seats.length >= 1 && state.seats.length <= SEATS + 1, 'a room has its seats');
+  }
   const holders: string[] = [];
   state.seats.forEach((s, i) => {
     assert.equal(s.seat_index, i);
@@ -79,6 +81,9 @@ function checkState(state: VoiceRoomState): void {
     assert.ok(!holders.includes(u), `invitee ${u} holds no seat`);
   }
   if (state.status !== 'active') assert.deepEqual(invitees, []);
+  for (const u of state.mic_muted ?? []) {
+    assert.equal(presenceOf(state, u)?.state, 'present', `muted ${u} is present`);
+  }
   if (state.status === 'closed') {
     assert.deepEqual(holders, []);
     for (const [, p] of presentEntries(state.presence)) assert.notEqual(p.state, 'present');
@@ -132,7 +137,13 @@ function checkSeatsStep(
   after: VoiceRoomState,
 ): void {
   before.seats.forEach((b, i) => {
-    const a = after.seats[i]!;
+    const a = after.seats[i];
+    if (!a) {
+      // Only SetSeatCount removes seats, and only seats nobody holds.
+      assert.equal(command.type, 'SetSeatCount', `seat ${i} removed`);
+      assert.equal(b.user_id, null, `held seat ${i} removed`);
+      return;
+    }
     const lockCommand = command.type === 'SetMicSeatLock' && command.seat_index === i;
     if (b.state === 'locked' && a.state !== 'locked') {
       assert.ok(lockCommand && !command.locked && a.state === 'idle', `seat ${i} unlocked`);
@@ -253,10 +264,17 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
     case 'ApproveSeatApplication':
     case 'RejectSeatApplication':
     case 'InviteToSeat':
+    case 'SetSeatCount':
       assert.ok(
         manages(command.operator_user_id),
         `${command.type} by ${command.operator_user_id}`,
       );
+      break;
+    case 'MoveToSeat':
+      assert.ok(manages(command.operator_user_id), `move by ${command.operator_user_id}`);
+      if (command.user_id !== command.operator_user_id) {
+        outranks(command.operator_user_id, command.user_id);
+      }
       break;
     case 'MicUp':
       if (before.seat_mode === 'apply') {

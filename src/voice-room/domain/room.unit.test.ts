@@ -445,6 +445,7 @@ describe('roomView and replyOf', () => {
       announcement: '',
       seat_mode: 'free',
       seat_application_count: 0,
+      mic_muted: [],
       seat_invitations: [],
       created_at_ms: T0,
       closed_at_ms: null,

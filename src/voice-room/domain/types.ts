@@ -131,6 +131,11 @@ export interface VoiceRoomState {
   readonly seat_applications?: readonly SeatApplication[];
   /** Pending seat invitations, oldest first; absent: none. */
   readonly seat_invitations?: readonly SeatInvitation[];
+  /**
+   * Present members who muted their own microphone (a client matter, shown to the room);
+   * absent: none. A presence's end clears it.
+   */
+  readonly mic_muted?: readonly string[];
 }
 
 /** Who asks: every management command names its operator. */
@@ -182,6 +187,13 @@ export type VoiceRoomCommand =
       readonly user_id: string;
       readonly seat_index?: number | undefined;
     } & ByOperator)
+  | ({
+      readonly type: 'MoveToSeat';
+      readonly user_id: string;
+      readonly seat_index: number;
+    } & ByOperator)
+  | ({ readonly type: 'SetSeatCount'; readonly seat_count: number } & ByOperator)
+  | { readonly type: 'SetMicMuted'; readonly user_id: string; readonly muted: boolean }
   | { readonly type: 'AcceptSeatInvitation'; readonly user_id: string }
   | { readonly type: 'DeclineSeatInvitation'; readonly user_id: string }
   | ({ readonly type: 'CloseRoom' } & ByOperator)
@@ -341,7 +353,15 @@ export type VoiceRoomEvent =
       readonly seat_index: number;
       readonly mic_session_id: string;
       readonly publish_deadline_ms: number;
+      /** The owner or admin who moved the user (MoveToSeat); absent: the user moved. */
+      readonly operator_user_id?: string;
     }
+  | {
+      readonly type: 'SeatCountSet';
+      readonly seat_count: number;
+      readonly operator_user_id: string;
+    }
+  | { readonly type: 'MicMuteSet'; readonly user_id: string; readonly muted: boolean }
   | ({
       readonly type: 'MicPublishingConfirmed';
       readonly user_id: string;

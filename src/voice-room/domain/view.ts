@@ -28,6 +28,8 @@ export interface RoomView {
   readonly seat_mode: SeatMode;
   /** Pending seat applications (list them with ListSeatApplications). */
   readonly seat_application_count: number;
+  /** Present members who muted their own microphone. */
+  readonly mic_muted: readonly string[];
   /** Pending seat invitations: an invitee finds theirs here after a reconnect. */
   readonly seat_invitations: readonly {
     user_id: string;
@@ -60,6 +62,7 @@ export function roomView(state: VoiceRoomState, version: number): RoomView {
     announcement: state.announcement ?? '',
     seat_mode: state.seat_mode ?? 'free',
     seat_application_count: state.seat_applications?.length ?? 0,
+    mic_muted: state.mic_muted ?? [],
     seat_invitations: (state.seat_invitations ?? []).map((i) => ({
       user_id: i.user_id,
       seat_index: i.seat_index,
@@ -126,7 +129,8 @@ export function replyOf(
     case 'ChangeMicSeat':
     case 'ConfirmMicPublishing':
     case 'ApproveSeatApplication':
-    case 'AcceptSeatInvitation': {
+    case 'AcceptSeatInvitation':
+    case 'MoveToSeat': {
       const seat = seatOf(state, command.user_id);
       return seat
         ? {

@@ -49,8 +49,9 @@ export function projectVoiceRoom(
       .updateTable('rooms')
       .set({
         status: state.status,
-        // UpdateRoom may rename it: the lobby shows the current title.
+        // UpdateRoom may rename it (the lobby shows the current title), SetSeatCount resize it.
         title: state.title,
+        seat_count: state.seats.length,
         room_version: version,
         closed_at_ms: state.closed_at_ms,
         updated_at_ms: now,

@@ -1233,6 +1233,44 @@ export interface WsProtocol {
        */
       expires_at_ms: number;
     };
+    "voice.seat.count.changed": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      seat_count: number;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
+    };
+    "voice.mic.muted": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      muted: boolean;
+    };
     "voice.seat.invitation.ended": {
       app_code: string;
       room_id: string;
@@ -1423,6 +1461,10 @@ export interface WsProtocol {
       seat_index: number;
       mic_session_id: string;
       publish_deadline_ms: number;
+      /**
+       * Who moved the user (MoveToSeat)
+       */
+      operator_user_id?: number;
     };
     "voice.mic.publishing":
       | {

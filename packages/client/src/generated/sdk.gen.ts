@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
+import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, MoveToSeatData, MoveToSeatErrors, MoveToSeatResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicMutedData, SetMicMutedErrors, SetMicMutedResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, SetSeatCountData, SetSeatCountErrors, SetSeatCountResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -285,6 +285,45 @@ export const approveSeatApplication = <ThrowOnError extends boolean = false>(opt
 export const rejectSeatApplication = <ThrowOnError extends boolean = false>(options: Options<RejectSeatApplicationData, ThrowOnError>) => (options.client ?? client).post<RejectSeatApplicationResponses, RejectSeatApplicationErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/voice/rooms/{room_id}/seat-applications/reject',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Move a seat holder to an idle seat, keeping the mic session (owner or admin)
+ */
+export const moveToSeat = <ThrowOnError extends boolean = false>(options: Options<MoveToSeatData, ThrowOnError>) => (options.client ?? client).post<MoveToSeatResponses, MoveToSeatErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seats/move',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Grow the seats, or shrink them over seats nobody holds (owner or admin)
+ */
+export const setSeatCount = <ThrowOnError extends boolean = false>(options: Options<SetSeatCountData, ThrowOnError>) => (options.client ?? client).post<SetSeatCountResponses, SetSeatCountErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/seats/count',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Show the room that you muted your own microphone, or not
+ */
+export const setMicMuted = <ThrowOnError extends boolean = false>(options: Options<SetMicMutedData, ThrowOnError>) => (options.client ?? client).post<SetMicMutedResponses, SetMicMutedErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/mic/mute',
     ...options,
     headers: {
         'Content-Type': 'application/json',

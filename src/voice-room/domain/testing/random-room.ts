@@ -68,7 +68,10 @@ type Spec =
       readonly op: User;
       readonly seat: number | null;
     }
-  | { readonly t: 'AcceptSeatInvitation' | 'DeclineSeatInvitation'; readonly user: User };
+  | { readonly t: 'AcceptSeatInvitation' | 'DeclineSeatInvitation'; readonly user: User }
+  | { readonly t: 'MoveToSeat'; readonly user: User; readonly op: User; readonly seat: number }
+  | { readonly t: 'SetSeatCount'; readonly op: User; readonly count: number }
+  | { readonly t: 'SetMicMuted'; readonly user: User; readonly on: boolean };
 
 export interface Step {
   readonly dt: number;
@@ -214,6 +217,22 @@ const specArb: fc.Arbitrary<Spec> = fc.oneof(
       user,
     }),
   },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('MoveToSeat' as const), user, op: user, seat }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('SetSeatCount' as const),
+      op: user,
+      count: fc.integer({ min: 1, max: SEATS + 1 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ t: fc.constant('SetMicMuted' as const), user, on: fc.boolean() }),
+  },
 );
 
 export const stepArb: fc.Arbitrary<Step> = fc.record({
@@ -356,6 +375,12 @@ export function resolve(world: World, spec: Spec): VoiceRoomCommand {
     case 'AcceptSeatInvitation':
     case 'DeclineSeatInvitation':
       return { type: spec.t, user_id: spec.user };
+    case 'MoveToSeat':
+      return { type: spec.t, user_id: spec.user, operator_user_id: spec.op, seat_index: spec.seat };
+    case 'SetSeatCount':
+      return { type: spec.t, operator_user_id: spec.op, seat_count: spec.count };
+    case 'SetMicMuted':
+      return { type: spec.t, user_id: spec.user, muted: spec.on };
     case 'InviteToSeat': {
       const seatIndex = spec.seat === null ? {} : { seat_index: spec.seat };
       return { type: spec.t, user_id: spec.user, operator_user_id: spec.op, ...seatIndex };
