@@ -95,6 +95,8 @@ export interface MediaOrchestrator {
     rtpCapabilities: MediaJson,
   ): Promise<ConsumerInfo>;
   resumeConsumer(consumerId: string): Promise<void>;
+  /** Pauses or resumes a producer: nothing of it is forwarded while paused. */
+  setProducerPaused(producerId: string, paused: boolean): Promise<void>;
   closeTransport(transportId: string): Promise<void>;
   closeProducer(producerId: string): Promise<void>;
   closeConsumer(consumerId: string): Promise<void>;

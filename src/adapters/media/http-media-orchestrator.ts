@@ -185,6 +185,10 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
     await this.#http.call('POST', path('consumers', consumerId, 'resume'));
   }
 
+  async setProducerPaused(producerId: string, paused: boolean): Promise<void> {
+    await this.#http.call('POST', path('producers', producerId, paused ? 'pause' : 'resume'));
+  }
+
   closeTransport(transportId: string): Promise<void> {
     return this.#close('transports', transportId);
   }

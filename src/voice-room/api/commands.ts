@@ -325,6 +325,23 @@ export const voiceCommands = {
       body: ['seat_count'],
     },
   }),
+  SetSeatMuted: command({
+    schema: m.SetSeatMutedRequest,
+    refuses: [...MANAGER, 'SEAT_NOT_FOUND', 'CANNOT_TARGET_OWNER', ...OUTRANK],
+    toCommand: (r) => ({
+      type: 'SetSeatMuted',
+      operator_user_id: r.operator_user_id,
+      seat_index: r.seat_index,
+      muted: r.muted,
+    }),
+    rest: {
+      summary: 'Mute a mic seat (禁麦) or unmute it: its holder keeps it, unheard (owner or admin)',
+      method: 'POST',
+      path: inRoom('seats/mute'),
+      caller: 'operator_user_id',
+      body: ['seat_index', 'muted'],
+    },
+  }),
   SetMicMuted: command({
     schema: m.SetMicMutedRequest,
     refuses: MEMBER,

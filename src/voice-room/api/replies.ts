@@ -57,6 +57,7 @@ const Seat = z
     user_id: JsonUserId.nullable(),
     mic_session_id: z.string().nullable(),
     publish_deadline_ms: z.int().nullable(),
+    muted: z.boolean().describe('Muted by the owner or an admin (禁麦): its holder is not heard'),
   })
   .meta({ title: 'Seat' });
 

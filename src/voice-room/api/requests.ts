@@ -100,6 +100,13 @@ export const SetSeatCountRequest = z.object({
   // The room's own limit (ROOMS_MAX_SEATS, at most 50) is the decider's to check.
   seat_count: int.min(1).max(50),
 });
+export const SetSeatMutedRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  seat_index: int.min(0),
+  muted: z.boolean(),
+});
 export const SetMicMutedRequest = z.object({
   ...room,
   ...requestId,

@@ -94,6 +94,12 @@ export const VOICE_EVENT_DATA = {
   }),
   SeatCountSet: z.strictObject({ seat_count: z.int(), operator_user_id }),
   MicMuteSet: z.strictObject({ user_id, muted: z.boolean() }),
+  SeatMuteSet: z.strictObject({
+    seat_index: z.int(),
+    muted: z.boolean(),
+    operator_user_id,
+    publish_deadline_ms: z.int().optional().describe('Unmuting a pending seat: its new deadline'),
+  }),
   SeatInvited: z.strictObject({
     user_id,
     seat_index: z.int().nullable().describe('The seat offered; null: any idle one'),

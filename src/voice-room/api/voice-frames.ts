@@ -29,6 +29,7 @@ export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>
   SeatInvited: 'voice.seat.invited',
   SeatCountSet: 'voice.seat.count.changed',
   MicMuteSet: 'voice.mic.muted',
+  SeatMuteSet: 'voice.seat.muted',
   SeatInvitationEnded: 'voice.seat.invitation.ended',
   UserJoined: 'voice.member.joined',
   PresenceRefreshed: null,

@@ -215,6 +215,40 @@ export function setSeatCount(
   ];
 }
 
+/**
+ * 禁麦 (owner or admin): the seat stays held with its session, its holder is not heard; a
+ * held seat follows the kick rule. Unmuting a pending seat starts its publish deadline again.
+ */
+export function setSeatMuted(
+  state: VoiceRoomState,
+  cmd: Cmd<'SetSeatMuted'>,
+  ctx: DecideContext,
+  settings: VoiceRoomSettings,
+): Events {
+  const guard = mustBeActive(state) ?? mustBeOwnerOrAdmin(state, cmd.operator_user_id);
+  if (guard) return guard;
+  const seat = seatAt(state, cmd.seat_index);
+  if (!seat) return refuse('SEAT_NOT_FOUND');
+  if ((seat.muted ?? false) === cmd.muted) return [];
+  if (seat.user_id && seat.user_id !== cmd.operator_user_id) {
+    const outranked = mustOutrank(state, cmd.operator_user_id, seat.user_id, 'CANNOT_TARGET_OWNER');
+    if (outranked) return outranked;
+  }
+  const restart =
+    !cmd.muted && seat.state === 'pending_publish'
+      ? { publish_deadline_ms: ctx.nowMs + settings.publishTimeoutMs }
+      : {};
+  return [
+    {
+      type: 'SeatMuteSet',
+      seat_index: seat.seat_index,
+      muted: cmd.muted,
+      operator_user_id: cmd.operator_user_id,
+      ...restart,
+    },
+  ];
+}
+
 /** A present member's own microphone mute, shown to the room; the same again is a no-op. */
 export function setMicMuted(state: VoiceRoomState, cmd: Cmd<'SetMicMuted'>): Events {
   const guard = mustBeActive(state) ?? mustBePresent(state, cmd.user_id);
@@ -308,6 +342,8 @@ function endsCurrentSession(seat: MicSeat, cmd: RtcCmd): boolean {
 export function rtcAudioStopped(state: VoiceRoomState, cmd: Cmd<'RtcAudioStopped'>): Events {
   const seat = rtcSeat(state, cmd);
   if (!seat || seat.state !== 'publishing' || !endsCurrentSession(seat, cmd)) return [];
+  // A muted seat's audio stops by the mute itself (its producer paused): the seat stays.
+  if (seat.muted) return [];
   return releaseSeatOf(state, cmd.user_id, 'audio_stopped', cmd.event_time_ms);
 }
 
@@ -326,6 +362,7 @@ export function expirePublishDeadlines(
   if (state.status !== 'active') return [];
   return state.seats.flatMap((seat) =>
     seat.state === 'pending_publish' &&
+    !seat.muted &&
     seat.user_id &&
     seat.mic_session_id &&
     (seat.publish_deadline_ms ?? Infinity) <= ctx.nowMs

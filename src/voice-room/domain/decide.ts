@@ -6,6 +6,7 @@ import {
   moveToSeat,
   setMicMuted,
   setSeatCount,
+  setSeatMuted,
   confirmMicPublishing,
   expirePublishDeadlines,
   micDown,
@@ -74,6 +75,8 @@ export function decideVoiceRoom(
       return moveToSeat(state, command, ctx, settings);
     case 'SetSeatCount':
       return setSeatCount(state, command, settings);
+    case 'SetSeatMuted':
+      return setSeatMuted(state, command, ctx, settings);
     case 'SetMicMuted':
       return setMicMuted(state, command);
     case 'InviteToSeat':
@@ -194,7 +197,7 @@ export function nextVoiceRoomDeadline(
   const oldest = earliestLastSeen(state.presence);
   if (oldest !== null) next = oldest + settings.presenceTimeoutMs;
   for (const seat of state.seats) {
-    if (seat.state === 'pending_publish' && seat.publish_deadline_ms !== null) {
+    if (seat.state === 'pending_publish' && seat.publish_deadline_ms !== null && !seat.muted) {
       next = Math.min(next, seat.publish_deadline_ms);
     }
   }

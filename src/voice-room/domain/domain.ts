@@ -57,9 +57,11 @@ export function voiceRoomDomain(
 /** What the room's media server must be told once an event committed. */
 export function reactionsTo(event: VoiceRoomEvent): readonly Reaction[] {
   switch (event.type) {
-    // A voice ended: producers no seat allows any more are closed.
+    // A voice ended: producers no seat allows any more are closed; a seat muted or
+    // unmuted: its producer is paused or resumed.
     case 'MicReleased':
     case 'RoomClosed':
+    case 'SeatMuteSet':
       return [{ type: 'voice_room.producers.reconcile', data: {} }];
     // A presence ended: the user's transports and consumers in the room go too.
     case 'UserLeft':

@@ -32,6 +32,7 @@ const REASONS = {
   ALREADY_APPLIED: ['illegal_state', 'user already applied for a seat'],
   NO_SEAT_APPLICATION: ['not_found', 'no pending seat application of this user'],
   NO_FREE_SEAT: ['illegal_state', 'no idle mic seat'],
+  SEAT_MUTED: ['forbidden', 'the mic seat is muted by the owner or an admin'],
   ALREADY_INVITED: ['illegal_state', 'user already has a pending seat invitation'],
   NO_SEAT_INVITATION: ['not_found', 'no pending seat invitation for this user'],
   MIC_SESSION_MISMATCH: ['illegal_state', 'mic session is not the current one'],

@@ -135,7 +135,7 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         ...(state.mic_muted ? { mic_muted: [] } : {}),
         // Seats are released (CloseRoom emits a MicReleased per seat first; logs written
         // before it did have none); their numbers and locks stay.
-        seats: state.seats.map((s) => (s.state === 'locked' ? s : emptySeat(s.seat_index))),
+        seats: state.seats.map((s) => (s.state === 'locked' ? s : freed(s))),
       };
     case 'UserJoined':
       return withBook(
@@ -177,7 +177,18 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
           : state.admins.filter((u) => u !== event.user_id),
       };
     case 'MicSeatLockSet':
-      return withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index, event.locked));
+      return withSeat(state, event.seat_index, (s) => freed(s, event.locked));
+    case 'SeatMuteSet':
+      return withSeat(state, event.seat_index, (s) => {
+        const { muted: _was, ...seat } = s;
+        return {
+          ...seat,
+          ...(event.muted ? { muted: true } : {}),
+          ...(event.publish_deadline_ms === undefined
+            ? {}
+            : { publish_deadline_ms: event.publish_deadline_ms }),
+        };
+      });
     case 'MicTakenUp':
       return withSeat(state, event.seat_index, (s) => ({
         ...s,
@@ -190,14 +201,16 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         publish_deadline_ms: event.publish_deadline_ms,
       }));
     case 'MicSeatChanged': {
-      const from = state.seats[event.from_seat_index]!;
-      const moved = withSeat(state, event.from_seat_index, (s) => emptySeat(s.seat_index));
-      // The session moves with the user and waits for publishing again on the new seat.
+      const { muted: _fromMute, ...from } = state.seats[event.from_seat_index]!;
+      const moved = withSeat(state, event.from_seat_index, (s) => freed(s));
+      // The session moves with the user and waits for publishing again on the new seat,
+      // whose mute (the seat's) it takes.
       return withSeat(moved, event.seat_index, (s) => ({
         ...from,
         seat_index: s.seat_index,
         state: 'pending_publish',
         publish_deadline_ms: event.publish_deadline_ms,
+        ...(s.muted ? { muted: true } : {}),
       }));
     }
     case 'MicPublishingConfirmed': {
@@ -223,7 +236,7 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
       return withRtcTime(anchored, event.user_id, event.event_time_ms);
     }
     case 'MicReleased': {
-      const released = withSeat(state, event.seat_index, (s) => emptySeat(s.seat_index));
+      const released = withSeat(state, event.seat_index, (s) => freed(s));
       return event.event_time_ms === undefined
         ? released
         : withRtcTime(released, event.user_id, event.event_time_ms);
@@ -271,6 +284,11 @@ function withSeat(
   f: (s: MicSeat) => MicSeat,
 ): VoiceRoomState {
   return { ...state, seats: state.seats.map((s) => (s.seat_index === index ? f(s) : s)) };
+}
+
+/** The seat without its holder; its mute stays (it belongs to the seat). */
+function freed(seat: MicSeat, locked = false): MicSeat {
+  return { ...emptySeat(seat.seat_index, locked), ...(seat.muted ? { muted: true } : {}) };
 }
 
 /** A presence ended: its own mic mute goes with it. */

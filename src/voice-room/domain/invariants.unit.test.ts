@@ -270,6 +270,14 @@ function checkPermissions(before: VoiceRoomState, command: VoiceRoomCommand): vo
         `${command.type} by ${command.operator_user_id}`,
       );
       break;
+    case 'SetSeatMuted': {
+      assert.ok(manages(command.operator_user_id), `seat mute by ${command.operator_user_id}`);
+      const holder = before.seats[command.seat_index]?.user_id;
+      if (holder && holder !== command.operator_user_id) {
+        outranks(command.operator_user_id, holder);
+      }
+      break;
+    }
     case 'MoveToSeat':
       assert.ok(manages(command.operator_user_id), `move by ${command.operator_user_id}`);
       if (command.user_id !== command.operator_user_id) {

@@ -463,6 +463,7 @@ describe('roomView and replyOf', () => {
           user_id: null,
           mic_session_id: null,
           publish_deadline_ms: null,
+          muted: false,
         },
         {
           seat_index: 1,
@@ -470,6 +471,7 @@ describe('roomView and replyOf', () => {
           user_id: 'u-2',
           mic_session_id: 'ms-u-2',
           publish_deadline_ms: T0 + 7 + settings.publishTimeoutMs,
+          muted: false,
         },
       ],
     });

@@ -5,17 +5,23 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { nextVoiceRoomDeadline } from './decide.js';
 import { roomView } from './view.js';
 import {
   activeRoom,
   adminSet,
+  fold,
   given,
   joined,
   locked,
+  micTakenUp,
   NOW,
   onSeat,
   OWNER,
+  publishing,
+  released,
   settings,
+  T0,
 } from './testing/given-when-then.js';
 import type { VoiceRoomEvent } from './types.js';
 
@@ -138,5 +144,93 @@ describe('SetMicMuted', () => {
       ]);
     assert.deepEqual(roomView(mutedThenLeft, 2).mic_muted, []);
     given(room()).when(mute('u-9', true)).thenError('NOT_IN_ROOM');
+  });
+});
+
+describe('SetSeatMuted (禁麦)', () => {
+  const muteSeat = (seat_index: number, muted: boolean, operator_user_id = OWNER) =>
+    ({ type: 'SetSeatMuted', seat_index, muted, operator_user_id }) as const;
+  const seatMuted = (
+    seat_index: number,
+    muted: boolean,
+    operator_user_id = OWNER,
+    publish_deadline_ms?: number,
+  ): VoiceRoomEvent => ({
+    type: 'SeatMuteSet',
+    seat_index,
+    muted,
+    operator_user_id,
+    ...(publish_deadline_ms === undefined ? {} : { publish_deadline_ms }),
+  });
+
+  it('mutes a held seat: the holder keeps it and its session; the view shows it', () => {
+    const state = given(room())
+      .when(muteSeat(0, true, 'u-admin'))
+      .then([seatMuted(0, true, 'u-admin')]);
+    assert.deepEqual(
+      [state.seats[0]!.user_id, state.seats[0]!.mic_session_id, roomView(state, 1).seats[0]!.muted],
+      ['u-1', 'ms-u-1', true],
+    );
+    given(room(), seatMuted(0, true)).when(muteSeat(0, true)).then([]);
+  });
+
+  it('follows the kick rule for a held seat, and needs a seat and a manager', () => {
+    given(room(), joined(OWNER), micTakenUp(OWNER, 1))
+      .when(muteSeat(1, true, 'u-admin'))
+      .thenError('CANNOT_TARGET_OWNER');
+    given(room(), joined('u-2'))
+      .when(muteSeat(1, true, 'u-2'))
+      .thenError('NOT_ADMIN');
+    given(room()).when(muteSeat(7, true)).thenError('SEAT_NOT_FOUND');
+  });
+
+  it('belongs to the seat: it survives the holder leaving and the next one taking it', () => {
+    const state = fold([
+      ...room(),
+      seatMuted(0, true),
+      released('u-1', 0, 'mic_down'),
+      ...onSeat('u-2', 0),
+    ]);
+    assert.deepEqual([state.seats[0]!.user_id, state.seats[0]!.muted], ['u-2', true]);
+    const moved = given(room(), seatMuted(2, true))
+      .when({ type: 'MoveToSeat', user_id: 'u-1', seat_index: 2, operator_user_id: OWNER })
+      .then([
+        {
+          type: 'MicSeatChanged',
+          user_id: 'u-1',
+          from_seat_index: 0,
+          seat_index: 2,
+          mic_session_id: 'ms-u-1',
+          publish_deadline_ms: NOW + settings.publishTimeoutMs,
+          operator_user_id: OWNER,
+        },
+      ]);
+    assert.deepEqual([moved.seats[0]!.muted, moved.seats[2]!.muted], [undefined, true]);
+  });
+
+  it('holds a pending seat without a publish deadline; unmuting starts it again', () => {
+    const mutedPending = fold([...room(), seatMuted(0, true)]);
+    assert.equal(nextVoiceRoomDeadline(mutedPending, settings), T0 + settings.presenceTimeoutMs);
+    const late = T0 + settings.publishTimeoutMs + 1;
+    const expired = given(room(), seatMuted(0, true)).when(
+      { type: 'ExpireDeadlines' },
+      { nowMs: late },
+    ).result as VoiceRoomEvent[];
+    assert.deepEqual(expired, [], 'no publish timeout while muted');
+    given(room(), seatMuted(0, true))
+      .when(muteSeat(0, false), { nowMs: late })
+      .then([seatMuted(0, false, OWNER, late + settings.publishTimeoutMs)]);
+  });
+
+  it("a muted seat's audio stop (its producer paused) keeps the seat", () => {
+    const live = [...room(), publishing('u-1', 0, { eventTimeMs: T0 + 100 }), seatMuted(0, true)];
+    given(live)
+      .when({
+        type: 'RtcAudioStopped',
+        user_id: 'u-1',
+        event_time_ms: T0 + 500,
+        mic_session_id: 'ms-u-1',
+      })
+      .then([]);
   });
 });

@@ -78,6 +78,12 @@ export interface MicSeat {
    */
   readonly last_publish_event_time_ms: number | null;
   readonly publish_deadline_ms: number | null;
+  /**
+   * 禁麦 (SetSeatMuted): the seat's holder is not heard (the built-in media server pauses
+   * its producer and makes no new one) and a pending seat has no publish deadline. Belongs
+   * to the seat, like a lock: it survives the holder changing. Absent: not muted.
+   */
+  readonly muted?: boolean;
 }
 
 export interface VoiceRoomState {
@@ -193,6 +199,11 @@ export type VoiceRoomCommand =
       readonly seat_index: number;
     } & ByOperator)
   | ({ readonly type: 'SetSeatCount'; readonly seat_count: number } & ByOperator)
+  | ({
+      readonly type: 'SetSeatMuted';
+      readonly seat_index: number;
+      readonly muted: boolean;
+    } & ByOperator)
   | { readonly type: 'SetMicMuted'; readonly user_id: string; readonly muted: boolean }
   | { readonly type: 'AcceptSeatInvitation'; readonly user_id: string }
   | { readonly type: 'DeclineSeatInvitation'; readonly user_id: string }
@@ -362,6 +373,14 @@ export type VoiceRoomEvent =
       readonly operator_user_id: string;
     }
   | { readonly type: 'MicMuteSet'; readonly user_id: string; readonly muted: boolean }
+  | {
+      readonly type: 'SeatMuteSet';
+      readonly seat_index: number;
+      readonly muted: boolean;
+      readonly operator_user_id: string;
+      /** Unmuting a pending seat: its publish deadline starts again. */
+      readonly publish_deadline_ms?: number;
+    }
   | ({
       readonly type: 'MicPublishingConfirmed';
       readonly user_id: string;

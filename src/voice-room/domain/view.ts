@@ -49,6 +49,7 @@ export interface RoomView {
     user_id: string | null;
     mic_session_id: string | null;
     publish_deadline_ms: number | null;
+    muted: boolean;
   }[];
 }
 
@@ -81,6 +82,7 @@ export function roomView(state: VoiceRoomState, version: number): RoomView {
       user_id: s.user_id,
       mic_session_id: s.mic_session_id,
       publish_deadline_ms: s.publish_deadline_ms,
+      muted: s.muted ?? false,
     })),
   };
 }

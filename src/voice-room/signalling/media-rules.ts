@@ -1,7 +1,7 @@
 /**
  * The voice room's media rules: every present member
  * may use media (consume every seat's audio); only the current holder of a seat in
- * `pending_publish` / `publishing` may produce, audio only, and its producer carries the
+ * `pending_publish` / `publishing` that is not muted may produce, audio only, and its producer carries the
  * seat's `mic_session_id`, so every later media event names the session it belongs to.
  * Both checks read the room's cell (on its owner, forwarded once when elsewhere). The room's
  * router is on the media server its cell records; a room created before servers were
@@ -28,6 +28,8 @@ export interface SeatView {
   readonly state: string;
   readonly user_id: number | null;
   readonly mic_session_id: string | null;
+  /** 禁麦: the holder keeps the seat, unheard (its producer paused, no new one). */
+  readonly muted: boolean;
 }
 
 export interface VoiceRoomMediaView {
@@ -91,6 +93,7 @@ export function voiceMediaRules(api: VoiceRoomApi, fallbackServer: string | null
       if (kind !== 'audio') throw errors.VOICE_AUDIO_ONLY();
       const seat = speakingSeatOf(await voiceRoomOf(api, appCode, roomId), userId);
       if (!seat) throw AppError.from(refuse('NOT_ON_SEAT'));
+      if (seat.muted) throw AppError.from(refuse('SEAT_MUTED'));
       const data: VoiceProducerAppData = {
         room_kind: 'voice_room',
         user_id: userId,

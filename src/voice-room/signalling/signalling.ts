@@ -8,8 +8,9 @@
  * The server decides who is heard. A seat's producer exists only while its holder has that
  * seat in `pending_publish` / `publishing` with the producer's `mic_session_id`:
  * {@link VoiceMediaSignalling.reconcile} closes every other producer of the room (and, for
- * a room no longer active, its router). It runs after each commit that ends a mic session
- * or a presence, on the owner, and on every node every `reconcileMs` for every voice room
+ * a room no longer active, its router), and pauses the producer of a muted seat (禁麦),
+ * resuming it once unmuted. It runs after each commit that ends a mic session, a presence
+ * or changes a seat's mute, on the owner, and on every node every `reconcileMs` for every voice room
  * on its media servers, so a close the owner did not live to make is made within that
  * period. Closing twice is success (404 = done).
  */
@@ -210,7 +211,11 @@ export class VoiceMediaSignalling {
     for (const p of producers) {
       const userId = p.appData.user_id ?? p.peerId ?? '';
       const seat = room ? speakingSeatOf(room, userId) : null;
-      if (seat && seat.mic_session_id === p.appData.mic_session_id) continue;
+      if (seat && seat.mic_session_id === p.appData.mic_session_id) {
+        // The current session's producer: paused while its seat is muted, else forwarded.
+        if (seat.muted !== p.paused) await media.setProducerPaused(p.producerId, seat.muted);
+        continue;
+      }
       await media.closeProducer(p.producerId);
       await this.deps.state.forget(key, userId, { producers: [p.producerId] });
       this.handlers.announce(key, userId, p.producerId, p.kind, true);

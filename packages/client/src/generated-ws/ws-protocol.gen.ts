@@ -1271,6 +1271,30 @@ export interface WsProtocol {
       user_id: number;
       muted: boolean;
     };
+    "voice.seat.muted": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      seat_index: number;
+      muted: boolean;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
+      /**
+       * Unmuting a pending seat: its new deadline
+       */
+      publish_deadline_ms?: number;
+    };
     "voice.seat.invitation.ended": {
       app_code: string;
       room_id: string;

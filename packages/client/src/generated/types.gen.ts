@@ -262,6 +262,10 @@ export type Seat = {
     user_id: number | null;
     mic_session_id: string | null;
     publish_deadline_ms: number | null;
+    /**
+     * Muted by the owner or an admin (禁麦): its holder is not heard
+     */
+    muted: boolean;
 };
 
 /**
@@ -3085,6 +3089,105 @@ export type SetSeatCountResponses = {
 };
 
 export type SetSeatCountResponse = SetSeatCountResponses[keyof SetSeatCountResponses];
+
+export type SetSeatMutedData = {
+    body: {
+        seat_index: number;
+        muted: boolean;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/seats/mute';
+};
+
+export type SetSeatMutedErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND' | 'SEAT_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type SetSeatMutedError = SetSeatMutedErrors[keyof SetSeatMutedErrors];
+
+export type SetSeatMutedResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type SetSeatMutedResponse = SetSeatMutedResponses[keyof SetSeatMutedResponses];
 
 export type SetMicMutedData = {
     body: {

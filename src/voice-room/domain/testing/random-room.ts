@@ -71,7 +71,8 @@ type Spec =
   | { readonly t: 'AcceptSeatInvitation' | 'DeclineSeatInvitation'; readonly user: User }
   | { readonly t: 'MoveToSeat'; readonly user: User; readonly op: User; readonly seat: number }
   | { readonly t: 'SetSeatCount'; readonly op: User; readonly count: number }
-  | { readonly t: 'SetMicMuted'; readonly user: User; readonly on: boolean };
+  | { readonly t: 'SetMicMuted'; readonly user: User; readonly on: boolean }
+  | { readonly t: 'SetSeatMuted'; readonly seat: number; readonly op: User; readonly on: boolean };
 
 export interface Step {
   readonly dt: number;
@@ -233,6 +234,15 @@ const specArb: fc.Arbitrary<Spec> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({ t: fc.constant('SetMicMuted' as const), user, on: fc.boolean() }),
   },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('SetSeatMuted' as const),
+      seat,
+      op: user,
+      on: fc.boolean(),
+    }),
+  },
 );
 
 export const stepArb: fc.Arbitrary<Step> = fc.record({
@@ -381,6 +391,8 @@ export function resolve(world: World, spec: Spec): VoiceRoomCommand {
       return { type: spec.t, operator_user_id: spec.op, seat_count: spec.count };
     case 'SetMicMuted':
       return { type: spec.t, user_id: spec.user, muted: spec.on };
+    case 'SetSeatMuted':
+      return { type: spec.t, seat_index: spec.seat, muted: spec.on, operator_user_id: spec.op };
     case 'InviteToSeat': {
       const seatIndex = spec.seat === null ? {} : { seat_index: spec.seat };
       return { type: spec.t, user_id: spec.user, operator_user_id: spec.op, ...seatIndex };
