@@ -1,8 +1,11 @@
 /**
- * Calls another media server's internal API (the cluster's shared token, a timeout): the
- * origin of a room reaching the server that holds one of the room's edges (./remote-edge.ts).
- * An unreachable server, or one that does not answer in time, is `unavailable`.
+ * Calls another media server's internal API: the origin of a room reaching the server that
+ * holds one of the room's edges (./remote-edge.ts). The nodes' own client of the internal API
+ * (../adapters/media/media-http.ts: kept-alive connections, the cluster's shared token, a
+ * deadline) carries it; an unreachable server, or one that does not answer in time, is
+ * `unavailable`.
  */
+import { MediaHttp, type Envelope } from '../adapters/media/media-http.js';
 import { errors } from '../shared/error-codes.js';
 
 /** Another live media server of the cluster, as its registration names it. */
@@ -15,46 +18,36 @@ export interface PeerServer {
 /** An answer as the other server gave it: its status and its envelope. */
 export interface PeerAnswer {
   readonly status: number;
-  readonly body: { readonly code?: unknown; readonly data?: unknown; readonly message?: unknown };
+  readonly body: Envelope;
 }
 
 export class PeerClient {
+  readonly #http: MediaHttp;
+
   constructor(
     readonly server: PeerServer,
     readonly internalToken: string,
-    private readonly timeoutMs: number,
-  ) {}
-
-  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PeerAnswer> {
-    const withBody = method === 'POST';
-    let response: Response;
-    try {
-      response = await fetch(new URL(path, this.server.url), {
-        method,
-        headers: {
-          'x-internal-token': this.internalToken,
-          ...(withBody ? { 'content-type': 'application/json' } : {}),
-        },
-        ...(withBody ? { body: JSON.stringify(body ?? {}) } : {}),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      throw errors.MEDIA_SERVER_ERROR.withCause(error);
-    }
-    const parsed: unknown = await response.json().catch(() => null);
-    if (parsed === null || typeof parsed !== 'object') {
-      throw errors.MEDIA_SERVER_ERROR.withCause(new Error(`${this.server.id}: no JSON answer`));
-    }
-    return { status: response.status, body: parsed };
+    timeoutMs: number,
+  ) {
+    this.#http = new MediaHttp({ baseUrl: server.url, internalToken, timeoutMs });
   }
 
-  /** The `data` of a successful answer; any other answer is `unavailable`. */
-  async data<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const answer = await this.call(method, path, body);
-    if (answer.status >= 300) {
-      const detail = `${this.server.id} answered ${answer.status}: ${String(answer.body.message)}`;
-      throw errors.MEDIA_SERVER_ERROR.withCause(new Error(detail));
+  /** The answer as given, to forward unchanged; a body that is not JSON is `unavailable`. */
+  async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<PeerAnswer> {
+    const withBody = method === 'POST' ? (body ?? {}) : undefined;
+    const { status, envelope } = await this.#http.exchange(method, path, withBody);
+    if (!envelope) {
+      throw errors.MEDIA_SERVER_ERROR.withCause(new Error(`${this.server.id}: no JSON answer`));
     }
-    return answer.body.data as T;
+    return { status, body: envelope };
+  }
+
+  /** The `data` of a successful answer; a failure is mapped as the nodes' client maps it. */
+  data<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return this.#http.call<T>(method, path, method === 'POST' ? (body ?? {}) : undefined);
+  }
+
+  close(): void {
+    this.#http.close();
   }
 }

@@ -147,12 +147,16 @@ export class RemoteEdge {
       consumer.close();
       throw error;
     }
-    consumer.on('producerpause', () => this.#tell(producer.id, 'pause'));
-    consumer.on('producerresume', () => this.#tell(producer.id, 'resume'));
-    consumer.observer.once('close', () => {
+    const gone = () => {
       this.#pipes.delete(producer.id);
       this.#tell(producer.id, 'close');
-    });
+    };
+    // The producer may have closed, or paused, while the edge was being told of it.
+    if (consumer.closed) return gone();
+    if (consumer.producerPaused) this.#tell(producer.id, 'pause');
+    consumer.on('producerpause', () => this.#tell(producer.id, 'pause'));
+    consumer.on('producerresume', () => this.#tell(producer.id, 'resume'));
+    consumer.observer.once('close', gone);
   }
 
   /** Tells the edge's server what its pipe producer does, in order, retried a few times. */

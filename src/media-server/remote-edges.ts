@@ -65,7 +65,7 @@ export class RemoteEdges {
 
   /** Stops following the other servers (their edges close with the origin routers). */
   close(): void {
-    for (const link of this.#links.values()) link.close();
+    for (const link of this.#links.values()) link.close(true);
     this.#links.clear();
   }
 
@@ -197,10 +197,15 @@ class PeerLink {
     for (const { edge } of [...this.#edges.values()]) edge.lost(error);
   }
 
-  close(): void {
+  /**
+   * Stops following the server. Its client's idle connections close on their own, so a call
+   * still in flight (an edge's close) finishes; `drop` closes them at once (shutdown).
+   */
+  close(drop = false): void {
     clearInterval(this.#probe);
     this.#probe = undefined;
     this.#stream.close();
+    if (drop) this.client.close();
   }
 
   #onEvent(event: MediaEvent): void {

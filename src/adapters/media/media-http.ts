@@ -20,7 +20,7 @@ export interface MediaHttpOptions {
   readonly maxSockets?: number;
 }
 
-interface Envelope {
+export interface Envelope {
   code?: number;
   message?: string;
   reason?: string;
@@ -46,7 +46,26 @@ export class MediaHttp {
   }
 
   /** Sends one request and returns the envelope's `data`, or throws the mapped AppError. */
-  call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const { status, envelope } = await this.exchange(method, path, body);
+    const what = `${method} ${path}`;
+    if (status >= 200 && status < 300) {
+      if (!envelope) throw mediaServerError(`${what}: HTTP ${status} with a body that is not JSON`);
+      return envelope.data as T;
+    }
+    throw mapFailure(what, status, envelope ?? {});
+  }
+
+  /**
+   * Sends one request and returns the answer as given: its status and envelope (null when
+   * the body is not JSON). Only a network failure or the deadline throws (media server
+   * error). What forwards another server's answer unchanged uses this.
+   */
+  exchange(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; envelope: Envelope | null }> {
     const what = `${method} ${path}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: http.OutgoingHttpHeaders = {
@@ -56,7 +75,7 @@ export class MediaHttp {
         ? {}
         : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
     };
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const fail = (error: unknown) => {
         const timedOut = error instanceof Error && error.name === 'AbortError';
         const detail = timedOut
@@ -77,18 +96,14 @@ export class MediaHttp {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', fail);
           response.on('end', () => {
-            const status = response.statusCode ?? 0;
-            let envelope: Envelope = {};
+            let envelope: Envelope | null = null;
             try {
-              envelope = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Envelope;
+              const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+              if (parsed !== null && typeof parsed === 'object') envelope = parsed;
             } catch {
-              if (status >= 200 && status < 300) {
-                fail(new Error(`HTTP ${status} with a body that is not JSON`));
-                return;
-              }
+              /* not JSON: null */
             }
-            if (status >= 200 && status < 300) resolve(envelope.data as T);
-            else reject(mapFailure(what, status, envelope));
+            resolve({ status: response.statusCode ?? 0, envelope });
           });
         },
       );

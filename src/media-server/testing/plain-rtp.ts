@@ -7,6 +7,7 @@
 import dgram from 'node:dgram';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MediaServer } from '../server.js';
+import { call } from './harness.js';
 
 /** The audio-level extension's id in {@link opusLevelRtpParameters}. */
 const AUDIO_LEVEL_EXT_ID = 1;
@@ -244,11 +245,8 @@ export class HttpPlainListener {
   async leave(): Promise<void> {
     if (this.#left) return;
     this.#left = true;
-    await fetch(`${this.server.url}/internal/v1/transports/${this.transportId}/close`, {
-      method: 'POST',
-      headers: { 'x-internal-token': this.token, 'content-type': 'application/json' },
-      body: '{}',
-    }).catch(() => undefined);
+    const path = `/internal/v1/transports/${this.transportId}/close`;
+    await call(this.server, 'POST', path, {}, this.token).catch(() => undefined);
     this.#socket?.close();
   }
 }
@@ -260,13 +258,14 @@ async function callOk<T = unknown>(
   path: string,
   body: unknown,
 ): Promise<T> {
-  const response = await fetch(`${server.url}/internal/v1${path}`, {
-    method: 'POST',
-    headers: { 'x-internal-token': token, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer = (await response.json()) as { data: T; message?: string };
-  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${answer.message}`);
+  const { status, body: answer } = await call<T>(
+    server,
+    'POST',
+    `/internal/v1${path}`,
+    body,
+    token,
+  );
+  if (status >= 300) throw new Error(`${path}: ${status} ${answer.message}`);
   return answer.data;
 }
 

@@ -123,13 +123,11 @@ export function updateRoom(state: VoiceRoomState, cmd: Cmd<'UpdateRoom'>): Event
       : {}),
   };
   if (Object.keys(changed).length === 0) return [];
-  const ends: VoiceRoomEvent[] =
+  const ends =
     changed.seat_mode === 'free'
-      ? (state.seat_applications ?? []).map((a) => ({
-          type: 'SeatApplicationEnded',
-          user_id: a.user_id,
-          reason: 'seat_mode_changed',
-        }))
+      ? (state.seat_applications ?? []).flatMap((a) =>
+          endApplicationOf(state, a.user_id, 'seat_mode_changed'),
+        )
       : [];
   return [{ type: 'RoomUpdated', operator_user_id: cmd.operator_user_id, ...changed }, ...ends];
 }

@@ -9,12 +9,13 @@
  * its applicant leaves, goes stale, is kicked or takes a seat another way, when the room
  * goes back to `free`, and when it closes (./decide-room.ts, ./decide-mic.ts).
  */
-import type { DecideContext, Decision } from '../../domain/decider.js';
+import type { DecideContext, Decision, DomainError } from '../../domain/decider.js';
 import { seatBusy, takeSeat } from './decide-mic.js';
 import { applicationOf, endApplicationOf, endInvitationOf, invitationOf } from './decide-room.js';
 import { refuse } from './errors.js';
 import { mustBeActive, mustBeOwnerOrAdmin, mustBePresent, seatAt, seatOf } from './guards.js';
 import type {
+  MicSeat,
   VoiceRoomCommand,
   VoiceRoomEvent,
   VoiceRoomSettings,
@@ -77,14 +78,8 @@ export function approveSeatApplication(
   if (guard) return guard;
   const application = applicationOf(state, cmd.user_id);
   if (!application) return refuse('NO_SEAT_APPLICATION');
-  const wanted = cmd.seat_index ?? application.seat_index;
-  const seat =
-    wanted === null
-      ? state.seats.find((s) => s.state === 'idle' && !s.user_id)
-      : seatAt(state, wanted);
-  if (!seat) return refuse(wanted === null ? 'NO_FREE_SEAT' : 'SEAT_NOT_FOUND');
-  const busy = seatBusy(seat);
-  if (busy) return busy;
+  const seat = offeredSeat(state, cmd.seat_index ?? application.seat_index);
+  if ('code' in seat) return seat;
   return [
     ...endApplicationOf(state, cmd.user_id, 'approved', cmd.operator_user_id),
     ...endInvitationOf(state, cmd.user_id, 'seated'),
@@ -154,13 +149,8 @@ export function acceptSeatInvitation(
   if (guard) return guard;
   const invitation = invitationOf(state, cmd.user_id);
   if (!invitation) return refuse('NO_SEAT_INVITATION');
-  const seat =
-    invitation.seat_index === null
-      ? state.seats.find((s) => s.state === 'idle' && !s.user_id)
-      : seatAt(state, invitation.seat_index);
-  if (!seat) return refuse('NO_FREE_SEAT');
-  const busy = seatBusy(seat);
-  if (busy) return busy;
+  const seat = offeredSeat(state, invitation.seat_index);
+  if ('code' in seat) return seat;
   return [
     ...endInvitationOf(state, cmd.user_id, 'accepted'),
     ...endApplicationOf(state, cmd.user_id, 'seated'),
@@ -176,6 +166,19 @@ export function declineSeatInvitation(
   if (guard) return guard;
   if (!invitationOf(state, cmd.user_id)) return refuse('NO_SEAT_INVITATION');
   return endInvitationOf(state, cmd.user_id, 'declined');
+}
+
+/**
+ * The seat an approval or an accepted invitation gives: `index` if it is idle, or (null)
+ * the first idle one; else the refusal.
+ */
+function offeredSeat(state: VoiceRoomState, index: number | null): MicSeat | DomainError {
+  if (index === null) {
+    return state.seats.find((s) => s.state === 'idle' && !s.user_id) ?? refuse('NO_FREE_SEAT');
+  }
+  const seat = seatAt(state, index);
+  if (!seat) return refuse('SEAT_NOT_FOUND');
+  return seatBusy(seat) ?? seat;
 }
 
 /** Every application and invitation past its time, expired. */

@@ -110,6 +110,9 @@ describe('seat mode', () => {
 
   it('free: nobody applies; MicUp is the seed’s', () => {
     given(activeRoom(), joined('u-1')).when(apply('u-1')).thenError('SEAT_MODE_FREE');
+    given(activeRoom(), joined('u-1'))
+      .when({ type: 'MicUp', user_id: 'u-1', seat_index: 0 })
+      .then([seatTaken('u-1', 0)]);
   });
 });
 

@@ -34,21 +34,22 @@ const room = () => [
 const move = (user_id: string, seat_index: number, operator_user_id = OWNER) =>
   ({ type: 'MoveToSeat', user_id, seat_index, operator_user_id }) as const;
 
+/** u-1 moved from seat 0 to seat 2 by `operator_user_id`, the mic session kept. */
+const movedTo2 = (operator_user_id: string): VoiceRoomEvent => ({
+  type: 'MicSeatChanged',
+  user_id: 'u-1',
+  from_seat_index: 0,
+  seat_index: 2,
+  mic_session_id: 'ms-u-1',
+  publish_deadline_ms: NOW + settings.publishTimeoutMs,
+  operator_user_id,
+});
+
 describe('MoveToSeat', () => {
   it('moves a holder to an idle seat, the mic session kept, naming who moved them', () => {
     const state = given(room())
       .when(move('u-1', 2, 'u-admin'))
-      .then([
-        {
-          type: 'MicSeatChanged',
-          user_id: 'u-1',
-          from_seat_index: 0,
-          seat_index: 2,
-          mic_session_id: 'ms-u-1',
-          publish_deadline_ms: NOW + settings.publishTimeoutMs,
-          operator_user_id: 'u-admin',
-        },
-      ]);
+      .then([movedTo2('u-admin')]);
     assert.deepEqual([state.seats[0]!.user_id, state.seats[2]!.mic_session_id], [null, 'ms-u-1']);
     given(room()).when(move('u-1', 0)).then([]);
   });
@@ -194,17 +195,7 @@ describe('SetSeatMuted (禁麦)', () => {
     assert.deepEqual([state.seats[0]!.user_id, state.seats[0]!.muted], ['u-2', true]);
     const moved = given(room(), seatMuted(2, true))
       .when({ type: 'MoveToSeat', user_id: 'u-1', seat_index: 2, operator_user_id: OWNER })
-      .then([
-        {
-          type: 'MicSeatChanged',
-          user_id: 'u-1',
-          from_seat_index: 0,
-          seat_index: 2,
-          mic_session_id: 'ms-u-1',
-          publish_deadline_ms: NOW + settings.publishTimeoutMs,
-          operator_user_id: OWNER,
-        },
-      ]);
+      .then([movedTo2(OWNER)]);
     assert.deepEqual([moved.seats[0]!.muted, moved.seats[2]!.muted], [undefined, true]);
   });
 
