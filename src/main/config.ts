@@ -82,6 +82,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       maxSeats: e.ROOMS_MAX_SEATS,
       announcedAudience: e.ROOMS_VOICE_ANNOUNCED_AUDIENCE,
       seatApplicationTtlMs: e.ROOMS_SEAT_APPLICATION_TTL_MS,
+      chatsPerUser: {
+        limit: e.ROOMS_VOICE_CHATS_PER_USER,
+        windowMs: e.ROOMS_VOICE_CHAT_WINDOW_S * 1000,
+      },
+      chatRetentionMs: e.ROOMS_VOICE_CHAT_RETENTION_MS,
+      rankings: e.ROOMS_VOICE_RANKINGS,
+      rankingTimeZone: e.ROOMS_VOICE_RANKING_TIME_ZONE,
       trtcApps: e.ROOMS_TRTC_APPS ?? '',
       mediaCheckMs: e.ROOMS_VOICE_MEDIA_CHECK_MS,
     },

@@ -14,6 +14,7 @@ import { defaultWebDist } from '../edge/http/web-client.js';
 import { meetingFrames } from '../meeting/api/meeting-frames.js';
 import type { MeetingMembership } from '../meeting/signalling/ports.js';
 import { AudienceCounts } from '../voice-room/signalling/audience-counts.js';
+import { RankingFrames } from '../voice-room/signalling/ranking-frames.js';
 import { voiceRoomFollowers, voiceRoomFrames } from '../voice-room/api/voice-frames.js';
 import type { CanFollow } from '../edge/ws/hub.js';
 import type { NotificationCentre } from '../notifications/notification-centre.js';
@@ -141,14 +142,25 @@ export function wireNodeDelivery(deps: {
   });
   // The voice crowd's count frame follows the same commits (../voice-room/signalling/audience-counts.ts).
   const audience = new AudienceCounts(delivery.publisher);
+  // So does the gift rankings' frame (../voice-room/signalling/ranking-frames.ts).
+  const rankings = config.voice.rankings
+    ? new RankingFrames({
+        store: voice.store,
+        broadcaster: delivery.publisher,
+        clock: systemClock,
+        logger,
+      })
+    : null;
   return {
     ...delivery,
     onCommitted(batch) {
       delivery.onCommitted(batch);
       audience.onCommitted(batch);
+      rankings?.onCommitted(batch);
     },
-    close: () => {
+    close: async () => {
       audience.close();
+      await rankings?.close();
       return delivery.close();
     },
   };

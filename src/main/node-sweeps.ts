@@ -1,6 +1,6 @@
 /**
- * The sweeps a node with the relay role runs (./node.ts): old notifications, meeting chat,
- * ended meetings' routers and the command log.
+ * The sweeps a node with the relay role runs (./node.ts): old notifications, meeting and
+ * voice room chat, ended meetings' routers and the command log.
  */
 import type { Logger } from 'pino';
 import type { SqlBackend } from '../adapters/sql/database.js';
@@ -14,6 +14,7 @@ import { systemClock } from '../shared/clock.js';
 import type { Config } from './config.js';
 import type { Meetings } from '../meeting/wiring/meetings.js';
 import { startRelaySweeps } from './node-roles.js';
+import { VoiceChatRetention } from '../voice-room/wiring/chat-retention.js';
 
 /** Starts the relay's sweeps (each stopped by the node's close); returns the router janitor. */
 export function startNodeSweeps(
@@ -39,9 +40,19 @@ export function startNodeSweeps(
     },
     { store: sqlLogRetentionStore(sql.db), clock: systemClock, logger },
   );
+  const voiceChatRetention = new VoiceChatRetention(
+    { retentionMs: config.voice.chatRetentionMs },
+    { db: sql.db, clock: systemClock, logger },
+  );
   startRelaySweeps(
     config,
-    [notificationRetention, meetings.chatRetention, routerJanitor, logRetention],
+    [
+      notificationRetention,
+      meetings.chatRetention,
+      voiceChatRetention,
+      routerJanitor,
+      logRetention,
+    ],
     closers,
   );
   return routerJanitor;

@@ -22,6 +22,7 @@ import { roomOutboxPruned } from './migrations/0014_room_outbox_pruned.js';
 import { roomReactionTables } from './migrations/0015_room_reactions.js';
 import { webhookCrowdEvents } from './migrations/0016_webhook_crowd_events.js';
 import { roomSnapshots } from './migrations/0017_room_snapshots.js';
+import { voiceChatRankings } from './migrations/0018_voice_chat_rankings.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
@@ -181,6 +182,7 @@ export function migrationsOf(flavor: SqlFlavor): Record<string, Migration> {
     '0015_room_reactions': roomReactionTables(flavor),
     '0016_webhook_crowd_events': webhookCrowdEvents(),
     '0017_room_snapshots': roomSnapshots(flavor),
+    '0018_voice_chat_rankings': voiceChatRankings(flavor),
   };
 }
 

@@ -238,6 +238,31 @@ export interface MeetingChatsTable {
   created_at_ms: number;
 }
 
+/** `0018`: a voice room's public chat; `deleted_at_ms` set by DeleteRoomMessage. */
+export interface VoiceRoomMessagesTable {
+  app_code: string;
+  room_id: string;
+  /** 1, 2, 3… within the room. */
+  message_id: number;
+  user_id: string;
+  user_name: string;
+  content: string;
+  created_at_ms: number;
+  deleted_at_ms: number | null;
+}
+
+/** `0018`: gift totals per room, board (`contribution`, `charm`), period and user. */
+export interface VoiceRoomRankingsTable {
+  app_code: string;
+  room_id: string;
+  board: string;
+  /** `all`, or a day of the rankings' time zone: `d:YYYY-MM-DD`. */
+  period: string;
+  user_id: string;
+  total: number;
+  updated_at_ms: number;
+}
+
 /** Invariant 6: the one meeting a user is active in; the primary key refuses a second. */
 export interface MeetingActiveMembersTable {
   app_code: string;
@@ -283,6 +308,8 @@ export interface Database {
   meeting_rooms: MeetingRoomsTable;
   meeting_participants: MeetingParticipantsTable;
   meeting_chats: MeetingChatsTable;
+  voice_room_messages: VoiceRoomMessagesTable;
+  voice_room_rankings: VoiceRoomRankingsTable;
   meeting_active_members: MeetingActiveMembersTable;
   notifications: NotificationsTable;
 }

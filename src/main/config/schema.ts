@@ -15,6 +15,16 @@ import { DestinationPolicy } from '../../outbox/destinations.js';
 import { flag, int, logLevelVariable, nodeIdVariable } from '../../shared/env.js';
 import { ALL_ROLES, roleRules, rolesVariable } from '../roles.js';
 
+/** Whether this runtime knows the IANA time zone `name`. */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-CA', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Fastify's `trustProxy`: false, true, a hop count, or addresses/CIDRs of the proxies. */
 const trustProxy = z
   .string()
@@ -86,6 +96,17 @@ const schema = z.object({
   ROOMS_MAX_SEATS: int(1, 50).default(20),
   ROOMS_VOICE_ANNOUNCED_AUDIENCE: int(0, 1_000_000).default(200),
   ROOMS_SEAT_APPLICATION_TTL_MS: int(1_000, 3_600_000).default(60_000),
+  ROOMS_VOICE_CHATS_PER_USER: int(0, 1_000_000).default(5),
+  ROOMS_VOICE_CHAT_WINDOW_S: int(1, 86_400).default(1),
+  // 0 keeps every message; otherwise at least a minute.
+  ROOMS_VOICE_CHAT_RETENTION_MS: int(0)
+    .refine((v) => v === 0 || v >= 60_000, '0 or at least 60000')
+    .default(604_800_000),
+  ROOMS_VOICE_RANKINGS: flag.default(true),
+  ROOMS_VOICE_RANKING_TIME_ZONE: z
+    .string()
+    .refine(isTimeZone, 'an IANA time zone, e.g. UTC or Asia/Shanghai')
+    .default('UTC'),
   ROOMS_MEETING_EMPTY_TTL_MS: int(1000).default(300_000),
   ROOMS_MEETING_HOST_GRACE_MS: int(1000).default(30_000),
   ROOMS_MEETING_PRESENCE_TTL_MS: int(1000).default(90_000),

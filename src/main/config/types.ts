@@ -100,6 +100,14 @@ export interface Config {
     readonly announcedAudience: number;
     /** How long a seat application waits for the owner or an admin. */
     readonly seatApplicationTtlMs: number;
+    /** Public chat messages per user per window (0: no limit). */
+    readonly chatsPerUser: RateRule;
+    /** Age after which chat messages are deleted; 0 keeps them. */
+    readonly chatRetentionMs: number;
+    /** Keep the gift rankings in each gift's transaction. */
+    readonly rankings: boolean;
+    /** The rankings' day: an IANA time zone. */
+    readonly rankingTimeZone: string;
     /** `sdkAppId:app_code:callback_key[,…]`; empty: TRTC callbacks are refused. */
     readonly trtcApps: string;
     /** How often every node checks every voice room's producers against its seats. */

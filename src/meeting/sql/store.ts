@@ -3,6 +3,7 @@
  * by their unique key and read back, so concurrent and repeated calls agree on one id.
  */
 import type { Kysely } from 'kysely';
+import { requestDecided } from '../../adapters/sql/request-decided.js';
 import type { ChatRow, CodeClaim, MeetingRow, MeetingStore, Page } from '../api/meeting-store.js';
 import type { Database } from '../../adapters/sql/schema.js';
 
@@ -88,16 +89,8 @@ export function sqlMeetingStore(db: Kysely<Database>): MeetingStore {
       return Number(row.n);
     },
 
-    async requestDecided(appCode, roomCode, scopedRequestId) {
-      const row = await db
-        .selectFrom('room_request_outcomes')
-        .select('request_id')
-        .where('app_code', '=', appCode)
-        .where('room_id', '=', roomCode)
-        .where('request_id', '=', scopedRequestId)
-        .executeTakeFirst();
-      return row !== undefined;
-    },
+    requestDecided: (appCode, roomCode, scopedRequestId) =>
+      requestDecided(db, appCode, roomCode, scopedRequestId),
 
     async meetingIdOf(appCode, roomCode) {
       const row = await db

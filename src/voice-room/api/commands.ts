@@ -32,7 +32,13 @@ import * as m from './requests.js';
 /** Commands no client sends: the timer worker's. */
 type SystemCommand = 'ExpireDeadlines';
 type QueryName =
-  'GetRoom' | 'ListMembers' | 'ListSeatApplications' | 'CheckRoomAccess' | 'GetRoomMedia';
+  | 'GetRoom'
+  | 'ListMembers'
+  | 'ListSeatApplications'
+  | 'ListRoomMessages'
+  | 'GetRankings'
+  | 'CheckRoomAccess'
+  | 'GetRoomMedia';
 export type RpcName = Exclude<VoiceRoomCommand['type'], SystemCommand> | QueryName;
 
 /** The id CreateRoom gives a room created without one: retries of one request land on one room. */
@@ -518,6 +524,168 @@ export const voiceCommands = {
       caller: 'sender_user_id',
       body: ['receiver_user_ids', 'gift_id', 'count'],
       defaults: { count: 1 },
+    },
+  }),
+  // The public chat (公屏): the sender's nickname is the accounts' (read here, not sent);
+  // the rate limit is counted on the owner (the query routes there first), once per request.
+  SendRoomMessage: custom({
+    kind: 'command',
+    schema: m.SendRoomMessageRequest,
+    refuses: [...MEMBER, 'USER_BANNED', 'CHAT_MUTED', 'CHAT_RATE_LIMITED'],
+    reply: r.SendRoomMessageReply,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        () => null,
+        async () => {
+          const { app_code: appCode, room_id: roomId, user_id: userId, request_id } = req;
+          const call = { appCode, roomId, userId, requestId: request_id };
+          return ctx.chat.admit(call, ctx.store, async () => {
+            const user_name = await ctx.store.nicknameOf(appCode, userId);
+            return ctx.execute(
+              req,
+              { type: 'SendRoomMessage', user_id: userId, user_name, content: req.content },
+              (result) => withDecision(r.SendRoomMessageReply, result),
+            );
+          });
+        },
+      ),
+    rest: {
+      summary: 'Send a message to the room’s public chat (a present member)',
+      method: 'POST',
+      path: inRoom('messages'),
+      caller: 'user_id',
+      body: ['content'],
+    },
+  }),
+  MuteChatUser: command({
+    schema: m.MuteChatUserRequest,
+    refuses: [...MANAGER, 'CANNOT_TARGET_SELF', 'CANNOT_TARGET_OWNER', ...OUTRANK],
+    toCommand: (r) => ({
+      type: 'MuteChatUser',
+      operator_user_id: r.operator_user_id,
+      user_id: r.user_id,
+      duration_s: r.duration_s,
+    }),
+    rest: {
+      summary: 'Mute a member in the chat for duration_s seconds; 0 lifts it (owner or admin)',
+      method: 'POST',
+      path: inRoom('chat-mutes'),
+      caller: 'operator_user_id',
+      body: ['user_id', 'duration_s'],
+    },
+  }),
+  // The message's sender is read here (a message never changes sender) for the decider's rule.
+  DeleteRoomMessage: custom({
+    kind: 'command',
+    schema: m.DeleteRoomMessageRequest,
+    refuses: [...ACTIVE, 'MESSAGE_NOT_FOUND', 'NOT_ADMIN'],
+    reply: r.CommandReply,
+    handle: async (ctx, req) => {
+      const message = await ctx.store.roomMessage(req.app_code, req.room_id, req.message_id);
+      return ctx.execute(
+        req,
+        {
+          type: 'DeleteRoomMessage',
+          operator_user_id: req.operator_user_id,
+          message_id: req.message_id,
+          message,
+        },
+        commandReply,
+      );
+    },
+    rest: {
+      summary: 'Delete a chat message (its sender, the owner or an admin)',
+      method: 'POST',
+      path: inRoom('messages/delete'),
+      caller: 'operator_user_id',
+      body: ['message_id'],
+    },
+  }),
+  ListRoomMessages: custom({
+    kind: 'query',
+    schema: m.ListRoomMessagesRequest,
+    refuses: [...MEMBER, 'USER_BANNED'],
+    reply: r.RoomMessagePage,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => checkRoomAccess(state, req.user_id, 'view'),
+        async (denied) => {
+          if (denied) throw AppError.from(denied);
+          const page = await ctx.store.listRoomMessages(req.app_code, req.room_id, {
+            beforeId: req.before_id,
+            limit: req.limit,
+          });
+          return {
+            app_code: req.app_code,
+            room_id: req.room_id,
+            messages: page.list.map((msg) => ({ ...msg, user_id: userIdJson(msg.user_id) })),
+            has_more: page.has_more,
+          };
+        },
+      ),
+    rest: {
+      summary: 'The chat history, newest first (a present member)',
+      method: 'GET',
+      path: inRoom('messages'),
+      caller: 'user_id',
+      query: {
+        before_id: {
+          kind: 'integer',
+          default: 0,
+          min: 1,
+          max: Number.MAX_SAFE_INTEGER,
+          description: "Older than this message: the last page's oldest `message_id`",
+        },
+        limit: { kind: 'integer', ...m.MESSAGE_PAGE, description: 'How many messages at most' },
+      },
+    },
+  }),
+  GetRankings: custom({
+    kind: 'query',
+    schema: m.GetRankingsRequest,
+    refuses: ['ROOM_NOT_FOUND'],
+    reply: r.Rankings,
+    handle: (ctx, req) =>
+      ctx.query(
+        req,
+        (state) => state.status === 'absent',
+        async (absent) => {
+          if (absent) throw AppError.from(refuse('ROOM_NOT_FOUND'));
+          const { app_code, room_id, board, period, limit } = req;
+          const top = await ctx.store.rankings(
+            app_code,
+            room_id,
+            board,
+            period,
+            limit,
+            ctx.nowMs(),
+          );
+          return {
+            app_code,
+            room_id,
+            board,
+            period,
+            day: top.day,
+            entries: top.entries.map((e, i) => ({
+              rank: i + 1,
+              user_id: userIdJson(e.user_id),
+              user_name: e.user_name,
+              total: e.total,
+            })),
+          };
+        },
+      ),
+    rest: {
+      summary: 'A gift ranking: contribution (sent) or charm (received), today or all time',
+      method: 'GET',
+      path: inRoom('rankings'),
+      query: {
+        board: { kind: 'enum', values: ['contribution', 'charm'], description: 'Which board' },
+        period: { kind: 'enum', values: ['day', 'all'], description: 'Today or all time' },
+        limit: { kind: 'integer', ...m.RANKING_PAGE, description: 'How many entries at most' },
+      },
     },
   }),
   GetRoom: custom({

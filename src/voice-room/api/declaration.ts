@@ -9,6 +9,7 @@ import type { CommandResult } from '../../cell/cell.js';
 import type { VoiceRoomCommand, VoiceRoomState } from '../domain/types.js';
 import type { VoiceRoomReason } from '../domain/errors.js';
 import type { errors } from '../../shared/error-codes.js';
+import type { ChatAllowance } from './chat-allowance.js';
 import type { VoiceRoomStore } from './voice-store.js';
 import type { OneUserField } from './requests.js';
 import { CommandReply } from './replies.js';
@@ -24,6 +25,10 @@ export interface RoomRequest {
 /** What a handler may do: run a command or a query on the room's owner, read the catalog. */
 export interface CallContext {
   readonly store: VoiceRoomStore;
+  /** The public chat's per-user rate limit. */
+  readonly chat: ChatAllowance;
+  /** Server time, epoch ms (a ranking's day). */
+  nowMs(): number;
   /** The media server a new room's router goes on; null on a node without media. */
   placeMedia(): string | null;
   /**
@@ -74,6 +79,12 @@ export type QueryParam =
       readonly default: number;
       readonly min: number;
       readonly max: number;
+      readonly description: string;
+    }
+  | {
+      /** One of `values`, required: absent or any other text is refused. */
+      readonly kind: 'enum';
+      readonly values: readonly [string, ...string[]];
       readonly description: string;
     }
   | {

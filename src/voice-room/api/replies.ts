@@ -179,3 +179,49 @@ export const GiftList = z
       .readonly(),
   })
   .meta({ title: 'VoiceGiftList' });
+
+export const SendRoomMessageReply = CommandReply.extend({
+  message_id: z.int().describe('The message in the room: 1, 2, 3… (the history cursor)'),
+  at_ms: z.int().describe('Server clock, epoch ms'),
+}).meta({ title: 'VoiceSendRoomMessageReply' });
+
+const RoomMessage = z
+  .strictObject({
+    message_id: z.int(),
+    user_id: JsonUserId,
+    user_name: z.string().describe("The sender's nickname when it was sent"),
+    content: z.string(),
+    at_ms: z.int().describe('Server clock, epoch ms'),
+  })
+  .meta({ title: 'VoiceRoomMessage' });
+
+export const RoomMessagePage = z
+  .strictObject({
+    app_code: z.string(),
+    room_id: z.string(),
+    messages: z.array(RoomMessage).readonly().describe('Newest first; deleted ones left out'),
+    has_more: z
+      .boolean()
+      .describe("Older ones follow: ask again with the last one's id as `before_id`"),
+  })
+  .meta({ title: 'VoiceRoomMessagePage' });
+
+const RankingEntry = z
+  .strictObject({
+    rank: z.int().describe('1 for the largest total; equal totals: the earlier to reach it first'),
+    user_id: JsonUserId,
+    user_name: z.string().describe("The account's nickname now ('' when unknown)"),
+    total: z.int().describe('Gift value sent (contribution) or received (charm)'),
+  })
+  .meta({ title: 'VoiceRankingEntry' });
+
+export const Rankings = z
+  .strictObject({
+    app_code: z.string(),
+    room_id: z.string(),
+    board: z.enum(['contribution', 'charm']),
+    period: z.enum(['day', 'all']),
+    day: z.string().describe("The day counted (YYYY-MM-DD, the rankings' time zone); '' for all"),
+    entries: z.array(RankingEntry).readonly(),
+  })
+  .meta({ title: 'VoiceRankings' });

@@ -218,3 +218,53 @@ export const USER_FIELDS = {
 export type OneUserField = {
   [K in keyof typeof USER_FIELDS]: (typeof USER_FIELDS)[K] extends 'one' ? K : never;
 }[keyof typeof USER_FIELDS];
+
+// ---- Public chat (公屏) and rankings ----
+
+export const SendRoomMessageRequest = z.object({
+  ...room,
+  ...requestId,
+  user_id: userId,
+  // The decider's rule (1-500 characters once trimmed, no control characters) has the last word.
+  content: z.string().max(2000),
+});
+export const MuteChatUserRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  user_id: userId,
+  /** 0 lifts the mute. */
+  duration_s: int.min(0).max(30 * 86_400),
+});
+export const DeleteRoomMessageRequest = z.object({
+  ...room,
+  ...requestId,
+  operator_user_id: userId,
+  message_id: int.min(1).max(Number.MAX_SAFE_INTEGER),
+});
+/** A history page's size: like a members page's. */
+export const MESSAGE_PAGE = { default: 30, min: 1, max: 100 } as const;
+export const ListRoomMessagesRequest = z.object({
+  ...room,
+  user_id: userId,
+  /** Messages older than this id; absent (0 over gRPC): from the newest. */
+  before_id: int
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .transform((v) => v || undefined),
+  limit: int
+    .min(0)
+    .optional()
+    .transform((v) => (v ? Math.min(v, MESSAGE_PAGE.max) : MESSAGE_PAGE.default)),
+});
+export const RANKING_PAGE = { default: 10, min: 1, max: 100 } as const;
+export const GetRankingsRequest = z.object({
+  ...room,
+  board: z.enum(['contribution', 'charm']),
+  period: z.enum(['day', 'all']),
+  limit: int
+    .min(0)
+    .optional()
+    .transform((v) => (v ? Math.min(v, RANKING_PAGE.max) : RANKING_PAGE.default)),
+});

@@ -21,6 +21,8 @@ import {
   type RoomCalls,
 } from '../../edge/room-call.js';
 import type { VoiceRoomStore } from './voice-store.js';
+import type { ChatAllowance } from './chat-allowance.js';
+import { systemClock, type Clock } from '../../shared/clock.js';
 import type { MediaServers } from '../../media-cluster/media-servers.js';
 
 /** Sends a call to the owner node; the owner must not forward it again. */
@@ -42,8 +44,10 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
     private readonly store: VoiceRoomStore,
     /** On a node without the cells role: every call goes whole to a cells node there. */
     cellsTier: CellsTier | null = null,
-    /** Where new rooms' routers go; absent: a node without media (nothing recorded). */
-    private readonly media?: Pick<MediaServers, 'place'>,
+    /** Where new rooms' routers go; null: a node without media (nothing recorded). */
+    private readonly media: Pick<MediaServers, 'place'> | null,
+    private readonly chat: ChatAllowance,
+    private readonly clock: Clock = systemClock,
   ) {
     this.#calls = {
       host,
@@ -85,6 +89,8 @@ export class VoiceRoomApi<T extends StoreTypes = StoreTypes> {
   #contextOf(options: CallOptions): CallContext {
     return {
       store: this.store,
+      chat: this.chat,
+      nowMs: () => this.clock.nowMs(),
       placeMedia: () => this.media?.place() ?? null,
       execute: async (req, command, shape) => {
         const key = keyOf(req);

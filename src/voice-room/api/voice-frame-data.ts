@@ -144,6 +144,20 @@ export const VOICE_EVENT_DATA = {
     unit_price: z.int(),
     total_price: z.int(),
   }),
+  RoomMessageSent: z.strictObject({
+    message_id: z.int().describe('1, 2, 3… in the room (the history cursor)'),
+    user_id,
+    user_name: z.string().describe("The sender's nickname"),
+    content: z.string(),
+    at_ms,
+  }),
+  ChatMuteSet: z.strictObject({
+    user_id,
+    operator_user_id,
+    muted_until_ms: z.int().nullable().describe('Server clock: the mute ends then; null: lifted'),
+    at_ms,
+  }),
+  RoomMessageDeleted: z.strictObject({ message_id: z.int(), operator_user_id }),
 } as const;
 
 /** Targeted frames (one user's sockets, who then stop following the room). */

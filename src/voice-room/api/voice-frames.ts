@@ -46,6 +46,9 @@ export const ROOM_FRAMES: Readonly<Record<VoiceRoomEvent['type'], string | null>
   MicRtcAnchored: null,
   MicReleased: 'voice.mic.released',
   GiftSent: 'voice.gift.sent',
+  RoomMessageSent: 'voice.chat.message',
+  ChatMuteSet: 'voice.chat.muted',
+  RoomMessageDeleted: 'voice.chat.deleted',
 };
 
 /** A join or leave of the room's crowd (../domain/crowd.ts). */

@@ -77,7 +77,7 @@ export function createRoom(
  * A display text's rule (a title, an announcement): the same as nicknames, plus valid
  * UTF-16 (a lone surrogate has no UTF-8 form for the rooms table or the clients).
  */
-function displayTextError(field: string, text: string, min: number, max: number) {
+export function displayTextError(field: string, text: string, min: number, max: number) {
   if (text.length < min || text.length > max)
     return invalidArgument(`${field} ${min}-${max} chars`);
   if (hasControlCharacters(text)) {

@@ -1,5 +1,6 @@
 /** The voice room's decider: routes each command to its function, guard first. */
 import type { DecideContext, Decision } from '../../domain/decider.js';
+import { deleteRoomMessage, muteChatUser, sendRoomMessage } from './decide-chat.js';
 import { invalidArgument, refuse } from './errors.js';
 import {
   changeMicSeat,
@@ -115,6 +116,12 @@ export function decideVoiceRoom(
       return rtcRoomExited(state, command);
     case 'SendGift':
       return sendGift(state, command);
+    case 'SendRoomMessage':
+      return sendRoomMessage(state, command, ctx);
+    case 'MuteChatUser':
+      return muteChatUser(state, command, ctx);
+    case 'DeleteRoomMessage':
+      return deleteRoomMessage(state, command);
     case 'ExpireDeadlines':
       return expireDeadlines(state, ctx, settings);
     case 'MoveMediaServer':

@@ -35,6 +35,8 @@ const REASONS = {
   SEAT_MUTED: ['forbidden', 'the mic seat is muted by the owner or an admin'],
   ALREADY_INVITED: ['illegal_state', 'user already has a pending seat invitation'],
   NO_SEAT_INVITATION: ['not_found', 'no pending seat invitation for this user'],
+  CHAT_MUTED: ['forbidden', 'user is muted in the room chat'],
+  MESSAGE_NOT_FOUND: ['not_found', 'no such chat message'],
   MIC_SESSION_MISMATCH: ['illegal_state', 'mic session is not the current one'],
   INSUFFICIENT_BALANCE: ['illegal_state', 'insufficient balance'],
   GIFT_NOT_FOUND: ['not_found', 'no such gift'],

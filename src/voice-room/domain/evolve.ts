@@ -241,11 +241,32 @@ export function evolveVoiceRoom(state: VoiceRoomState, event: VoiceRoomEvent): V
         ? released
         : withRtcTime(released, event.user_id, event.event_time_ms);
     }
+    case 'RoomMessageSent':
+      return { ...state, message_count: event.message_id };
+    case 'ChatMuteSet': {
+      const chat_mutes = chatMutesAfter(state, event);
+      const { chat_mutes: _old, ...rest } = state;
+      return chat_mutes ? { ...rest, chat_mutes } : rest;
+    }
+    // The history's row is marked (src/voice-room/sql/projection.ts); the room keeps no text.
+    case 'RoomMessageDeleted':
     case 'GiftSent':
       return state;
     default:
       return assertNever(event);
   }
+}
+
+/** The chat mutes after `event`: the one set or lifted, and none that ended before it. */
+function chatMutesAfter(
+  state: VoiceRoomState,
+  event: Extract<VoiceRoomEvent, { type: 'ChatMuteSet' }>,
+): Readonly<Record<string, number>> | undefined {
+  const kept = Object.entries(state.chat_mutes ?? {}).filter(
+    ([user, until]) => user !== event.user_id && until > event.at_ms,
+  );
+  if (event.muted_until_ms !== null) kept.push([event.user_id, event.muted_until_ms]);
+  return kept.length === 0 ? undefined : Object.fromEntries(kept);
 }
 
 /** RTC clock: the last RTC event time applied for the user, or null (also in old snapshots). */

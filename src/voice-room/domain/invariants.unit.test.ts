@@ -97,6 +97,30 @@ interface RtcTimes {
 }
 
 /** Invariants of one step: the state before, the command, the decision, the state after. */
+/**
+ * The chat: a message only from a present member who is not muted, ids one after another;
+ * a message touches no seat and no presence.
+ */
+function checkChatStep(
+  before: VoiceRoomState,
+  command: VoiceRoomCommand,
+  result: ReturnType<typeof domain.decide>,
+  after: VoiceRoomState,
+  nowMs: number,
+): void {
+  const sent = isDomainError(result) ? [] : result.filter((e) => e.type === 'RoomMessageSent');
+  if (sent.length === 0) return;
+  assert.equal(command.type, 'SendRoomMessage');
+  const user = sent[0]!.user_id;
+  assert.equal(presenceOf(before, user)?.state, 'present', 'a message of a present member');
+  const mutes = before.chat_mutes ?? {};
+  const until = Object.hasOwn(mutes, user) ? mutes[user]! : -Infinity;
+  assert.ok(until <= nowMs, 'no message while chat-muted');
+  assert.equal(sent[0]!.message_id, (before.message_count ?? 0) + 1, 'ids one after another');
+  assert.equal(after.seats, before.seats, 'a message moves no seat');
+  assert.equal(after.presence, before.presence, 'a message changes no presence');
+}
+
 function checkStep(
   world: World,
   rtcBefore: RtcTimes,
@@ -113,6 +137,7 @@ function checkStep(
 
   checkSeatsStep(before, command, after);
   checkSessionsStep(rtcBefore, before, command, result, after);
+  checkChatStep(before, command, result, after, world.nowMs);
   if (ok) checkPermissions(before, command);
   if (command.type === 'RoomHeartbeat') {
     // Never creates presence: only a present user's heartbeat is accepted.

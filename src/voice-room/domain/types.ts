@@ -142,6 +142,13 @@ export interface VoiceRoomState {
    * absent: none. A presence's end clears it.
    */
   readonly mic_muted?: readonly string[];
+  /** Public chat (公屏): the last message id given (ids are 1, 2, 3… in the room); absent: 0. */
+  readonly message_count?: number;
+  /**
+   * Chat mutes (MuteChatUser): per user, the server time the mute ends. Kept past a leave
+   * (rejoining does not lift it); ended ones are dropped at the next mute change. Absent: none.
+   */
+  readonly chat_mutes?: Readonly<Record<string, number>>;
 }
 
 /** Who asks: every management command names its operator. */
@@ -247,6 +254,28 @@ export type VoiceRoomCommand =
       /** Resolved from the app's catalog by the edge; checked again inside the commit. */
       readonly unit_price: number;
     }
+  | {
+      readonly type: 'SendRoomMessage';
+      readonly user_id: string;
+      /** The sender's nickname, read from the accounts by the edge (not the caller's say). */
+      readonly user_name: string;
+      readonly content: string;
+    }
+  | ({
+      readonly type: 'MuteChatUser';
+      readonly user_id: string;
+      /** 0 lifts the mute. */
+      readonly duration_s: number;
+    } & ByOperator)
+  | ({
+      readonly type: 'DeleteRoomMessage';
+      readonly message_id: number;
+      /**
+       * The message as stored, read by the edge (messages never change sender): null when
+       * there is no such message (never sent, or gone with the retention).
+       */
+      readonly message: { readonly user_id: string; readonly deleted: boolean } | null;
+    } & ByOperator)
   /** System command of the timer worker: stale presence and publish timeouts. */
   | { readonly type: 'ExpireDeadlines' }
   /**
@@ -425,6 +454,28 @@ export type VoiceRoomEvent =
       readonly reason: MicReleaseReason;
       /** RTC clock: the RTC event's time, for releases by audio_stopped or room_exited. */
       readonly event_time_ms?: number;
+    }
+  | {
+      readonly type: 'RoomMessageSent';
+      /** 1, 2, 3… within the room (the history's `before_id` cursor). */
+      readonly message_id: number;
+      readonly user_id: string;
+      readonly user_name: string;
+      readonly content: string;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'ChatMuteSet';
+      readonly user_id: string;
+      readonly operator_user_id: string;
+      /** Server time the mute ends; null: lifted. */
+      readonly muted_until_ms: number | null;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'RoomMessageDeleted';
+      readonly message_id: number;
+      readonly operator_user_id: string;
     }
   | {
       readonly type: 'GiftSent';

@@ -158,6 +158,10 @@ export function replyOf(
         ? { gift_id: sent.gift_id, count: sent.count, total_price: sent.total_price }
         : {};
     }
+    case 'SendRoomMessage': {
+      const sent = events.find((e) => e.type === 'RoomMessageSent');
+      return sent ? { message_id: sent.message_id, at_ms: sent.at_ms } : {};
+    }
     default:
       return { status: state.status };
   }

@@ -125,12 +125,22 @@ const jsonUserId = jsonSchemaOf(JsonUserId);
 
 /**
  * A GET route's query parameters as a generated client types them: an integer (a user id
- * too: the account id, `?after=17`), none of them required.
+ * too: the account id, `?after=17`), optional; or one of a list of words, required.
  */
 function queryOf(params: Readonly<Record<string, QueryParam | undefined>>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
   for (const [name, param] of Object.entries(params)) {
     if (!param) continue;
+    if (param.kind === 'enum') {
+      properties[name] = {
+        type: 'string',
+        enum: [...param.values],
+        description: param.description,
+      };
+      required.push(name);
+      continue;
+    }
     properties[name] =
       param.kind === 'integer'
         ? {
@@ -142,7 +152,7 @@ function queryOf(params: Readonly<Record<string, QueryParam | undefined>>): Json
           }
         : { ...jsonUserId, description: `${param.description} (a user id in decimal)` };
   }
-  return { type: 'object', properties };
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 /** A body field as JSON sends it: a user id is a number (the request schema has its text). */

@@ -263,6 +263,11 @@ function queryValue(name: string, param: QueryParam, raw: string | undefined): u
       if (value < param.min) throw errors.INVALID_ARGUMENT(`${name}: at least ${param.min}`);
       return Math.min(value, param.max);
     }
+    case 'enum':
+      if (raw === undefined || !param.values.includes(raw)) {
+        throw errors.INVALID_ARGUMENT(`${name}: one of ${param.values.join(', ')}`);
+      }
+      return raw;
     case 'user_id':
       if (raw === undefined) return undefined;
       if (!USER_ID_TEXT.test(raw)) {

@@ -23,6 +23,7 @@ import { VOICE_EVENT_DATA, VOICE_USER_FRAMES } from '../api/voice-frame-data.js'
 import { ROOM_FRAMES } from '../api/voice-frames.js';
 import { VOICE_SPEAKERS } from './media-bridge.js';
 import { VOICE_AUDIENCE } from './audience-counts.js';
+import { VOICE_RANKING_CHANGED } from './ranking-frames.js';
 import { VOICE_PRODUCER_NEW } from './media-rules.js';
 
 type Reason = ErrorName | VoiceRoomReason;
@@ -57,6 +58,23 @@ export const SpeakersData = z.strictObject({
 export const AudienceData = z.strictObject({
   room_id: z.string(),
   online_count: z.int().nonnegative(),
+});
+
+const RankingEntryData = z.strictObject({
+  rank: z.int(),
+  user_id: JsonUserId,
+  user_name: z.string(),
+  total: z.int(),
+});
+const BoardData = z.strictObject({
+  day: z.array(RankingEntryData).describe('Today (the rankings’ time zone)'),
+  all: z.array(RankingEntryData).describe('All time'),
+});
+export const RankingChangedData = z.strictObject({
+  room_id: z.string(),
+  day: z.string().describe('The day counted: YYYY-MM-DD'),
+  contribution: BoardData.describe('Gift value sent, the top 10'),
+  charm: BoardData.describe('Gift value received, the top 10'),
 });
 
 export const VoiceMediaJoin = wsEvent({
@@ -128,6 +146,14 @@ export const voiceProtocol: WsProtocol = {
       data: SpeakersData,
       to: 'room',
       summary: 'Who is heard now (about once a second, from the room’s owner)',
+    }),
+    wsFrame({
+      event: VOICE_RANKING_CHANGED,
+      data: RankingChangedData,
+      to: 'room',
+      summary:
+        'The top of the gift rankings after gifts (at most once a second, from the room’s ' +
+        'owner; GET …/rankings is the record)',
     }),
     wsFrame({
       event: VOICE_AUDIENCE,

@@ -10,6 +10,7 @@ import type {
 import type { SqlStoreTypes } from '../../adapters/sql/sql-store-types.js';
 import { projectVoiceRoom } from './projection.js';
 import { chargeGift } from './wallet.js';
+import { DEFAULT_RANKINGS, type RankingSettings } from './rankings.js';
 
 export type VoiceRoomSqlDomain = CellDomain<
   VoiceRoomState,
@@ -18,10 +19,16 @@ export type VoiceRoomSqlDomain = CellDomain<
   SqlStoreTypes
 >;
 
-export function voiceRoomWithSql(settings?: VoiceRoomSettings): VoiceRoomSqlDomain {
+export function voiceRoomWithSql(
+  settings?: VoiceRoomSettings,
+  rankings: RankingSettings = DEFAULT_RANKINGS,
+): VoiceRoomSqlDomain {
   return {
     ...voiceRoomDomain(settings),
-    inTransaction: { appliesTo: (command) => command.type === 'SendGift', apply: chargeGift },
+    inTransaction: {
+      appliesTo: (command) => command.type === 'SendGift',
+      apply: (trx, entry, key, nowMs) => chargeGift(trx, entry, key, nowMs, rankings),
+    },
     project: projectVoiceRoom,
   };
 }

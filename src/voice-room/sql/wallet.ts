@@ -15,15 +15,17 @@ import type { TopUpResult } from '../api/voice-store.js';
 import type { Database } from '../../adapters/sql/schema.js';
 import { errors } from '../../shared/error-codes.js';
 import { amountOf, exactAmount, exactly } from './amounts.js';
+import { addGiftToRankings, type RankingSettings } from './rankings.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** The inTransaction hook of SendGift. */
+/** The inTransaction hook of SendGift: the charge, then the rankings (./rankings.ts). */
 export async function chargeGift(
   trx: Transaction<Database>,
   entry: DecidedEntry<VoiceRoomCommand, VoiceRoomEvent>,
   key: CellKey,
   nowMs: number,
+  rankings: RankingSettings,
 ): Promise<DomainError | TransactionReply | null> {
   const gift = entry.events.find((e) => e.type === 'GiftSent');
   if (!gift) return null;
@@ -80,6 +82,7 @@ export async function chargeGift(
   // retry answers it too, whatever the wallet holds by then.
   const balance = await storedBalance(trx, key.appCode, gift.sender_user_id);
   if (balance === null) return refuse('AMOUNT_NOT_EXACT', 'balance of the sender');
+  await addGiftToRankings(trx, key, gift, nowMs, rankings);
   return { reply: { balance } };
 }
 

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { SqlBackend } from '../../adapters/sql/database.js';
 import type { SqlStoreTypes } from '../../adapters/sql/sql-store-types.js';
 import { voiceRoomWithSql } from '../sql/index.js';
+import { ChatAllowance } from '../api/chat-allowance.js';
 import { sqlVoiceRoomStore } from '../sql/store.js';
 import type { CellHost } from '../../cell/host.js';
 import type { CellsTier } from '../../cell/cells-tier.js';
@@ -57,7 +58,10 @@ export function wireVoiceRooms(deps: {
   media?: Pick<MediaServers, 'place'>;
 }): VoiceRooms {
   const { config, host, sql } = deps;
-  const domain = voiceRoomWithSql(config.voice);
+  const domain = voiceRoomWithSql(config.voice, {
+    enabled: config.voice.rankings,
+    timeZone: config.voice.rankingTimeZone,
+  });
   host.register(domain);
   const security: GrpcSecurity = {
     // Embedded: no other node calls this one, but the port must not be open to every local user.
@@ -71,8 +75,9 @@ export function wireVoiceRooms(deps: {
     // An edge's call may reach a non-owner (the load balancer): that node forwards it once more.
     gateway: cellsTier !== null,
   });
-  const store = sqlVoiceRoomStore(sql.db);
-  const api = new VoiceRoomApi(host, domain, forwarder, store, cellsTier, deps.media);
+  const store = sqlVoiceRoomStore(sql.db, config.voice.rankingTimeZone);
+  const chat = new ChatAllowance(deps.limiter, config.voice.chatsPerUser);
+  const api = new VoiceRoomApi(host, domain, forwarder, store, cellsTier, deps.media ?? null, chat);
   const { quotas } = config;
   const createQuota = new CreationQuota(deps.limiter, {
     kind: 'voice_room',

@@ -10,82 +10,37 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { GrpcForwarder } from '../../edge/grpc/room-service.js';
-import { meetingClient, type MeetingClient } from '../../meeting/api/testing/meeting-client.js';
+import type { MeetingClient } from '../../meeting/api/testing/meeting-client.js';
+import { clusterSkipReason } from '../../testing/backends.js';
 import {
-  clusterSkipReason,
-  createTestDatabase,
-  deleteKeysWithPrefix,
-  testKeyPrefix,
-  testRedisUrl,
-} from '../../testing/backends.js';
-import { loadConfig } from '../../main/config.js';
-import { startNode, type RoomsNode } from '../../main/node.js';
+  okData,
+  sameAnswer,
+  startTwoNodes,
+  type Answer,
+  type TwoNodes,
+} from './testing/two-nodes.js';
 
 const skip = await clusterSkipReason();
-const GRPC_TOKEN = 'seat-applications-grpc-token-0123456789';
 const TTL_MS = 1_500;
 
-interface Answer {
-  status: number;
-  body: { code: number; reason?: string; data?: unknown };
-}
-
 describe('voice-room seat applications on two nodes', { skip, timeout: 120_000 }, () => {
-  const nodes: RoomsNode[] = [];
-  const keyPrefix = testKeyPrefix();
-  let drop: () => Promise<void> = () => Promise.resolve();
+  let cluster: TwoNodes;
+  let nodes: TwoNodes['nodes'];
   let api: MeetingClient;
+  let GRPC_TOKEN = '';
 
   before(async () => {
-    const database = await createTestDatabase();
-    drop = () => database.drop();
-    for (const name of ['a', 'b']) {
-      nodes.push(
-        await startNode(
-          loadConfig({
-            ROOMS_NODE_ID: `seat-applications-${name}`,
-            ROOMS_DB_URL: database.url,
-            ROOMS_DB_POOL_SIZE: '4',
-            ROOMS_REDIS_URL: testRedisUrl(),
-            ROOMS_KEY_PREFIX: keyPrefix,
-            ROOMS_JWT_SECRET: 'seat-applications-secret-0123456789abcdef',
-            ROOMS_GRPC_TOKEN: GRPC_TOKEN,
-            ROOMS_HTTP_HOST: '127.0.0.1',
-            ROOMS_HTTP_PORT: '0',
-            ROOMS_GRPC_PORT: '0',
-            ROOMS_ROLES: 'edge,cells,relay',
-            ROOMS_SEAT_APPLICATION_TTL_MS: String(TTL_MS),
-            ROOMS_LOG_LEVEL: 'silent',
-            ROOMS_BCRYPT_COST: '4',
-          }),
-        ),
-      );
-    }
-    api = meetingClient(() => nodes[0]!.http);
-    await api.users(['ona', 'adam', 'ulla', 'uwe', 'ida']);
+    cluster = await startTwoNodes('seat-applications', ['ona', 'adam', 'ulla', 'uwe', 'ida'], {
+      ROOMS_SEAT_APPLICATION_TTL_MS: String(TTL_MS),
+    });
+    ({ nodes, api, grpcToken: GRPC_TOKEN } = cluster);
   });
-  after(async () => {
-    for (const node of nodes) await node.close();
-    await deleteKeysWithPrefix(testRedisUrl(), keyPrefix).catch(() => 0);
-    await drop();
-  });
+  after(() => cluster?.close());
 
   const on = (node: 0 | 1, who: string, path: string, body: object = {}): Promise<Answer> =>
-    api.call('POST', `/voice/rooms${path}`, { as: who, body, via: nodes[node]!.http });
-  const ok = async (answer: Promise<Answer>) => {
-    const { status, body } = await answer;
-    assert.ok(status < 300, JSON.stringify(body));
-    return body.data as Record<string, unknown>;
-  };
-  /**
-   * The answer without what differs per call (its trace id and time) and `duplicate`, which
-   * a retry of a committed command sets (its first answer otherwise).
-   */
-  const same = ({ status, body }: Answer) => {
-    const { trace_id: _t, time: _time, data, ...rest } = body as Record<string, unknown>;
-    const { duplicate: _d, ...fields } = (data ?? {}) as Record<string, unknown>;
-    return { status, rest, fields };
-  };
+    api.call('POST', `/voice/rooms${path}`, { as: who, body, via: nodes[node].http });
+  const ok = okData;
+  const same = sameAnswer;
   const duplicateOf = (answer: Answer) =>
     (answer.body.data as { duplicate?: boolean } | undefined)?.duplicate;
   const room = async (id: string) => {
@@ -207,7 +162,7 @@ describe('voice-room seat applications on two nodes', { skip, timeout: 120_000 }
   it('takes the same calls over gRPC: an unset seat_index is any seat, and answers so', async () => {
     const roomId = await applyRoom(3, ['ulla', 'uwe']);
     const client = new GrpcForwarder({ token: GRPC_TOKEN, tls: null, markForwarded: false });
-    const addr = `127.0.0.1:${nodes[1]!.voice.grpcPort}`;
+    const addr = `127.0.0.1:${nodes[1].voice.grpcPort}`;
     const ids = { ulla: String(api.ids.ulla), uwe: String(api.ids.uwe) };
     try {
       const anySeat = (await client.call(addr, 'ApplyForSeat', {

@@ -1606,6 +1606,86 @@ export interface WsProtocol {
       unit_price: number;
       total_price: number;
     };
+    "voice.chat.message": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * 1, 2, 3… in the room (the history cursor)
+       */
+      message_id: number;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      /**
+       * The sender's nickname
+       */
+      user_name: string;
+      content: string;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+    };
+    "voice.chat.muted": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      user_id: number;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
+      /**
+       * Server clock: the mute ends then; null: lifted
+       */
+      muted_until_ms: number | null;
+      /**
+       * Server clock, epoch ms
+       */
+      at_ms: number;
+    };
+    "voice.chat.deleted": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      message_id: number;
+      /**
+       * A user id: the account id, a JSON integer
+       */
+      operator_user_id: number;
+    };
     "voice.kicked": {
       room_id: string;
       /**
@@ -1643,6 +1723,71 @@ export interface WsProtocol {
          */
         volume: number;
       }[];
+    };
+    "voice.ranking.changed": {
+      room_id: string;
+      /**
+       * The day counted: YYYY-MM-DD
+       */
+      day: string;
+      /**
+       * Gift value sent, the top 10
+       */
+      contribution: {
+        /**
+         * Today (the rankings’ time zone)
+         */
+        day: {
+          rank: number;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
+          user_name: string;
+          total: number;
+        }[];
+        /**
+         * All time
+         */
+        all: {
+          rank: number;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
+          user_name: string;
+          total: number;
+        }[];
+      };
+      /**
+       * Gift value received, the top 10
+       */
+      charm: {
+        /**
+         * Today (the rankings’ time zone)
+         */
+        day: {
+          rank: number;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
+          user_name: string;
+          total: number;
+        }[];
+        /**
+         * All time
+         */
+        all: {
+          rank: number;
+          /**
+           * A user id: the account id, a JSON integer
+           */
+          user_id: number;
+          user_name: string;
+          total: number;
+        }[];
+      };
     };
     "voice.audience": {
       room_id: string;

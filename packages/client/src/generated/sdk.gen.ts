@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, MoveToSeatData, MoveToSeatErrors, MoveToSeatResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SetMicMutedData, SetMicMutedErrors, SetMicMutedResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, SetSeatCountData, SetSeatCountErrors, SetSeatCountResponses, SetSeatMutedData, SetSeatMutedErrors, SetSeatMutedResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
+import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteRoomMessageData, DeleteRoomMessageErrors, DeleteRoomMessageResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetRankingsData, GetRankingsErrors, GetRankingsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListRoomMessagesData, ListRoomMessagesErrors, ListRoomMessagesResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, MoveToSeatData, MoveToSeatErrors, MoveToSeatResponses, MuteChatUserData, MuteChatUserErrors, MuteChatUserResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SendRoomMessageData, SendRoomMessageErrors, SendRoomMessageResponses, SetMicMutedData, SetMicMutedErrors, SetMicMutedResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, SetSeatCountData, SetSeatCountErrors, SetSeatCountResponses, SetSeatMutedData, SetSeatMutedErrors, SetSeatMutedResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -433,6 +433,63 @@ export const sendGift = <ThrowOnError extends boolean = false>(options: Options<
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The chat history, newest first (a present member)
+ */
+export const listRoomMessages = <ThrowOnError extends boolean = false>(options: Options<ListRoomMessagesData, ThrowOnError>) => (options.client ?? client).get<ListRoomMessagesResponses, ListRoomMessagesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/messages',
+    ...options
+});
+
+/**
+ * Send a message to the room’s public chat (a present member)
+ */
+export const sendRoomMessage = <ThrowOnError extends boolean = false>(options: Options<SendRoomMessageData, ThrowOnError>) => (options.client ?? client).post<SendRoomMessageResponses, SendRoomMessageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/messages',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Mute a member in the chat for duration_s seconds; 0 lifts it (owner or admin)
+ */
+export const muteChatUser = <ThrowOnError extends boolean = false>(options: Options<MuteChatUserData, ThrowOnError>) => (options.client ?? client).post<MuteChatUserResponses, MuteChatUserErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/chat-mutes',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Delete a chat message (its sender, the owner or an admin)
+ */
+export const deleteRoomMessage = <ThrowOnError extends boolean = false>(options: Options<DeleteRoomMessageData, ThrowOnError>) => (options.client ?? client).post<DeleteRoomMessageResponses, DeleteRoomMessageErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/messages/delete',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A gift ranking: contribution (sent) or charm (received), today or all time
+ */
+export const getRankings = <ThrowOnError extends boolean = false>(options: Options<GetRankingsData, ThrowOnError>) => (options.client ?? client).get<GetRankingsResponses, GetRankingsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/voice/rooms/{room_id}/rankings',
+    ...options
 });
 
 /**

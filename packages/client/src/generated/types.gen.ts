@@ -223,6 +223,101 @@ export type GiftResult = {
 };
 
 /**
+ * VoiceSendRoomMessageReply
+ */
+export type VoiceSendRoomMessageReply = {
+    /**
+     * The room's version after the command
+     */
+    room_version: number;
+    /**
+     * A retry of a request id already decided: this is its first answer
+     */
+    duplicate: boolean;
+    /**
+     * The message in the room: 1, 2, 3… (the history cursor)
+     */
+    message_id: number;
+    /**
+     * Server clock, epoch ms
+     */
+    at_ms: number;
+};
+
+/**
+ * VoiceRoomMessage
+ */
+export type VoiceRoomMessage = {
+    message_id: number;
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    user_id: number;
+    /**
+     * The sender's nickname when it was sent
+     */
+    user_name: string;
+    content: string;
+    /**
+     * Server clock, epoch ms
+     */
+    at_ms: number;
+};
+
+/**
+ * VoiceRoomMessagePage
+ */
+export type VoiceRoomMessagePage = {
+    app_code: string;
+    room_id: string;
+    /**
+     * Newest first; deleted ones left out
+     */
+    readonly messages: Array<VoiceRoomMessage>;
+    /**
+     * Older ones follow: ask again with the last one's id as `before_id`
+     */
+    has_more: boolean;
+};
+
+/**
+ * VoiceRankingEntry
+ */
+export type VoiceRankingEntry = {
+    /**
+     * 1 for the largest total; equal totals: the earlier to reach it first
+     */
+    rank: number;
+    /**
+     * A user id: the account id, a JSON integer
+     */
+    user_id: number;
+    /**
+     * The account's nickname now ('' when unknown)
+     */
+    user_name: string;
+    /**
+     * Gift value sent (contribution) or received (charm)
+     */
+    total: number;
+};
+
+/**
+ * VoiceRankings
+ */
+export type VoiceRankings = {
+    app_code: string;
+    room_id: string;
+    board: 'contribution' | 'charm';
+    period: 'day' | 'all';
+    /**
+     * The day counted (YYYY-MM-DD, the rankings' time zone); '' for all
+     */
+    day: string;
+    readonly entries: Array<VoiceRankingEntry>;
+};
+
+/**
  * SeatInvitation
  */
 export type SeatInvitation = {
@@ -808,6 +903,32 @@ export type VoiceLobbyPageWritable = {
 export type VoiceSeatApplicationsWritable = {
     app_code: string;
     room_id: string;
+};
+
+/**
+ * VoiceRoomMessagePage
+ */
+export type VoiceRoomMessagePageWritable = {
+    app_code: string;
+    room_id: string;
+    /**
+     * Older ones follow: ask again with the last one's id as `before_id`
+     */
+    has_more: boolean;
+};
+
+/**
+ * VoiceRankings
+ */
+export type VoiceRankingsWritable = {
+    app_code: string;
+    room_id: string;
+    board: 'contribution' | 'charm';
+    period: 'day' | 'all';
+    /**
+     * The day counted (YYYY-MM-DD, the rankings' time zone); '' for all
+     */
+    day: string;
 };
 
 /**
@@ -3943,6 +4064,474 @@ export type SendGiftResponses = {
 };
 
 export type SendGiftResponse = SendGiftResponses[keyof SendGiftResponses];
+
+export type ListRoomMessagesData = {
+    body?: never;
+    path: {
+        room_id: string;
+    };
+    query?: {
+        /**
+         * Older than this message: the last page's oldest `message_id`: decimal digits, default 0; above 9007199254740991 it is cut to 9007199254740991
+         */
+        before_id?: number;
+        /**
+         * How many messages at most: decimal digits, default 30; above 100 it is cut to 100
+         */
+        limit?: number;
+    };
+    url: '/api/v1/voice/rooms/{room_id}/messages';
+};
+
+export type ListRoomMessagesErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'USER_BANNED';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ListRoomMessagesError = ListRoomMessagesErrors[keyof ListRoomMessagesErrors];
+
+export type ListRoomMessagesResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceRoomMessagePage;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ListRoomMessagesResponse = ListRoomMessagesResponses[keyof ListRoomMessagesResponses];
+
+export type SendRoomMessageData = {
+    body: {
+        content: string;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/messages';
+};
+
+export type SendRoomMessageErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_ROOM' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'CHAT_MUTED' | 'USER_BANNED';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many requests: wait Retry-After seconds
+     */
+    429: Error & {
+        reason?: 'CHAT_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type SendRoomMessageError = SendRoomMessageErrors[keyof SendRoomMessageErrors];
+
+export type SendRoomMessageResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceSendRoomMessageReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type SendRoomMessageResponse = SendRoomMessageResponses[keyof SendRoomMessageResponses];
+
+export type MuteChatUserData = {
+    body: {
+        /**
+         * A user id: the account id, a JSON integer
+         */
+        user_id: number;
+        duration_s: number;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/chat-mutes';
+};
+
+export type MuteChatUserErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'CANNOT_TARGET_SELF' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'CANNOT_TARGET_OWNER' | 'NOT_ADMIN' | 'NOT_OWNER';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type MuteChatUserError = MuteChatUserErrors[keyof MuteChatUserErrors];
+
+export type MuteChatUserResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type MuteChatUserResponse = MuteChatUserResponses[keyof MuteChatUserResponses];
+
+export type DeleteRoomMessageData = {
+    body: {
+        message_id: number;
+        /**
+         * Idempotency: a retry with the same id applies once (or Idempotency-Key)
+         */
+        request_id?: '' | string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry applies once)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        room_id: string;
+    };
+    query?: never;
+    url: '/api/v1/voice/rooms/{room_id}/messages/delete';
+};
+
+export type DeleteRoomMessageErrors = {
+    /**
+     * Invalid input, or not possible in the room's state: see `reason`
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'ROOM_CLOSED' | 'ROOM_NOT_ACTIVE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'NOT_ADMIN';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'MESSAGE_NOT_FOUND' | 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type DeleteRoomMessageError = DeleteRoomMessageErrors[keyof DeleteRoomMessageErrors];
+
+export type DeleteRoomMessageResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceCommandReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type DeleteRoomMessageResponse = DeleteRoomMessageResponses[keyof DeleteRoomMessageResponses];
+
+export type GetRankingsData = {
+    body?: never;
+    path: {
+        room_id: string;
+    };
+    query: {
+        /**
+         * Which board
+         */
+        board: 'contribution' | 'charm';
+        /**
+         * Today or all time
+         */
+        period: 'day' | 'all';
+        /**
+         * How many entries at most: decimal digits, default 10; above 100 it is cut to 100
+         */
+        limit?: number;
+    };
+    url: '/api/v1/voice/rooms/{room_id}/rankings';
+};
+
+export type GetRankingsErrors = {
+    /**
+     * Invalid input: the message names the field
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Not found: see `reason`
+     */
+    404: Error & {
+        reason?: 'ROOM_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type GetRankingsError = GetRankingsErrors[keyof GetRankingsErrors];
+
+export type GetRankingsResponses = {
+    /**
+     * The result
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: VoiceRankings;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type GetRankingsResponse = GetRankingsResponses[keyof GetRankingsResponses];
 
 export type GetRoomData = {
     body?: never;

@@ -72,7 +72,14 @@ type Spec =
   | { readonly t: 'MoveToSeat'; readonly user: User; readonly op: User; readonly seat: number }
   | { readonly t: 'SetSeatCount'; readonly op: User; readonly count: number }
   | { readonly t: 'SetMicMuted'; readonly user: User; readonly on: boolean }
-  | { readonly t: 'SetSeatMuted'; readonly seat: number; readonly op: User; readonly on: boolean };
+  | { readonly t: 'SetSeatMuted'; readonly seat: number; readonly op: User; readonly on: boolean }
+  | { readonly t: 'SendRoomMessage'; readonly user: User }
+  | {
+      readonly t: 'MuteChatUser';
+      readonly user: User;
+      readonly op: User;
+      readonly seconds: number;
+    };
 
 export interface Step {
   readonly dt: number;
@@ -243,6 +250,16 @@ const specArb: fc.Arbitrary<Spec> = fc.oneof(
       on: fc.boolean(),
     }),
   },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('SendRoomMessage' as const), user }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('MuteChatUser' as const),
+      user,
+      op: user,
+      seconds: fc.constantFrom(0, 1, 5, 60),
+    }),
+  },
 );
 
 export const stepArb: fc.Arbitrary<Step> = fc.record({
@@ -308,6 +325,15 @@ function resolveSession(world: World, u: string, ref: SessionRef): string | unde
 
 export function resolve(world: World, spec: Spec): VoiceRoomCommand {
   switch (spec.t) {
+    case 'SendRoomMessage':
+      return { type: spec.t, user_id: spec.user, user_name: spec.user, content: 'hi' };
+    case 'MuteChatUser':
+      return {
+        type: spec.t,
+        user_id: spec.user,
+        duration_s: spec.seconds,
+        operator_user_id: spec.op,
+      };
     case 'JoinRoom':
     case 'LeaveRoom':
     case 'RoomHeartbeat':

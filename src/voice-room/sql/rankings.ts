@@ -1,0 +1,157 @@
+/**
+ * The gift rankings (榜单) of a voice room: per sender the value sent (contribution, 贡献榜),
+ * per receiver the value received (charm, 魅力榜), for the room's lifetime and for the day.
+ * Added to in each gift's own transaction (./wallet.ts `chargeGift`), so the totals are the
+ * sum of the room's gift ledger rows at every commit: a gift counted is a gift charged, once.
+ */
+import { MysqlAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import type { CellKey } from '../../cell/lease.js';
+import type { Database } from '../../adapters/sql/schema.js';
+import type { RankingBoard, RankingEntry, RankingPeriod } from '../api/voice-store.js';
+import type { VoiceRoomEvent } from '../domain/types.js';
+import { exactAmount } from './amounts.js';
+
+export interface RankingSettings {
+  /** Off: gifts are charged without touching the rankings (a deployment with its own). */
+  readonly enabled: boolean;
+  /** The day's time zone (IANA). */
+  readonly timeZone: string;
+}
+
+/** Kept, days in UTC: unless configured otherwise (ROOMS_VOICE_RANKINGS, …_TIME_ZONE). */
+export const DEFAULT_RANKINGS: RankingSettings = { enabled: true, timeZone: 'UTC' };
+
+type GiftSent = Extract<VoiceRoomEvent, { type: 'GiftSent' }>;
+
+/** The day `nowMs` falls on in `timeZone`: `YYYY-MM-DD`. */
+export function rankingDay(nowMs: number, timeZone: string): string {
+  // en-CA writes dates as YYYY-MM-DD.
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(nowMs);
+}
+
+function periodKey(period: RankingPeriod, day: string): string {
+  return period === 'all' ? 'all' : `d:${day}`;
+}
+
+/**
+ * Adds a charged gift to the four boards: one statement, rows in key order (two rooms' gifts
+ * never wait on each other's rows in opposite orders).
+ */
+export async function addGiftToRankings(
+  trx: Transaction<Database>,
+  key: CellKey,
+  gift: GiftSent,
+  nowMs: number,
+  settings: RankingSettings,
+): Promise<void> {
+  if (!settings.enabled || gift.total_price <= 0) return;
+  const day = rankingDay(nowMs, settings.timeZone);
+  const share = gift.unit_price * gift.count;
+  const amounts: { board: RankingBoard; user_id: string; total: number }[] = [
+    { board: 'contribution', user_id: gift.sender_user_id, total: gift.total_price },
+    ...gift.receiver_user_ids.map((user_id) => ({
+      board: 'charm' as const,
+      user_id,
+      total: share,
+    })),
+  ];
+  const rows = amounts
+    .flatMap((a) =>
+      (['all', 'day'] as const).map((p) => ({
+        app_code: key.appCode,
+        room_id: key.roomId,
+        board: a.board,
+        period: periodKey(p, day),
+        user_id: a.user_id,
+        total: a.total,
+        updated_at_ms: nowMs,
+      })),
+    )
+    .sort((a, b) => compareKeys([a.board, a.period, a.user_id], [b.board, b.period, b.user_id]));
+  const insert = trx.insertInto('voice_room_rankings').values(rows);
+  await // The transaction's own dialect: one domain serves both backends.
+  (
+    trx.getExecutor().adapter instanceof MysqlAdapter
+      ? insert.onDuplicateKeyUpdate({
+          total: sql`total + VALUES(total)`,
+          updated_at_ms: sql`VALUES(updated_at_ms)`,
+        })
+      : insert.onConflict((oc) =>
+          oc.columns(['app_code', 'room_id', 'board', 'period', 'user_id']).doUpdateSet({
+            total: sql`total + excluded.total`,
+            updated_at_ms: sql`excluded.updated_at_ms`,
+          }),
+        )
+  ).execute();
+}
+
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const order = Buffer.compare(Buffer.from(a[i]!), Buffer.from(b[i]!));
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+/**
+ * A board's top `limit`: largest total first; equal totals in the order they were reached
+ * (the earlier last gift first), then by user id. Names are the accounts' nicknames now.
+ */
+export async function topOfRanking(
+  db: Kysely<Database>,
+  key: CellKey,
+  board: RankingBoard,
+  period: RankingPeriod,
+  limit: number,
+  nowMs: number,
+  timeZone: string,
+): Promise<{ day: string; entries: RankingEntry[] }> {
+  const day = period === 'day' ? rankingDay(nowMs, timeZone) : '';
+  const rows = await db
+    .selectFrom('voice_room_rankings')
+    .select(['user_id', sql<string>`CAST(total AS CHAR)`.as('total')])
+    .where('app_code', '=', key.appCode)
+    .where('room_id', '=', key.roomId)
+    .where('board', '=', board)
+    .where('period', '=', periodKey(period, day))
+    .orderBy('total', 'desc')
+    .orderBy('updated_at_ms', 'asc')
+    .orderBy('user_id', 'asc')
+    .limit(limit)
+    .execute();
+  const names = await nicknamesOf(
+    db,
+    key.appCode,
+    rows.map((r) => r.user_id),
+  );
+  return {
+    day,
+    entries: rows.map((row) => ({
+      user_id: row.user_id,
+      user_name: names.get(row.user_id) ?? '',
+      total: exactAmount(row.total, `ranking total of ${row.user_id}`),
+    })),
+  };
+}
+
+/** The nicknames of the accounts among `userIds` (decimal account ids), by id. */
+export async function nicknamesOf(
+  db: Kysely<Database>,
+  appCode: string,
+  userIds: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = userIds.map(Number).filter((id) => Number.isSafeInteger(id));
+  if (ids.length === 0) return new Map();
+  const users = await db
+    .selectFrom('users')
+    .select(['id', 'nickname'])
+    .where('app_code', '=', appCode)
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(users.map((u) => [String(u.id), u.nickname]));
+}
