@@ -67,6 +67,12 @@ export const GOALS: readonly Goal[] = [
   atLeast('fanout_frames_per_s', 'Fan-out to 2,000 sockets, highest sustained frames/s', 200_000),
   atLeast('ratio_fanout_vs_bare_ws', 'Fan-out: ours / a bare ws broadcast, sustained rate', 0.8),
   atMost('meeting_chat_p99_ms', 'Meeting chat, send → all 8 members p99', 100, ' ms'),
+  atLeast(
+    'voice_seat_p99_ratio_under_chat',
+    'Voice room seats at 20/s: p99 quiet / with chat to 2,000 followers',
+    0.8,
+  ),
+  atLeast('voice_gift_ratio_rankings', 'Voice room gifts/s: rankings on / off', 0.9),
   atMost('scale_meetings_100_rest_join_p99_ms', '100 meetings × 8: REST join p99', 50, ' ms'),
   atMost(
     'scale_meetings_100_transport_create_p99_ms',

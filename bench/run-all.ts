@@ -26,6 +26,11 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
   { name: 'meeting', file: 'bench/meeting.bench.ts', what: 'meeting REST and WebSocket paths' },
   { name: 'media', file: 'bench/media.bench.ts', what: 'media server: routers, consumers' },
   { name: 'voice-media', file: 'bench/voice-media.bench.ts', what: 'voice-room audio' },
+  {
+    name: 'voice-room',
+    file: 'bench/voice-room.bench.ts',
+    what: 'voice-room chat to 2,000 sockets, seats under chat, gift rankings',
+  },
   { name: 'dtx', file: 'bench/dtx.bench.ts', what: 'a silent microphone, DTX or not' },
   { name: 'big-room', file: 'bench/big-room.bench.ts', what: 'one room over several workers' },
   { name: 'scale', file: 'bench/scale.bench.ts', what: 'cost against size, per dimension' },

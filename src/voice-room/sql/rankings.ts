@@ -23,15 +23,23 @@ export const DEFAULT_RANKINGS: RankingSettings = { enabled: true, timeZone: 'UTC
 
 type GiftSent = Extract<VoiceRoomEvent, { type: 'GiftSent' }>;
 
+/** Formatters by time zone: making one costs far more than formatting with it. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** The day `nowMs` falls on in `timeZone`: `YYYY-MM-DD`. */
 export function rankingDay(nowMs: number, timeZone: string): string {
-  // en-CA writes dates as YYYY-MM-DD.
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(nowMs);
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    // en-CA writes dates as YYYY-MM-DD.
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    dayFormats.set(timeZone, format);
+  }
+  return format.format(nowMs);
 }
 
 function periodKey(period: RankingPeriod, day: string): string {
