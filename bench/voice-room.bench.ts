@@ -22,7 +22,7 @@ import { ask } from './fanout-phase.js';
 import { describeRatios, interleave, median, quantile, runLoad, type LoadResult } from './load.js';
 
 const FOLLOWERS = Number(process.env.BENCH_FOLLOWERS ?? 2_000);
-const CHAT_RATES = (process.env.BENCH_CHAT_RATES ?? '10,25,50,75,100,150,200,300')
+const CHAT_RATES = (process.env.BENCH_CHAT_RATES ?? '5,10,15,20,25,30,40,50,75,100')
   .split(',')
   .map(Number);
 const STEP_SECONDS = Number(process.env.BENCH_STEP_SECONDS ?? 3);

@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { GrpcForwarder } from '../../edge/grpc/room-service.js';
 import { TestClient } from '../../edge/ws/testing/ws-client.js';
 import type { MeetingClient } from '../../meeting/api/testing/meeting-client.js';
 import { clusterSkipReason } from '../../testing/backends.js';
@@ -347,6 +348,56 @@ describe('voice-room chat and rankings on two nodes', { skip, timeout: 180_000 }
       assert.equal(noPeriod.status, 400);
     } finally {
       socket.ws.close();
+    }
+  });
+
+  it('takes the chat and the rankings over gRPC: messages, history paging, a board', async () => {
+    const roomId = await newRoom(['ida']);
+    const client = new GrpcForwarder({ token: cluster.grpcToken, tls: null, markForwarded: false });
+    const addr = `127.0.0.1:${nodes[1].voice.grpcPort}`;
+    const ida = String(api.ids.ida);
+    try {
+      const sent = (await client.call(addr, 'SendRoomMessage', {
+        room_id: roomId,
+        request_id: 'grpc-line',
+        user_id: ida,
+        content: 'over gRPC',
+      })) as { message_id: number; duplicate: boolean };
+      assert.deepEqual([sent.message_id, sent.duplicate], [1, false]);
+      const again = (await client.call(addr, 'SendRoomMessage', {
+        room_id: roomId,
+        request_id: 'grpc-line',
+        user_id: ida,
+        content: 'over gRPC',
+      })) as { message_id: number; duplicate: boolean };
+      assert.deepEqual([again.message_id, again.duplicate], [1, true]);
+      const page = (await client.call(addr, 'ListRoomMessages', {
+        room_id: roomId,
+        user_id: ida,
+      })) as { messages: { user_id: string; content: string }[]; has_more: boolean };
+      assert.deepEqual(
+        page.messages.map((m) => [m.user_id, m.content]),
+        [[ida, 'over gRPC']],
+      );
+      const board = (await client.call(addr, 'GetRankings', {
+        room_id: roomId,
+        board: 'charm',
+        period: 'day',
+      })) as { entries: unknown[]; day: string };
+      assert.deepEqual(board.entries, []);
+      assert.match(board.day, /^\d{4}-\d{2}-\d{2}$/);
+      await assert.rejects(
+        client.call(addr, 'MuteChatUser', {
+          room_id: roomId,
+          request_id: 'grpc-mute',
+          operator_user_id: ida,
+          user_id: String(api.ids.ona),
+          duration_s: 60,
+        }),
+        { code: 'NOT_ADMIN' },
+      );
+    } finally {
+      client.close();
     }
   });
 
