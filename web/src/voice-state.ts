@@ -13,6 +13,18 @@ export interface Seat {
   user_id: number | null;
   mic_session_id: string | null;
   publish_deadline_ms: number | null;
+  /** 禁麦 by the owner or an admin: the seat's holder is not heard (the mute stays with the seat). */
+  muted?: boolean;
+}
+
+export type SeatMode = 'free' | 'apply';
+
+/** A pending invitation to a seat (邀请上麦). */
+export interface SeatInvitation {
+  user_id: number;
+  seat_index: number | null;
+  operator_user_id: number;
+  expires_at_ms: number;
 }
 
 export interface VoiceRoom {
@@ -21,6 +33,14 @@ export interface VoiceRoom {
   room_version: number;
   owner_user_id: number | null;
   title: string;
+  // The seat and chat controls' fields (absent from a view without them: none, `free`).
+  announcement?: string;
+  seat_mode?: SeatMode;
+  /** Pending seat applications (the list itself: owner and admins, GET …/seat-applications). */
+  seat_application_count?: number;
+  seat_invitations?: readonly SeatInvitation[];
+  /** Present members who muted their own microphone. */
+  mic_muted?: readonly number[];
   admins: number[];
   banned: number[];
   online_count: number;
@@ -44,6 +64,7 @@ export interface GiftEvent {
   total_price: number;
 }
 
+/** A seat freed (or locked): its 禁麦 is the seat's and stays (Object.assign keeps it). */
 const idle = (seat_index: number, locked = false): Seat => ({
   seat_index,
   state: locked ? 'locked' : 'idle',
@@ -70,6 +91,8 @@ export function applyFrame(room: VoiceRoom, event: string, d: RoomFrameData): Vo
     const before = next.members.length;
     next.members = next.members.filter((m) => m.user_id !== user);
     next.online_count = Math.max(0, next.online_count - (before - next.members.length));
+    // A presence's end clears its own microphone mute (its invitation ends by a frame).
+    next.mic_muted = next.mic_muted?.filter((u) => u !== user);
   };
   switch (event) {
     case 'voice.member.joined':
@@ -133,10 +156,52 @@ export function applyFrame(room: VoiceRoom, event: string, d: RoomFrameData): Vo
       if (s) Object.assign(s, idle(s.seat_index));
       break;
     }
+    case 'voice.seat.muted': {
+      const s = seat(d.seat_index);
+      if (s) s.muted = d.muted === true;
+      break;
+    }
+    case 'voice.seat.count.changed': {
+      const count = typeof d.seat_count === 'number' ? d.seat_count : next.seats.length;
+      next.seats = Array.from({ length: count }, (_, i) => next.seats[i] ?? idle(i));
+      break;
+    }
+    case 'voice.room.updated':
+      if (typeof d.title === 'string') next.title = d.title;
+      if (typeof d.announcement === 'string') next.announcement = d.announcement;
+      if (d.seat_mode === 'free' || d.seat_mode === 'apply') next.seat_mode = d.seat_mode;
+      break;
+    case 'voice.seat.applied':
+      next.seat_application_count = (next.seat_application_count ?? 0) + 1;
+      break;
+    case 'voice.seat.application.ended':
+      next.seat_application_count = Math.max(0, (next.seat_application_count ?? 0) - 1);
+      break;
+    case 'voice.seat.invited':
+      next.seat_invitations = [
+        ...(next.seat_invitations ?? []).filter((i) => i.user_id !== user),
+        {
+          user_id: user,
+          seat_index: typeof d.seat_index === 'number' ? d.seat_index : null,
+          operator_user_id: d.operator_user_id as number,
+          expires_at_ms: d.expires_at_ms as number,
+        },
+      ];
+      break;
+    case 'voice.seat.invitation.ended':
+      next.seat_invitations = next.seat_invitations?.filter((i) => i.user_id !== user);
+      break;
+    case 'voice.mic.muted':
+      next.mic_muted = (next.mic_muted ?? []).filter((u) => u !== user);
+      if (d.muted === true) next.mic_muted = [...next.mic_muted, user];
+      break;
     case 'voice.room.closed':
       next.status = 'closed';
       next.members = [];
       next.online_count = 0;
+      next.seat_invitations = [];
+      next.seat_application_count = 0;
+      next.mic_muted = [];
       break;
     default:
       break;
