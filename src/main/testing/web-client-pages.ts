@@ -89,36 +89,64 @@ export async function receivesMediaOf(
   }
 }
 
+/** A voice-room page's inbound audio bytes of `from`, and every seat holder's figures. */
+async function voiceBytes(page: Page, from: number): Promise<{ all: Received[]; of: number }> {
+  // A voice page reports {userId, bytes} per seat holder (no kind, no frames).
+  const all = await received(page);
+  return { all, of: all.find((r) => r.userId === from)?.bytes ?? 0 };
+}
+
+/** What a voice-room page reports when a wait fails: its audio's status and reason, its errors. */
+async function voicePageState(page: Page, all: Received[]): Promise<string> {
+  const audio = await page.evaluate(() =>
+    (
+      globalThis as unknown as { rooms: { room: { audio?(): unknown } | null } }
+    ).rooms.room?.audio?.(),
+  );
+  const shown = await page.locator('[role=alert]').allInnerTexts();
+  return `${JSON.stringify(all)}; audio ${JSON.stringify(audio)}; shown ${JSON.stringify(shown)}`;
+}
+
 /**
  * Waits until a voice-room page receives `from`'s audio (inbound bytes of its consumer),
  * then until the bytes keep growing; a failure says what the page's audio reported (its
  * status and reason) and the error the page shows.
  */
 export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
-  const bytes = async () => {
-    // A voice page reports {userId, bytes} per seat holder (no kind, no frames).
-    const all = await received(page);
-    return { all, of: all.find((r) => r.userId === from)?.bytes ?? 0 };
-  };
   const deadline = Date.now() + PAGE_WAIT_MS;
   let first = 0;
   for (;;) {
-    const now = await bytes();
+    const now = await voiceBytes(page, from);
     if (first === 0 && now.of > 0) first = now.of;
     else if (first > 0 && now.of > first) return;
     if (Date.now() > deadline) {
-      const audio = await page.evaluate(() =>
-        (
-          globalThis as unknown as { rooms: { room: { audio?(): unknown } | null } }
-        ).rooms.room?.audio?.(),
-      );
-      const shown = await page.locator('[role=alert]').allInnerTexts();
       throw new Error(
-        `no growing audio of ${from} (first ${first}): ${JSON.stringify(now.all)}; ` +
-          `audio ${JSON.stringify(audio)}; shown ${JSON.stringify(shown)}`,
+        `no growing audio of ${from} (first ${first}): ${await voicePageState(page, now.all)}`,
       );
     }
     await sleep(250);
+  }
+}
+
+/**
+ * Waits until a voice-room page's inbound audio of `from` stops growing: two samples
+ * `quietMs` apart with the same bytes (packets already on their way may still arrive
+ * first, so it samples again until then).
+ */
+export async function hearsNoVoiceOf(page: Page, from: number, quietMs = 2_000): Promise<void> {
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  let before = await voiceBytes(page, from);
+  for (;;) {
+    await sleep(quietMs);
+    const now = await voiceBytes(page, from);
+    if (now.of === before.of) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `audio of ${from} still growing (${before.of} → ${now.of}): ` +
+          (await voicePageState(page, now.all)),
+      );
+    }
+    before = now;
   }
 }
 
