@@ -4,7 +4,10 @@
  *
  * - `producer_rtp_started` of a seat holder's audio producer → RtcAudioStarted for the
  *   producer's `mic_session_id` (pending_publish → publishing, no client confirm needed);
- * - `producer_paused` / `producer_closed` of it → RtcAudioStopped for that session;
+ * - `producer_closed` of it → RtcAudioStopped for that session (a pause is not: only the
+ *   server pauses a seat's producer, for a seat mute (禁麦), which keeps the seat; mapped to
+ *   audio_stopped, a mute and an unmute in quick succession let the stop arrive after the
+ *   unmute and free the seat);
  * - the close, ICE loss (no consent for 30 s) or DTLS failure of the user's send
  *   transport → RtcRoomExited.
  *
@@ -47,7 +50,6 @@ export function rtcCallOf(event: MediaEvent, serverId: string): VoiceRtcCall | n
   const base = { app_code: room.key.appCode, room_id: room.key.roomId };
   switch (event.type) {
     case 'producer_rtp_started':
-    case 'producer_paused':
     case 'producer_closed': {
       const seat = seatProducerOf(event);
       if (!seat || event.kind !== 'audio') return null;
