@@ -44,6 +44,55 @@ const frame = (
 describe('web client: voice-room frames applied to the room', () => {
   const f = (fields: Record<string, unknown>) => frame(6, 5, 'e', 'p', fields);
 
+  it('follows the seat controls: a muted seat keeps its mute, settings, invitations, mic mutes', () => {
+    const muted = applyFrame(room(5), 'voice.seat.muted', f({ seat_index: 0, muted: true }));
+    const held = applyFrame(
+      muted,
+      'voice.mic.up',
+      f({ user_id: 1, seat_index: 0, mic_session_id: 'm1', publish_deadline_ms: 9 }),
+    );
+    const freed = applyFrame(held, 'voice.mic.released', f({ user_id: 1, seat_index: 0 }));
+    assert.equal(freed.seats[0]!.muted, true, 'the mute is the seat’s');
+    const grown = applyFrame(freed, 'voice.seat.count.changed', f({ seat_count: 3 }));
+    assert.deepEqual(
+      grown.seats.map((s) => [s.seat_index, s.state]),
+      [
+        [0, 'idle'],
+        [1, 'idle'],
+        [2, 'idle'],
+      ],
+    );
+    const updated = applyFrame(
+      grown,
+      'voice.room.updated',
+      f({ announcement: '欢迎', seat_mode: 'apply' }),
+    );
+    assert.deepEqual(
+      [updated.title, updated.announcement, updated.seat_mode],
+      ['t', '欢迎', 'apply'],
+    );
+    const invited = applyFrame(
+      updated,
+      'voice.seat.invited',
+      f({ user_id: 1, seat_index: null, operator_user_id: 2, expires_at_ms: 50 }),
+    );
+    assert.deepEqual(invited.seat_invitations, [
+      { user_id: 1, seat_index: null, operator_user_id: 2, expires_at_ms: 50 },
+    ]);
+    const applied = applyFrame(invited, 'voice.seat.applied', f({ user_id: 3 }));
+    assert.equal(applied.seat_application_count, 1);
+    const selfMuted = applyFrame(applied, 'voice.mic.muted', f({ user_id: 1, muted: true }));
+    assert.deepEqual(selfMuted.mic_muted, [1]);
+    const left = applyFrame(selfMuted, 'voice.member.left', f({ user_id: 1, reason: 'leave' }));
+    assert.deepEqual(left.mic_muted, [], 'a presence’s end clears its own mute');
+    const ended = applyFrame(
+      left,
+      'voice.seat.invitation.ended',
+      f({ user_id: 1, reason: 'left' }),
+    );
+    assert.deepEqual(ended.seat_invitations, []);
+  });
+
   it('follows a seat through its states and keeps the view immutable', () => {
     const before = room(5);
     const up = applyFrame(
