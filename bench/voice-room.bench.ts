@@ -30,6 +30,8 @@ const SEAT_RATE = 20;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SEAT_SECONDS = Number(process.env.BENCH_SEAT_SECONDS ?? 3);
 const GIFT_SECONDS = Number(process.env.BENCH_SECONDS ?? 1.5);
+/** `gifts`: only the gift comparison (no sockets), to iterate on the rankings' cost. */
+const GIFTS_ONLY = process.env.BENCH_VOICE_ONLY === 'gifts';
 const P99_LIMIT_MS = 100;
 const SECRET = 'bench-voice-room-secret-0123456789abcdef';
 const LISTENER_BASE = 7_000_000;
@@ -236,10 +238,9 @@ function gifts(node: RoomsNode, room: { roomId: string; senders: string[] }) {
     );
 }
 
-async function benchBackend(label: string, cluster: boolean) {
+/** Chat to the followers stepped up, then seats quiet and under chat. */
+async function chatAndSeats(label: string, on: { base: string; node: RoomsNode }) {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const on = await openBenchNode(cluster, ENV);
-  const off = await openBenchNode(cluster, { ...ENV, ROOMS_VOICE_RANKINGS: 'false' });
   const clients = fork(path.join(here, 'voice-room-clients.ts'), [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -290,20 +291,36 @@ async function benchBackend(label: string, cluster: boolean) {
     );
     const seatRatios = seats.a.map((quiet, i) => quiet.p99Ms / seats.b[i]!.p99Ms);
     const seatRatio = median(seatRatios);
-
-    // Gifts with rankings on and off.
-    const [roomOn, roomOff] = [await giftRoom(on.node), await giftRoom(off.node)];
-    await gifts(on.node, roomOn)();
-    await gifts(off.node, roomOff)();
-    const giftRuns = await interleave(ROUNDS, gifts(off.node, roomOff), gifts(on.node, roomOn));
-    const giftsOn = median(giftRuns.b.map((r) => r.perSecond));
-    const giftsOff = median(giftRuns.a.map((r) => r.perSecond));
     console.log(
-      `${label}: chat sustained ${sustained} lines/s to ${FOLLOWERS} followers (p99 ${atSustained?.p99Ms.toFixed(1) ?? '-'} ms); seat p99 quiet/with chat ${seatRatio.toFixed(3)} [${seatRatios.map((x) => x.toFixed(2)).join(' ')}], medians ${median(seats.a.map((r) => r.p99Ms)).toFixed(1)} / ${median(seats.b.map((r) => r.p99Ms)).toFixed(1)} ms; gifts ${giftsOn.toFixed(0)}/s with rankings, ${giftsOff.toFixed(0)}/s without, ratio ${describeRatios(giftRuns)}`,
+      `${label}: chat sustained ${sustained} lines/s to ${FOLLOWERS} followers (p99 ${atSustained?.p99Ms.toFixed(1) ?? '-'} ms); seat p99 quiet/with chat at ${chatLoad}/s ${seatRatio.toFixed(3)} [${seatRatios.map((x) => x.toFixed(2)).join(' ')}], medians ${median(seats.a.map((r) => r.p99Ms)).toFixed(1)} / ${median(seats.b.map((r) => r.p99Ms)).toFixed(1)} ms`,
     );
-    return { sustained, seatRatio, giftRatio: giftRuns.ratio };
+    return { sustained, seatRatio };
   } finally {
     clients.send({ type: 'exit' });
+  }
+}
+
+/** Gifts on a node keeping the rankings against one that does not, interleaved. */
+async function giftComparison(label: string, on: RoomsNode, off: RoomsNode) {
+  const [roomOn, roomOff] = [await giftRoom(on), await giftRoom(off)];
+  await gifts(on, roomOn)();
+  await gifts(off, roomOff)();
+  const runs = await interleave(ROUNDS, gifts(off, roomOff), gifts(on, roomOn));
+  const giftsOn = median(runs.b.map((r) => r.perSecond));
+  const giftsOff = median(runs.a.map((r) => r.perSecond));
+  console.log(
+    `${label}: gifts ${giftsOn.toFixed(0)}/s with rankings, ${giftsOff.toFixed(0)}/s without, ratio ${describeRatios(runs)}`,
+  );
+  return runs.ratio;
+}
+
+async function benchBackend(label: string, cluster: boolean) {
+  const on = await openBenchNode(cluster, ENV);
+  const off = await openBenchNode(cluster, { ...ENV, ROOMS_VOICE_RANKINGS: 'false' });
+  try {
+    const chat = GIFTS_ONLY ? { sustained: NaN, seatRatio: NaN } : await chatAndSeats(label, on);
+    return { ...chat, giftRatio: await giftComparison(label, on.node, off.node) };
+  } finally {
     await on.close();
     await off.close();
   }

@@ -251,16 +251,19 @@ export interface VoiceRoomMessagesTable {
   deleted_at_ms: number | null;
 }
 
-/** `0018`: gift totals per room, board (`contribution`, `charm`), period and user. */
+/** `0018`: gift totals per room, board (`contribution`, `charm`) and user. */
 export interface VoiceRoomRankingsTable {
   app_code: string;
   room_id: string;
   board: string;
-  /** `all`, or a day of the rankings' time zone: `d:YYYY-MM-DD`. */
-  period: string;
   user_id: string;
+  /** All time. */
   total: number;
   updated_at_ms: number;
+  /** The day `day_total` counts (`YYYY-MM-DD`, the rankings' time zone). */
+  day: string;
+  day_total: number;
+  day_updated_at_ms: number;
 }
 
 /** Invariant 6: the one meeting a user is active in; the primary key refuses a second. */

@@ -1,6 +1,7 @@
 /**
  * The gift rankings (榜单) of a voice room: per sender the value sent (contribution, 贡献榜),
- * per receiver the value received (charm, 魅力榜), for the room's lifetime and for the day.
+ * per receiver the value received (charm, 魅力榜), for the room's lifetime and for the current
+ * day (one row per user and board holds both; a new day starts the day's total again).
  * Added to in each gift's own transaction (./wallet.ts `chargeGift`), so the totals are the
  * sum of the room's gift ledger rows at every commit: a gift counted is a gift charged, once.
  */
@@ -42,13 +43,10 @@ export function rankingDay(nowMs: number, timeZone: string): string {
   return format.format(nowMs);
 }
 
-function periodKey(period: RankingPeriod, day: string): string {
-  return period === 'all' ? 'all' : `d:${day}`;
-}
-
 /**
- * Adds a charged gift to the four boards: one statement, rows in key order (two rooms' gifts
- * never wait on each other's rows in opposite orders).
+ * Adds a charged gift to the boards, all time and the day: one row per user and board, one
+ * statement, rows in key order (two rooms' gifts never wait on each other's rows in
+ * opposite orders). A row last counted on another day starts the day's total again.
  */
 export async function addGiftToRankings(
   trx: Transaction<Database>,
@@ -69,30 +67,38 @@ export async function addGiftToRankings(
     })),
   ];
   const rows = amounts
-    .flatMap((a) =>
-      (['all', 'day'] as const).map((p) => ({
-        app_code: key.appCode,
-        room_id: key.roomId,
-        board: a.board,
-        period: periodKey(p, day),
-        user_id: a.user_id,
-        total: a.total,
-        updated_at_ms: nowMs,
-      })),
-    )
-    .sort((a, b) => compareKeys([a.board, a.period, a.user_id], [b.board, b.period, b.user_id]));
+    .map((a) => ({
+      app_code: key.appCode,
+      room_id: key.roomId,
+      board: a.board,
+      user_id: a.user_id,
+      total: a.total,
+      updated_at_ms: nowMs,
+      day,
+      day_total: a.total,
+      day_updated_at_ms: nowMs,
+    }))
+    .sort((a, b) => compareKeys([a.board, a.user_id], [b.board, b.user_id]));
   const insert = trx.insertInto('voice_room_rankings').values(rows);
-  await // The transaction's own dialect: one domain serves both backends.
-  (
-    trx.getExecutor().adapter instanceof MysqlAdapter
-      ? insert.onDuplicateKeyUpdate({
+  // The transaction's own dialect: one domain serves both backends.
+  const mysql = trx.getExecutor().adapter instanceof MysqlAdapter;
+  await (
+    mysql
+      ? // MySQL assigns in order, each seeing the ones before: `day` goes last.
+        insert.onDuplicateKeyUpdate({
           total: sql`total + VALUES(total)`,
           updated_at_ms: sql`VALUES(updated_at_ms)`,
+          day_total: sql`IF(day = VALUES(day), day_total + VALUES(day_total), VALUES(day_total))`,
+          day_updated_at_ms: sql`VALUES(day_updated_at_ms)`,
+          day: sql`VALUES(day)`,
         })
       : insert.onConflict((oc) =>
-          oc.columns(['app_code', 'room_id', 'board', 'period', 'user_id']).doUpdateSet({
+          oc.columns(['app_code', 'room_id', 'board', 'user_id']).doUpdateSet({
             total: sql`total + excluded.total`,
             updated_at_ms: sql`excluded.updated_at_ms`,
+            day_total: sql`CASE WHEN day = excluded.day THEN day_total + excluded.day_total ELSE excluded.day_total END`,
+            day_updated_at_ms: sql`excluded.day_updated_at_ms`,
+            day: sql`excluded.day`,
           }),
         )
   ).execute();
@@ -120,15 +126,24 @@ export async function topOfRanking(
   timeZone: string,
 ): Promise<{ day: string; entries: RankingEntry[] }> {
   const day = period === 'day' ? rankingDay(nowMs, timeZone) : '';
-  const rows = await db
+  const board_ = db
     .selectFrom('voice_room_rankings')
-    .select(['user_id', sql<string>`CAST(total AS CHAR)`.as('total')])
     .where('app_code', '=', key.appCode)
     .where('room_id', '=', key.roomId)
-    .where('board', '=', board)
-    .where('period', '=', periodKey(period, day))
-    .orderBy('total', 'desc')
-    .orderBy('updated_at_ms', 'asc')
+    .where('board', '=', board);
+  // Ordered by the numbers, not by their text (selected apart, for exactness).
+  const rows = await (
+    period === 'all'
+      ? board_
+          .select(['user_id', sql<string>`CAST(total AS CHAR)`.as('exact_total')])
+          .orderBy('total', 'desc')
+          .orderBy('updated_at_ms', 'asc')
+      : board_
+          .select(['user_id', sql<string>`CAST(day_total AS CHAR)`.as('exact_total')])
+          .where('day', '=', day)
+          .orderBy('day_total', 'desc')
+          .orderBy('day_updated_at_ms', 'asc')
+  )
     .orderBy('user_id', 'asc')
     .limit(limit)
     .execute();
@@ -142,7 +157,7 @@ export async function topOfRanking(
     entries: rows.map((row) => ({
       user_id: row.user_id,
       user_name: names.get(row.user_id) ?? '',
-      total: exactAmount(row.total, `ranking total of ${row.user_id}`),
+      total: exactAmount(row.exact_total, `ranking total of ${row.user_id}`),
     })),
   };
 }
