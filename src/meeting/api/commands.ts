@@ -35,6 +35,18 @@ function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
   return req as MeetingRequest & { room_code: string };
 }
 
+/** Runs a host control; answers the room after it (its `settings` show the controls). */
+function roomAfter(
+  ctx: Parameters<typeof createMeeting>[0],
+  req: MeetingRequest,
+  command: Parameters<Parameters<typeof createMeeting>[0]['execute']>[1],
+) {
+  return ctx.execute(inRoom(req), command, async (result) => {
+    const { room } = result.reply as { room: Parameters<typeof roomJson>[0] };
+    return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
+  });
+}
+
 const restCalls = {
   CreateMeeting: declare({
     kind: 'command',
@@ -184,6 +196,64 @@ const restCalls = {
           return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
         },
       ),
+  }),
+  // Beyond the seed: the host's lock and mute-all (docs/meetings.md, "Host controls").
+  LockMeeting: declare({
+    kind: 'command',
+    scope: 'room',
+    refuses: [...IN_PROGRESS, 'HOST_ONLY'],
+    rest: {
+      summary: 'Lock the meeting (no new joins) or unlock it (host)',
+      hostOnly: true,
+      method: 'POST',
+      path: '/rooms/:code/lock',
+    },
+    body: b.LockBody,
+    reply: r.EndMeetingReply,
+    handle: (ctx, req) =>
+      roomAfter(ctx, req, {
+        type: 'LockMeeting',
+        operator_user_id: req.caller_id,
+        locked: req.locked,
+      }),
+  }),
+  MuteAll: declare({
+    kind: 'command',
+    scope: 'room',
+    refuses: [...IN_PROGRESS, 'HOST_ONLY'],
+    rest: {
+      summary: 'Mute every other member; with allow_unmute false they stay muted (host)',
+      hostOnly: true,
+      method: 'POST',
+      path: '/rooms/:code/mute-all',
+    },
+    body: b.MuteAllBody,
+    reply: r.EndMeetingReply,
+    handle: (ctx, req) =>
+      roomAfter(ctx, req, {
+        type: 'MuteAll',
+        operator_user_id: req.caller_id,
+        allow_unmute: req.allow_unmute ?? true,
+      }),
+  }),
+  AllowSelfUnmute: declare({
+    kind: 'command',
+    scope: 'room',
+    refuses: [...IN_PROGRESS, 'HOST_ONLY'],
+    rest: {
+      summary: 'Let members unmute themselves again, or not (host)',
+      hostOnly: true,
+      method: 'POST',
+      path: '/rooms/:code/self-unmute',
+    },
+    body: b.SelfUnmuteBody,
+    reply: r.EndMeetingReply,
+    handle: (ctx, req) =>
+      roomAfter(ctx, req, {
+        type: 'AllowSelfUnmute',
+        operator_user_id: req.caller_id,
+        allowed: req.allowed,
+      }),
   }),
   TransferHost: declare({
     kind: 'command',

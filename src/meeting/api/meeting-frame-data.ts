@@ -45,6 +45,17 @@ export const MEETING_ROOM_FRAMES = {
   }),
   // The seed: "载荷为响应中的 message 对象", plus the room code.
   'meeting.chat': ChatMessage.extend({ room_code }),
+  // Beyond the seed: the host's controls.
+  'meeting.room.locked': z.strictObject({
+    room_code,
+    locked: z.boolean().describe('true: nobody new may join'),
+    actor_id: JsonId,
+  }),
+  'meeting.room.self_unmute': z.strictObject({
+    room_code,
+    allowed: z.boolean().describe('false: members may not unmute themselves (after a mute-all)'),
+    actor_id: JsonId,
+  }),
 } as const;
 
 /** Targeted frames (one user's sockets). */

@@ -82,6 +82,22 @@ export const meetingFrames: FrameMapper = {
           }),
         ];
       }
+      case 'MeetingLocked':
+        return [
+          meetingFrame('meeting.room.locked', {
+            room_code,
+            locked: event.locked,
+            actor_id: idJson(event.actor_id),
+          }),
+        ];
+      case 'SelfUnmuteSet':
+        return [
+          meetingFrame('meeting.room.self_unmute', {
+            room_code,
+            allowed: event.allowed,
+            actor_id: idJson(event.actor_id),
+          }),
+        ];
       case 'ChatSent':
         return [
           // The seed: "载荷为响应中的 message 对象", plus the room code.

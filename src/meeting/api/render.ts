@@ -37,7 +37,7 @@ export function roomJson(view: MeetingView, id: number | null) {
     started_at: timeJson(view.started_at_ms),
     ended_at: timeJson(view.ended_at_ms),
     ended_reason: view.ended_reason,
-    settings: '{}',
+    settings: JSON.stringify(view.settings),
     created_at: timeJson(view.created_at_ms),
     online_count: view.online_count,
   };

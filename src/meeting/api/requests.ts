@@ -46,6 +46,12 @@ export const JoinBody = z.strictObject({
 export const EmptyBody = z.strictObject({ ...withRequestId });
 export const TransferBody = z.strictObject({ ...withRequestId, target_user_id: userId });
 export const KickBody = z.strictObject({ ...withRequestId, user_id: userId });
+export const LockBody = z.strictObject({ ...withRequestId, locked: z.boolean() });
+export const MuteAllBody = z.strictObject({
+  ...withRequestId,
+  allow_unmute: z.boolean().optional().describe('false: members stay muted until allowed'),
+});
+export const SelfUnmuteBody = z.strictObject({ ...withRequestId, allowed: z.boolean() });
 /** The seed: 1~50 invitees, de-duplicated (by the endpoint: a repeat counts once). */
 export const InviteBody = z.strictObject({
   ...withRequestId,

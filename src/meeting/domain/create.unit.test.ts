@@ -78,6 +78,7 @@ describe('CreateMeeting', () => {
       ended_at_ms: null,
       ended_reason: null,
       online_count: 1,
+      settings: {},
       media_server: null,
     });
     assert.deepEqual(reply.participant, {

@@ -136,6 +136,8 @@ export function joinMeeting(
   if (cmd.in_other_meeting) return refuse('IN_OTHER_MEETING');
   // Before the password steps, so an active member's retry never counts as a wrong attempt.
   if (isActive(state, cmd.user_id)) return refuse('ALREADY_IN_MEETING');
+  // A locked meeting takes nobody new; its host, gone and back, is no newcomer.
+  if (state.locked && state.host_id !== cmd.user_id) return refuse('MEETING_LOCKED');
   if (state.has_password) {
     // A verdict the edge gave without the password rule (not_required) is refused too.
     switch (cmd.password) {

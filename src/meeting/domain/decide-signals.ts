@@ -39,6 +39,10 @@ export function changeMemberState(
   const target = cmd.target_user_id ?? cmd.user_id;
   if (target !== cmd.user_id && state.host_id !== cmd.user_id) return refuse('HOST_ONLY_WS');
   if (!isActive(state, target)) return refuse('TARGET_NOT_ACTIVE');
+  // After a mute-all that keeps members muted, only the host unmutes anyone.
+  if (cmd.audio_enabled === true && state.self_unmute_blocked && state.host_id !== cmd.user_id) {
+    return refuse('SELF_UNMUTE_BLOCKED');
+  }
   return [
     {
       type: 'MemberStateChanged',

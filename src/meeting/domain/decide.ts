@@ -21,6 +21,7 @@ import {
   moveMediaServer,
 } from './decide-membership.js';
 import { changeMemberState, sendChat } from './decide-signals.js';
+import { allowSelfUnmute, lockMeeting, muteAll } from './decide-controls.js';
 import { assertNever, evolveMeeting, presenceOf } from './evolve.js';
 import type { MeetingCommand, MeetingEvent, MeetingSettings, MeetingState } from './types.js';
 
@@ -47,6 +48,12 @@ export function decideMeeting(
       return changeMemberState(state, command, ctx);
     case 'SendChat':
       return sendChat(state, command, ctx);
+    case 'LockMeeting':
+      return lockMeeting(state, command, ctx);
+    case 'MuteAll':
+      return muteAll(state, command, ctx);
+    case 'AllowSelfUnmute':
+      return allowSelfUnmute(state, command, ctx);
     case 'MarkSocketLive':
       return markSocketLive(state, command, ctx, settings);
     case 'MarkSocketsGone':

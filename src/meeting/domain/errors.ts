@@ -41,6 +41,10 @@ const REASONS = {
   CANNOT_KICK_SELF: ['validation', '不能踢自己'],
   CANNOT_TRANSFER_TO_SELF: ['validation', '不能将主持人转让给自己'],
   TARGET_NOT_ACTIVE: ['illegal_state', '目标用户不是当前活跃参会者'],
+  /** Beyond the seed: the host locked the meeting; members already in stay. */
+  MEETING_LOCKED: ['forbidden', '会议已锁定，暂不允许加入'],
+  /** Beyond the seed: after the host's mute-all, only the host lets members unmute. */
+  SELF_UNMUTE_BLOCKED: ['forbidden', '主持人已禁止自行解除静音'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;
 
 export type MeetingReason = keyof typeof REASONS;

@@ -121,6 +121,10 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
       };
     case 'ChatSent':
       return { ...touched, chat_count: Math.max(state.chat_count, event.message_id) };
+    case 'MeetingLocked':
+      return { ...touched, locked: event.locked };
+    case 'SelfUnmuteSet':
+      return { ...touched, self_unmute_blocked: !event.allowed };
     case 'SocketLive':
       // An event logged before presence was kept only counts as activity.
       if (event.node_id === undefined || event.until_ms === undefined) return touched;

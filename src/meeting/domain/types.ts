@@ -111,6 +111,10 @@ export interface MeetingState {
    * move's request id, so that a meeting back on a server it once left can move off it again.
    */
   readonly media_moves?: number;
+  /** The host locked the meeting: nobody new joins (absent: unlocked). */
+  readonly locked?: boolean;
+  /** The host muted everyone and members may not unmute themselves (absent: they may). */
+  readonly self_unmute_blocked?: boolean;
 }
 
 /**
@@ -175,6 +179,18 @@ export type MeetingCommand =
       readonly target_user_id?: string | undefined;
     } & MemberMediaState)
   | { readonly type: 'SendChat'; readonly user_id: string; readonly content: string }
+  /** The host locks the meeting (no new joins) or unlocks it. */
+  | { readonly type: 'LockMeeting'; readonly operator_user_id: string; readonly locked: boolean }
+  /**
+   * The host mutes every other active member; with `allow_unmute: false` they may not
+   * unmute themselves until the host allows it again (AllowSelfUnmute).
+   */
+  | { readonly type: 'MuteAll'; readonly operator_user_id: string; readonly allow_unmute: boolean }
+  | {
+      readonly type: 'AllowSelfUnmute';
+      readonly operator_user_id: string;
+      readonly allowed: boolean;
+    }
   /**
    * A live WebSocket of the user on node `node_id` is on the meeting's channel: sent on
    * `meeting.room.join` and, while it stays, well within every presence TTL (it refreshes
@@ -278,6 +294,18 @@ export type MeetingEvent =
       readonly actor_id: string;
       readonly at_ms: number;
     } & MemberMediaState)
+  | {
+      readonly type: 'MeetingLocked';
+      readonly locked: boolean;
+      readonly actor_id: string;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'SelfUnmuteSet';
+      readonly allowed: boolean;
+      readonly actor_id: string;
+      readonly at_ms: number;
+    }
   | {
       readonly type: 'ChatSent';
       readonly meeting_id: number | null;

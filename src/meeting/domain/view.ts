@@ -45,6 +45,8 @@ export interface MeetingView {
   readonly ended_at_ms: number | null;
   readonly ended_reason: EndedReason | null;
   readonly online_count: number;
+  /** The host's controls beyond the seed, non-defaults only: rendered as the `settings` text. */
+  readonly settings: { readonly locked?: true; readonly unmute_allowed?: false };
   /** Internal (never rendered): the media server of the meeting's router. */
   readonly media_server: string | null;
 }
@@ -79,6 +81,10 @@ export function meetingView(state: MeetingState): MeetingView {
     ended_at_ms: state.ended_at_ms,
     ended_reason: state.ended_reason,
     online_count: activeParticipants(state).length,
+    settings: {
+      ...(state.locked ? { locked: true as const } : {}),
+      ...(state.self_unmute_blocked ? { unmute_allowed: false as const } : {}),
+    },
     media_server: state.media_server,
   };
 }
@@ -164,6 +170,9 @@ export function replyOf(
       return left ? { user_id: left.user_id, duration: left.duration_s } : {};
     }
     case 'EndMeeting':
+    case 'LockMeeting':
+    case 'MuteAll':
+    case 'AllowSelfUnmute':
       return { room: meetingView(state) };
     case 'TransferHost': {
       const changed = events.find((e) => e.type === 'HostChanged');

@@ -1053,6 +1053,52 @@ export interface WsProtocol {
        */
       room_code: string;
     };
+    "meeting.room.locked": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      /**
+       * true: nobody new may join
+       */
+      locked: boolean;
+      actor_id: number | null;
+    };
+    "meeting.room.self_unmute": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      /**
+       * false: members may not unmute themselves (after a mute-all)
+       */
+      allowed: boolean;
+      actor_id: number | null;
+    };
     "meeting.member.kicked": {
       /**
        * XXX-XXX-XXX

@@ -5578,6 +5578,330 @@ export type EndMeetingResponses = {
 
 export type EndMeetingResponse = EndMeetingResponses[keyof EndMeetingResponses];
 
+export type LockMeetingData = {
+    body: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+        locked: boolean;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/lock';
+};
+
+export type LockMeetingErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type LockMeetingError = LockMeetingErrors[keyof LockMeetingErrors];
+
+export type LockMeetingResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: EndMeetingReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type LockMeetingResponse = LockMeetingResponses[keyof LockMeetingResponses];
+
+export type MuteAllData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+        /**
+         * false: members stay muted until allowed
+         */
+        allow_unmute?: boolean;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/mute-all';
+};
+
+export type MuteAllErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type MuteAllError = MuteAllErrors[keyof MuteAllErrors];
+
+export type MuteAllResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: EndMeetingReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type MuteAllResponse = MuteAllResponses[keyof MuteAllResponses];
+
+export type AllowSelfUnmuteData = {
+    body: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+        allowed: boolean;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/self-unmute';
+};
+
+export type AllowSelfUnmuteErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type AllowSelfUnmuteError = AllowSelfUnmuteErrors[keyof AllowSelfUnmuteErrors];
+
+export type AllowSelfUnmuteResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: EndMeetingReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type AllowSelfUnmuteResponse = AllowSelfUnmuteResponses[keyof AllowSelfUnmuteResponses];
+
 export type TransferHostData = {
     body: {
         /**

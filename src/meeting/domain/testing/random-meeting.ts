@@ -134,6 +134,16 @@ const commandArb: fc.Arbitrary<MeetingCommand> = fc.oneof(
       .map(([u, n]): MeetingCommand => ({ type: 'MarkSocketsGone', user_id: u, node_id: n })),
   },
   { weight: 1, arbitrary: fc.constant<MeetingCommand>({ type: 'ExpireMeetingDeadlines' }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(user, fc.boolean(), fc.constantFrom('LockMeeting', 'MuteAll', 'AllowSelfUnmute'))
+      .map(([op, on, type]): MeetingCommand => {
+        if (type === 'LockMeeting') return { type, operator_user_id: op, locked: on };
+        if (type === 'MuteAll') return { type, operator_user_id: op, allow_unmute: on };
+        return { type, operator_user_id: op, allowed: on };
+      }),
+  },
 );
 
 const dtArb = fc.oneof(
