@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { MeetingActiveSpeaker } from '../meeting/signalling/active-speaker.js';
 import { HttpMediaOrchestrator } from '../adapters/media/http-media-orchestrator.js';
 import { startMediaServer, type MediaServer } from '../media-server/server.js';
 import type { Config } from './config.js';
@@ -218,12 +219,20 @@ export async function wireRoomsMedia(
     owns,
     logger,
   });
+  // The meetings' speaker view (../meeting/signalling/active-speaker.ts).
+  const activeSpeaker = new MeetingActiveSpeaker({ owns, broadcaster: wired.publisher });
   const stopMediaEvents = followMediaEvents(
     config,
     media,
     logger,
     // The caches first: a lost router's recovery must not be answered from them.
-    [routerCaches.onEvent, voiceAudio.bridge.onEvent, records.onEvent, routerLosses.onEvent],
+    [
+      routerCaches.onEvent,
+      voiceAudio.bridge.onEvent,
+      activeSpeaker.onEvent,
+      records.onEvent,
+      routerLosses.onEvent,
+    ],
     directory,
     routerCaches.onGap,
   );

@@ -6,6 +6,7 @@
  * reset. The AsyncAPI document (src/edge/ws/asyncapi.ts) is made from them.
  */
 import { MEDIA_RESET_FRAMES } from '../../edge/room-media/media-reset.js';
+import { ACTIVE_SPEAKER, ActiveSpeakerData } from './active-speaker.js';
 import { mediaPayloads } from '../../edge/room-media/schemas.js';
 import { mediaWsEvents } from '../../edge/room-media/ws-events.js';
 import {
@@ -116,6 +117,14 @@ export const meetingProtocol: WsProtocol = {
       data: WsLeftData,
       to: 'room',
       summary: 'A member sent meeting.room.leave (outside the frame chain)',
+    }),
+    wsFrame({
+      event: ACTIVE_SPEAKER,
+      data: ActiveSpeakerData,
+      to: 'room',
+      summary:
+        'Whose microphone is loudest now (the media server’s active-speaker observer; once per ' +
+        'change, from the meeting’s owner)',
     }),
     wsFrame({
       event: reset.event,

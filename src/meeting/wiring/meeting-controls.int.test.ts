@@ -3,11 +3,13 @@
  * meeting refuses a newcomer's join (REST) while its members stay, the room's `settings`
  * show it, and unlocking lets them in; mute-all mutes the others (the seed's
  * `meeting.member.state.changed` with the host as `actor_id`), and with `allow_unmute:
- * false` a member's own unmute over `/ws` is refused until the host allows it.
+ * false` a member's own unmute over `/ws` is refused until the host allows it; the media
+ * server's dominant speaker reaches the followers as `meeting.active_speaker`.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingClient } from '../api/testing/meeting-client.js';
+import { mediaRoomOf } from '../../media-cluster/media-servers.js';
 import { mediaSkipReason } from '../../media-server/testing/harness.js';
 import { startMeetingNode, type MeetingNode } from '../../main/testing/meeting-node.js';
 
@@ -79,5 +81,18 @@ describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
       audio_enabled: true,
     });
     assert.equal(again.code, 0, again.message);
+
+    // The media server's active-speaker observer names the chair's producer: the owner
+    // tells the followers whose microphone it is.
+    started!.node.media.server!.events.publish({
+      type: 'dominant_speaker',
+      room_code: mediaRoomOf({ appCode: 'default', roomId: code }, 'meeting'),
+      router_id: 'r',
+      producer_id: 'p',
+      peer_id: String(api.ids.chair),
+      app_data: {},
+    });
+    const speaker = await member.waitFor((f) => f.event === 'meeting.active_speaker');
+    assert.deepEqual(speaker.data, { room_code: code, user_id: api.ids.chair });
   });
 });

@@ -1119,6 +1119,16 @@ export interface WsProtocol {
        */
       closed: boolean;
     };
+    "meeting.active_speaker": {
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      /**
+       * Whose microphone the media server hears loudest now
+       */
+      user_id: number;
+    };
     "meeting.media.reset": {
       /**
        * The media server the room’s router is on now
