@@ -234,7 +234,8 @@ describe('OpenAPI document at /docs/json', () => {
     includes('GET', '/api/v1/users/me', 503, ['DATABASE_UNAVAILABLE']);
     includes('GET', '/api/v1/users/me', 500, ['INTERNAL']);
     // A refusal is documented where it can happen only: a join is no host's call.
-    assert.ok(!reasons('POST', '/api/v1/meeting/rooms/:code/join', 403).includes('HOST_ONLY'));
+    assert.deepEqual(reasons('POST', '/api/v1/meeting/rooms/:code/join', 403), ['MEETING_LOCKED']);
+    includes('POST', '/api/v1/meeting/rooms/:code/lock', 403, ['HOST_ONLY']);
     assert.deepEqual(reasons('POST', '/api/v1/meeting/rooms', 404), []);
     // A voice call lists its own refusals: a banned user is no member, so MicUp answers
     // NOT_IN_ROOM, never USER_BANNED; its one 403 is a room whose seats go by application.
@@ -351,15 +352,16 @@ describe('OpenAPI document at /docs/json', () => {
     );
     assert.match('835-000-036', new RegExp(code[0]!.schema.pattern));
     assert.doesNotMatch('835000036', new RegExp(code[0]!.schema.pattern));
-    const hostOnly = ['end', 'transfer-host', 'kick'];
+    // The host's calls, and the join a locked meeting refuses (MEETING_LOCKED).
+    const forbidding = ['end', 'transfer-host', 'kick', 'lock', 'mute-all', 'self-unmute', 'join'];
     const meetingRoutes = apiRoutes().filter((r) => r.url.startsWith('/api/v1/meeting/'));
     assert.ok(meetingRoutes.length >= 10, `meeting routes: ${meetingRoutes.length}`);
     for (const { method, url } of meetingRoutes) {
       const statuses = Object.keys(operation(method, url)!.responses ?? {});
       assert.ok(statuses.includes('400'), `${method} ${url}: 400`);
       assert.equal(statuses.includes('404'), url.includes('/:code'), `${method} ${url}: 404`);
-      const host = hostOnly.some((action) => url.endsWith(`/:code/${action}`));
-      assert.equal(statuses.includes('403'), host, `${method} ${url}: 403`);
+      const forbids = forbidding.some((action) => url.endsWith(`/:code/${action}`));
+      assert.equal(statuses.includes('403'), forbids, `${method} ${url}: 403`);
     }
   });
 

@@ -117,6 +117,7 @@ const restCalls = {
       ...IN_PROGRESS,
       'IN_OTHER_MEETING',
       'ALREADY_IN_MEETING',
+      'MEETING_LOCKED',
       'PASSWORD_LOCKED',
       'PASSWORD_REQUIRED',
       'PASSWORD_WRONG',

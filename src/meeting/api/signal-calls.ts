@@ -98,7 +98,13 @@ export const signalCalls = {
   ChangeMemberState: declare({
     kind: 'command',
     scope: 'room',
-    refuses: [...IN_PROGRESS, 'NOT_IN_MEETING', 'HOST_ONLY_WS', 'TARGET_NOT_ACTIVE'],
+    refuses: [
+      ...IN_PROGRESS,
+      'NOT_IN_MEETING',
+      'HOST_ONLY_WS',
+      'TARGET_NOT_ACTIVE',
+      'SELF_UNMUTE_BLOCKED',
+    ],
     body: z.strictObject({
       ...withRequestId,
       target_user_id: userId.optional(),

@@ -205,6 +205,7 @@ export interface WsProtocol {
         | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
+        | "SELF_UNMUTE_BLOCKED"
         | "TARGET_NOT_ACTIVE"
         | "UNKNOWN_KIND";
     };

@@ -5309,6 +5309,12 @@ export type JoinMeetingErrors = {
         reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
     };
     /**
+     * Not allowed: see `reason`
+     */
+    403: Error & {
+        reason?: 'MEETING_LOCKED';
+    };
+    /**
      * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
      */
     404: Error & {
