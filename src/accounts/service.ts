@@ -154,17 +154,32 @@ export class AccountsService implements Authenticator {
    */
   async lookUpUsers(caller: AuthIdentity, ids: readonly number[]): Promise<User[]> {
     const distinct = [...new Set(ids)];
-    const lookups = this.deps.lookups;
-    if (lookups && lookups.rule.limit > 0 && distinct.length > 0) {
-      const key = `users:lookup:${caller.appCode}:${caller.userId}`;
-      const state = await lookups.limiter.hit(key, lookups.rule.windowMs, distinct.length);
-      if (state.count > lookups.rule.limit) {
-        await lookups.limiter.undo(key, distinct.length);
-        const seconds = Math.max(1, Math.ceil(state.resetInMs / 1000));
-        throw errors.USER_LOOKUP_RATE_LIMITED.after(state.resetInMs, seconds);
-      }
-    }
+    await this.#countLookups(caller, distinct.length);
     return this.getUsers(caller.appCode, distinct);
+  }
+
+  /**
+   * Users of the caller's app whose username or nickname starts with `prefix` (an invite
+   * box's suggestions), by username, at most `limit`. Each search counts `limit` users
+   * against the caller's lookup allowance, so the app's users are no faster to list this way.
+   * @throws RateLimitedError `USER_LOOKUP_RATE_LIMITED` past it (nothing counted).
+   */
+  async searchUsers(caller: AuthIdentity, prefix: string, limit: number): Promise<User[]> {
+    await this.#countLookups(caller, limit);
+    const records = await this.deps.users.searchByPrefix(caller.appCode, prefix, limit);
+    return records.map(toUser);
+  }
+
+  async #countLookups(caller: AuthIdentity, count: number): Promise<void> {
+    const lookups = this.deps.lookups;
+    if (!lookups || lookups.rule.limit <= 0 || count <= 0) return;
+    const key = `users:lookup:${caller.appCode}:${caller.userId}`;
+    const state = await lookups.limiter.hit(key, lookups.rule.windowMs, count);
+    if (state.count > lookups.rule.limit) {
+      await lookups.limiter.undo(key, count);
+      const seconds = Math.max(1, Math.ceil(state.resetInMs / 1000));
+      throw errors.USER_LOOKUP_RATE_LIMITED.after(state.resetInMs, seconds);
+    }
   }
 
   async getUsers(appCode: string, ids: readonly number[]): Promise<User[]> {

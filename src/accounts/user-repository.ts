@@ -1,5 +1,5 @@
 /** The `users` table on Kysely (SQLite and MySQL alike). */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUniqueViolation } from '../adapters/sql/flavor.js';
 import type { Database, UsersTable } from '../adapters/sql/schema.js';
 
@@ -36,6 +36,11 @@ export interface UserRepository {
   findById(appCode: string, id: number): Promise<UserRecord | null>;
   /** The users of that app among `ids` (absent ones are left out), in no particular order. */
   findByIds(appCode: string, ids: readonly number[]): Promise<UserRecord[]>;
+  /**
+   * Users of `appCode` whose username or nickname starts with `prefix` (case-insensitive for
+   * the username), by username, at most `limit`.
+   */
+  searchByPrefix(appCode: string, prefix: string, limit: number): Promise<UserRecord[]>;
 }
 
 export class SqlUserRepository implements UserRepository {
@@ -103,6 +108,29 @@ export class SqlUserRepository implements UserRepository {
       .where('id', 'in', [...ids])
       .execute();
     return rows.map(toRecord);
+  }
+
+  async searchByPrefix(appCode: string, prefix: string, limit: number): Promise<UserRecord[]> {
+    // LIKE with the prefix's own wildcards escaped: `a_` finds `a_b`, not `ab`.
+    const pattern = `${prefix.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    const like = (column: 'username_key' | 'nickname', text: string) =>
+      this.db
+        .selectFrom('users')
+        .selectAll()
+        .where('app_code', '=', appCode)
+        .where(sql<boolean>`${sql.ref(column)} LIKE ${text} ESCAPE '!'`)
+        .orderBy(column)
+        .limit(limit)
+        .execute();
+    const [byUsername, byNickname] = await Promise.all([
+      like('username_key', pattern.toLowerCase()),
+      like('nickname', pattern),
+    ]);
+    const byId = new Map([...byUsername, ...byNickname].map((row) => [Number(row.id), row]));
+    return [...byId.values()]
+      .map(toRecord)
+      .sort((a, b) => (a.username.toLowerCase() < b.username.toLowerCase() ? -1 : 1))
+      .slice(0, limit);
   }
 }
 

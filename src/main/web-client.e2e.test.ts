@@ -4,7 +4,7 @@
  * page's own forms and buttons only (the operator's top-up aside).
  *
  * Meeting: A signs up and creates a meeting with a password; B signs up, tries the code and
- * cancels at the password prompt, gets A's invite as a live card, joins from it, is refused
+ * cancels at the password prompt, gets A's invite (A picks B by name) as a live card, joins from it, is refused
  * with the seed's 会议密码错误 and then admitted with the right password; each page receives
  * the other's audio and video (inbound-rtp bytes, growing, read through the page's
  * `window.rooms` hook); the tiles and the chat name each member (nickname, never the id);
@@ -158,9 +158,12 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await prompt.getByRole('button', { name: '取消' }).click();
       await prompt.waitFor({ state: 'detached' });
 
-      // A invites B (by id): B's lobby shows the card live (notification.new); B joins from
-      // it, is asked for the password, refused with the seed's message, then admitted.
-      await pageA.getByLabel('用户 ID').fill(String(idB));
+      // A invites B by name (the app's user search suggests B): B's lobby shows the card live
+      // (notification.new); B joins from it, is asked for the password, refused with the
+      // seed's message, then admitted.
+      await pageA.getByLabel('用户名或 ID').fill('bob_w');
+      await pageA.locator('[data-test=invite-suggestion]', { hasText: 'bob_web' }).click();
+      await pageA.locator('[data-test=invitees]', { hasText: 'bob_web' }).waitFor();
       await pageA.locator('[data-test=invite]').click();
       await pageA.locator('[data-test=invite-result]', { hasText: '已邀请 1 人' }).waitFor();
       const card = pageB.locator('[data-test=invite-card]', { hasText: '周会' });

@@ -23,6 +23,7 @@ import { roomReactionTables } from './migrations/0015_room_reactions.js';
 import { webhookCrowdEvents } from './migrations/0016_webhook_crowd_events.js';
 import { roomSnapshots } from './migrations/0017_room_snapshots.js';
 import { voiceChatRankings } from './migrations/0018_voice_chat_rankings.js';
+import { userNicknameIndex } from './migrations/0019_user_nickname_index.js';
 import { roomOwnerIndex } from './migrations/0006_room_owner_index.js';
 import { meetingTables } from './migrations/0007_meetings.js';
 import { notificationTables } from './migrations/0008_notifications.js';
@@ -183,6 +184,7 @@ export function migrationsOf(flavor: SqlFlavor): Record<string, Migration> {
     '0016_webhook_crowd_events': webhookCrowdEvents(),
     '0017_room_snapshots': roomSnapshots(flavor),
     '0018_voice_chat_rankings': voiceChatRankings(flavor),
+    '0019_user_nickname_index': userNicknameIndex(),
   };
 }
 

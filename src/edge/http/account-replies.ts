@@ -16,6 +16,20 @@ export const PublicUser = z
   })
   .meta({ title: 'PublicUser' });
 
+/** A user search's answer: names and ids only. */
+export const UserNames = z
+  .strictObject({
+    list: z
+      .array(
+        z
+          .strictObject({ id: z.int(), username: z.string(), nickname: z.string() })
+          .meta({ title: 'UserName' }),
+      )
+      .readonly()
+      .describe('By username'),
+  })
+  .meta({ title: 'UserNames' });
+
 export const User = PublicUser.extend({ app_code: z.string(), created_at: time }).meta({
   title: 'User',
 });

@@ -101,6 +101,11 @@ function registerBody(): JsonSchema {
   return body;
 }
 
+/** The user search's bounds (an invite box asks for a few names at a time). */
+const SEARCH_PREFIX_MAX = 32;
+const SEARCH_LIMIT_MAX = 20;
+const SEARCH_LIMIT_DEFAULT = 10;
+
 const docs = {
   register: documented({
     operationId: 'register',
@@ -159,7 +164,54 @@ const docs = {
       429: 'Too many ids looked up in the window (`Retry-After`)',
     },
   }),
+  search: documented({
+    operationId: 'searchUsers',
+    tag: 'accounts',
+    summary: "Users of the caller's app by username or nickname prefix (an invite box)",
+    description: `\`prefix\`: 1-${SEARCH_PREFIX_MAX} characters (a username's is matched case-insensitively); \`limit\` 1-${SEARCH_LIMIT_MAX}, default ${SEARCH_LIMIT_DEFAULT}. Answers ids and names only, of the caller's app only. Each search counts \`limit\` users against ROOMS_USER_LOOKUPS_PER_USER, then 429 USER_LOOKUP_RATE_LIMITED.`,
+    access: 'user',
+    query: {
+      type: 'object',
+      required: ['prefix'],
+      properties: {
+        prefix: { type: 'string', minLength: 1, maxLength: SEARCH_PREFIX_MAX },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: SEARCH_LIMIT_MAX,
+          default: SEARCH_LIMIT_DEFAULT,
+        },
+      },
+    },
+    data: replySchemaOf(accountReplies.UserNames),
+    refusals: [errors.USER_LOOKUP_RATE_LIMITED],
+    responses: {
+      200: '`list`: `{id, username, nickname}` of each user found, by username',
+      429: 'Too many users looked up in the window (`Retry-After`)',
+    },
+  }),
 };
+
+/** A search's query, as typed: the prefix once, the limit in decimal digits. */
+function searchQueryOf(query: unknown): { prefix: string; limit: number } {
+  const { prefix, limit } = (query ?? {}) as { prefix?: unknown; limit?: unknown };
+  if (
+    typeof prefix !== 'string' ||
+    [...prefix].length < 1 ||
+    [...prefix].length > SEARCH_PREFIX_MAX
+  ) {
+    throw errors.VALIDATION(`prefix: 1-${SEARCH_PREFIX_MAX} characters, given once`);
+  }
+  if (limit === undefined) return { prefix, limit: SEARCH_LIMIT_DEFAULT };
+  if (typeof limit !== 'string' || !/^[0-9]{1,3}$/.test(limit)) {
+    throw errors.VALIDATION(`limit: 1-${SEARCH_LIMIT_MAX} in decimal digits`);
+  }
+  const n = Number(limit);
+  if (n < 1 || n > SEARCH_LIMIT_MAX) {
+    throw errors.VALIDATION(`limit: 1-${SEARCH_LIMIT_MAX} in decimal digits`);
+  }
+  return { prefix, limit: n };
+}
 
 /** What any user of an app may see of another (no app, no dates). */
 function publicUserJson(user: User) {
@@ -200,6 +252,15 @@ export function registerAuthRoutes(app: FastifyInstance, accounts: AccountsServi
     const user = await accounts.currentUser(authOf(request));
     if (!user) throw errors.USER_NOT_FOUND();
     return sendOk(request, reply, declaredReply(accountReplies.User, 'getMe', userJson(user)));
+  });
+
+  // Suggestions for an invite box: names and ids of the caller's app, by prefix.
+  const search = { preHandler: requireAuth(accounts), ...docs.search };
+  app.get('/api/v1/users/search', search, async (request, reply) => {
+    const { prefix, limit } = searchQueryOf(request.query);
+    const users = await accounts.searchUsers(authOf(request), prefix, limit);
+    const list = users.map(({ id, username, nickname }) => ({ id, username, nickname }));
+    return sendOk(request, reply, declaredReply(accountReplies.UserNames, 'searchUsers', { list }));
   });
 
   // Names for the ids other answers carry (members, chat, seats): the caller's app only.

@@ -49,4 +49,18 @@ describe('user lookups per caller', () => {
     assert.equal(theirs.status, 200);
     assert.equal(theirs.body.data!.list.length, 1);
   });
+  it('a name search counts its limit against the same allowance', async () => {
+    await c.users(['searcher']);
+    const search = (limit: number) =>
+      app.http.inject({
+        method: 'GET',
+        url: `/api/v1/users/search?prefix=name&limit=${limit}`,
+        headers: { authorization: `Bearer ${c.tokens.searcher}` },
+      });
+    for (let i = 0; i < 12; i++) assert.equal((await search(20)).statusCode, 200);
+    assert.equal((await page('searcher', 1, 10)).status, 200, '240 + 10 = 250');
+    const over = await search(1);
+    assert.equal(over.statusCode, 429);
+    assert.equal(over.json<{ reason: string }>().reason, 'USER_LOOKUP_RATE_LIMITED');
+  });
 });

@@ -180,5 +180,47 @@ for (const backend of backends) {
       );
       assert.equal(over.message, `参数错误: ids: at most ${MAX_USER_LOOKUP} ids`);
     });
+
+    it('searches the caller’s app by username or nickname prefix: names and ids only', async () => {
+      const search = async (query: string, token = bob.token) => {
+        const res = await lookup(`/search${query}`, token);
+        assert.equal(res.statusCode, 200, res.body);
+        return envelope<{ list: { id: number; username: string; nickname: string }[] }>(res).data!
+          .list;
+      };
+      assert.deepEqual(await search('?prefix=LOOKUP_'), [
+        { id: alice.user.id, username: 'lookup_alice', nickname: '爱丽丝' },
+        { id: bob.user.id, username: 'lookup_bob', nickname: 'lookup_bob' },
+      ]);
+      assert.deepEqual(
+        (await search(`?prefix=${encodeURIComponent('爱丽')}`)).map((u) => u.id),
+        [alice.user.id],
+      );
+      assert.deepEqual(
+        (await search('?prefix=lookup_&limit=1')).map((u) => u.username),
+        ['lookup_alice'],
+      );
+      // The prefix's own wildcards match themselves only; another app's users are never listed.
+      assert.deepEqual(await search('?prefix=%25'), []);
+      assert.deepEqual(await search('?prefix=lookup%5Fb'), [
+        { id: bob.user.id, username: 'lookup_bob', nickname: 'lookup_bob' },
+      ]);
+      assert.deepEqual(
+        (await search('?prefix=lookup', other.token)).map((u) => u.username),
+        ['lookup_carol'],
+      );
+      for (const query of [
+        '',
+        '?prefix=',
+        `?prefix=${'x'.repeat(33)}`,
+        '?prefix=a&limit=0',
+        '?prefix=a&limit=21',
+        '?prefix=a&limit=1e1',
+        '?prefix=a&prefix=b',
+      ]) {
+        assertFailure(await lookup(`/search${query}`, bob.token), 400, 'VALIDATION');
+      }
+      assertFailure(await lookup('/search?prefix=a'), 401, 'TOKEN_MISSING');
+    });
   });
 }

@@ -59,6 +59,25 @@ export type LoginReply = {
 };
 
 /**
+ * UserName
+ */
+export type UserName = {
+    id: number;
+    username: string;
+    nickname: string;
+};
+
+/**
+ * UserNames
+ */
+export type UserNames = {
+    /**
+     * By username
+     */
+    readonly list: Array<UserName>;
+};
+
+/**
  * PublicUser
  */
 export type PublicUser = {
@@ -884,6 +903,13 @@ export type RoomLog = {
 };
 
 /**
+ * UserNames
+ */
+export type UserNamesWritable = {
+    [key: string]: never;
+};
+
+/**
  * UserList
  */
 export type UserListWritable = {
@@ -1353,6 +1379,69 @@ export type GetMeResponses = {
 };
 
 export type GetMeResponse = GetMeResponses[keyof GetMeResponses];
+
+export type SearchUsersData = {
+    body?: never;
+    path?: never;
+    query: {
+        prefix: string;
+        limit?: number;
+    };
+    url: '/api/v1/users/search';
+};
+
+export type SearchUsersErrors = {
+    /**
+     * Invalid input: the message names the field
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Too many users looked up in the window (`Retry-After`)
+     */
+    429: Error & {
+        reason?: 'USER_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type SearchUsersError = SearchUsersErrors[keyof SearchUsersErrors];
+
+export type SearchUsersResponses = {
+    /**
+     * `list`: `{id, username, nickname}` of each user found, by username
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: UserNames;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type SearchUsersResponse = SearchUsersResponses[keyof SearchUsersResponses];
 
 export type LookupUsersData = {
     body?: never;
