@@ -631,12 +631,14 @@ export const voiceCommands = {
       path: inRoom('messages'),
       caller: 'user_id',
       query: {
+        // 0 (the default a generated client may send) is the newest page, as over gRPC.
         before_id: {
           kind: 'integer',
           default: 0,
-          min: 1,
+          min: 0,
           max: Number.MAX_SAFE_INTEGER,
-          description: "Older than this message: the last page's oldest `message_id`",
+          description:
+            "Older than this message: the last page's oldest `message_id`; 0: the newest",
         },
         limit: { kind: 'integer', ...m.MESSAGE_PAGE, description: 'How many messages at most' },
       },

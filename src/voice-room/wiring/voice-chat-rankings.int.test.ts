@@ -122,6 +122,10 @@ describe('voice-room chat and rankings on two nodes', { skip, timeout: 180_000 }
       },
     ]);
     assert.equal(older.has_more, false);
+    // before_id 0 (a generated client's default) is the newest page; text is refused.
+    assert.equal((await history(0, 'ona', roomId, '?before_id=0')).messages.length, 3);
+    const notANumber = await call(0, 'GET', 'ona', `/voice/rooms/${roomId}/messages?before_id=x`);
+    assert.equal(notANumber.status, 400);
     // Only present members read it; bad input changes nothing.
     const outsider = await call(1, 'GET', 'ida', `/voice/rooms/${roomId}/messages`);
     assert.deepEqual([outsider.status, outsider.body.reason], [400, 'NOT_IN_ROOM']);

@@ -4161,7 +4161,7 @@ export type ListRoomMessagesData = {
     };
     query?: {
         /**
-         * Older than this message: the last page's oldest `message_id`: decimal digits, default 0; above 9007199254740991 it is cut to 9007199254740991
+         * Older than this message: the last page's oldest `message_id`; 0: the newest: decimal digits, default 0; above 9007199254740991 it is cut to 9007199254740991
          */
         before_id?: number;
         /**
