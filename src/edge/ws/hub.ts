@@ -18,6 +18,16 @@ import { createRealtimeMetrics, type RealtimeMetrics } from '../../realtime/metr
 import { ChannelMembers } from './channel-members.js';
 import { DEFAULT_FRAME_LIMITS, WsConnection, type WsUser } from './connection.js';
 import { FrameCoalescer } from './frame-coalescer.js';
+import { SlicedBroadcast } from './sliced-broadcast.js';
+
+/**
+ * Sockets written per slice of a room's broadcast: a few milliseconds of work, after which
+ * the node's other work gets its turn. One bus message = one frame, serialised by the owner
+ * and forwarded byte for byte, coalesced per room (./frame-coalescer.ts): frames that arrive
+ * in one turn of the event loop, or within `coalesceMs` of the last flush, leave in one
+ * write per socket.
+ */
+const BROADCAST_SLICE = 256;
 import type {
   HubDeps,
   HubOptions,
@@ -62,6 +72,8 @@ export class WsHub {
   private readonly closedListeners: SocketClosedListener[] = [];
   /** Room frames waiting for the end of this turn, per room's member set, in order. */
   private readonly roomFrames: FrameCoalescer<ReadonlySet<WsConnection>>;
+  /** Each room's frames to its followers, a slice of sockets at a time (./sliced-broadcast.ts). */
+  private readonly broadcasts: SlicedBroadcast<WsConnection>;
   private readonly keepAlive: KeepAlive;
   private closing: Promise<void> | null = null;
 
@@ -71,8 +83,13 @@ export class WsHub {
   ) {
     this.metrics = deps.metrics ?? createRealtimeMetrics();
     this.logger = deps.logger.child({ module: 'ws-hub' });
+    this.broadcasts = new SlicedBroadcast(
+      BROADCAST_SLICE,
+      (connection, frames) => connection.sendAll(frames),
+      (count) => this.metrics.framesSent.inc(count),
+    );
     this.roomFrames = new FrameCoalescer(options.coalesceMs ?? 0, (members, frames) =>
-      this.sendRoomFrames(members, frames),
+      this.broadcasts.send(members, frames),
     );
     this.rooms = new ChannelMembers(deps.bus, this.logger, (members, payload, channel) =>
       isEndOfFollows(payload)
@@ -338,24 +355,16 @@ export class WsHub {
     this.metrics.followedRooms.set(this.rooms.size);
   }
 
-  /**
-   * One bus message = one frame, serialised by the owner and forwarded byte for byte,
-   * coalesced per room (./frame-coalescer.ts): frames that arrive in one turn of the event
-   * loop, or within `coalesceMs` of the last flush, leave in one write per socket.
-   */
-  private sendRoomFrames(members: ReadonlySet<WsConnection>, frames: readonly Buffer[]): void {
-    let sent = 0;
-    for (const connection of members) sent += connection.sendAll(frames);
-    this.metrics.framesSent.inc(sent);
-  }
-
   /** The room ended for every follower: its earlier frames leave first, then the follows. */
   private endFollows(members: ReadonlySet<WsConnection>, channel: string): void {
     if (this.roomFrames.has(members)) this.roomFrames.flushAll();
+    this.broadcasts.flush(members);
     for (const connection of [...members]) this.unfollow(connection, channel);
   }
 
   private onUserMessage(members: ReadonlySet<WsConnection>, payload: Buffer): void {
+    // A message to a user (a kick, a leave) comes after the room frames before it.
+    this.broadcasts.flush();
     let message: UserMessage;
     try {
       message = JSON.parse(payload.toString('utf8')) as UserMessage;
