@@ -8,12 +8,18 @@ import type { z } from 'zod';
 import { refuse } from '../domain/errors.js';
 import { isActive } from '../domain/evolve.js';
 import { checkMeetingAccess } from '../domain/guards.js';
-import type { MeetingState } from '../domain/types.js';
+import type { MeetingCommand, MeetingState } from '../domain/types.js';
 import { meetingDetail } from '../domain/view.js';
 import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 import { createMeeting } from './create-meeting.js';
-import { ACCESS, declare, IN_PROGRESS, type MeetingRequest } from './declaration.js';
+import {
+  ACCESS,
+  declare,
+  IN_PROGRESS,
+  type MeetingContext,
+  type MeetingRequest,
+} from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
 import { roomReply } from './meeting-router.js';
 import { judgePassword } from './password-lock.js';
@@ -35,14 +41,16 @@ function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
   return req as MeetingRequest & { room_code: string };
 }
 
-/** Runs a host control; answers the room after it (its `settings` show the controls). */
-function roomAfter(
-  ctx: Parameters<typeof createMeeting>[0],
+/** The host's commands that answer the room after them (its `settings` show the controls). */
+type RoomAnswering = 'EndMeeting' | 'LockMeeting' | 'MuteAll' | 'AllowSelfUnmute';
+
+function roomAfter<K extends RoomAnswering>(
+  ctx: MeetingContext,
   req: MeetingRequest,
-  command: Parameters<Parameters<typeof createMeeting>[0]['execute']>[1],
+  command: Extract<MeetingCommand, { readonly type: K }>,
 ) {
   return ctx.execute(inRoom(req), command, async (result) => {
-    const { room } = result.reply as { room: Parameters<typeof roomJson>[0] };
+    const { room } = result.reply;
     return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
   });
 }
@@ -189,14 +197,7 @@ const restCalls = {
     body: b.EmptyBody,
     reply: r.EndMeetingReply,
     handle: (ctx, req) =>
-      ctx.execute(
-        inRoom(req),
-        { type: 'EndMeeting', operator_user_id: req.caller_id },
-        async (result) => {
-          const { room } = result.reply;
-          return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
-        },
-      ),
+      roomAfter(ctx, req, { type: 'EndMeeting', operator_user_id: req.caller_id }),
   }),
   // Beyond the seed: the host's lock and mute-all (docs/meetings.md, "Host controls").
   LockMeeting: declare({

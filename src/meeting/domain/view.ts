@@ -138,6 +138,9 @@ export interface MeetingReplies {
   readonly LeaveMeeting: Departure;
   readonly KickMember: Departure;
   readonly EndMeeting: { room: MeetingView };
+  readonly LockMeeting: { room: MeetingView };
+  readonly MuteAll: { room: MeetingView };
+  readonly AllowSelfUnmute: { room: MeetingView };
   readonly TransferHost: { old_host_id?: string; new_host_id?: string };
   readonly SendChat: {
     message?: {
