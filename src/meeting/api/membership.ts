@@ -24,7 +24,7 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
       // A socket names codes too: unknown ones count as the REST routes' do (per user: the
       // address stays with the socket's upgrade), and past the limit every code is refused.
       await limits?.checkLookups(appCode, userId, null);
-      let reply: { is_host: boolean; media_server: string | null };
+      let reply: { is_host: boolean; media_server: string | null; audio_held: boolean };
       try {
         reply = await api.call('MeetingMember', caller(appCode, roomCode, userId));
       } catch (error) {
@@ -33,7 +33,11 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
         }
         throw error;
       }
-      return { isHost: reply.is_host, mediaServer: reply.media_server };
+      return {
+        isHost: reply.is_host,
+        mediaServer: reply.media_server,
+        audioHeld: reply.audio_held,
+      };
     },
     async socketLive(appCode, roomCode, userId, nodeId) {
       await api.call('MarkSocketLive', {

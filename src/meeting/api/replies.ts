@@ -122,6 +122,12 @@ export const ChatPage = z
 export const MeetingMemberReply = z.strictObject({
   is_host: z.boolean(),
   media_server: z.string().nullable(),
+  /** Muted while members may not unmute themselves: the media server holds its audio. */
+  audio_held: z.boolean(),
+});
+export const AudioHoldsReply = z.strictObject({
+  media_server: z.string().nullable(),
+  held_user_ids: z.array(z.string()),
 });
 export const MoveMediaReply = z.strictObject({ media_server: z.string().nullable() });
 export const Done = z.strictObject({});

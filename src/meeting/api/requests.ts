@@ -89,7 +89,7 @@ export const Caller = {
   // An account id in decimal: every user id a meeting answers is a JSON number.
   caller_id: UserIdText,
 };
-/** The node itself: a media failover moving the meeting (`MoveMediaServer` only). */
+/** The node itself: a media failover moving the meeting, or its hold on muted audio. */
 export const SystemCaller = {
   app_code: Caller.app_code,
   caller_id: z.literal(FAILOVER_CALLER),

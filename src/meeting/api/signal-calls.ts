@@ -6,7 +6,9 @@
  */
 import { z } from 'zod';
 import { refuse } from '../domain/errors.js';
-import { checkMeetingAccess } from '../domain/guards.js';
+import { audioHeld } from '../domain/decide-controls.js';
+import { activeParticipants } from '../domain/evolve.js';
+import { checkMeetingAccess, mustBeInProgress } from '../domain/guards.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
 import { AppError } from '../../shared/errors.js';
 import { ACCESS, declare, IN_PROGRESS } from './declaration.js';
@@ -39,6 +41,29 @@ export const signalCalls = {
       return Promise.resolve({
         is_host: state!.host_id === req.caller_id,
         media_server: state!.media_server ?? null,
+        audio_held: audioHeld(state!, req.caller_id),
+      });
+    },
+  }),
+  /**
+   * For the media server's hold on muted members' audio: where the meeting's router is and
+   * whose audio is held now (muted while self-unmute is blocked).
+   */
+  MeetingAudioHolds: declare({
+    kind: 'query',
+    scope: 'room',
+    refuses: IN_PROGRESS,
+    caller: 'system',
+    body: z.strictObject({}),
+    reply: r.AudioHoldsReply,
+    handle: (_ctx, req, state) => {
+      const denied = state ? mustBeInProgress(state) : refuse('MEETING_NOT_FOUND');
+      if (denied) throw AppError.from(denied);
+      return Promise.resolve({
+        media_server: state!.media_server ?? null,
+        held_user_ids: activeParticipants(state!)
+          .map((p) => p.user_id)
+          .filter((userId) => audioHeld(state!, userId)),
       });
     },
   }),

@@ -5,7 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ended, given, HOST, join, left, meetingWith, NOW } from './testing/given-when-then.js';
+import { audioHeld } from './decide-controls.js';
+import {
+  ended,
+  fold,
+  given,
+  HOST,
+  join,
+  left,
+  meetingWith,
+  NOW,
+} from './testing/given-when-then.js';
 import type { MeetingCommand, MeetingEvent } from './types.js';
 import { meetingView } from './view.js';
 
@@ -164,5 +174,20 @@ describe('MuteAll', () => {
     given(meetingWith(['u-1']))
       .when(allow(true))
       .then([]);
+  });
+});
+
+describe('audioHeld (the media server pauses the member’s audio)', () => {
+  it('holds a muted member while self-unmute is blocked, never the host', () => {
+    const blocked = [...meetingWith(['u-1', 'u-2']), ...audioOn(HOST, 'u-2'), unmuteSet(false)];
+    const held = (events: MeetingEvent[], user: string) => audioHeld(fold(events), user);
+    assert.equal(held(blocked, 'u-1'), true, 'muted and blocked');
+    assert.equal(held(blocked, 'u-2'), false, 'the host left u-2 unmuted');
+    assert.equal(held(blocked, HOST), false, 'the host unmutes themselves');
+    assert.equal(held([...blocked, mutedBy('u-2')], 'u-2'), true);
+    assert.equal(held([...blocked, ...audioOn('u-1')], 'u-1'), false, 'unmuted by the host');
+    assert.equal(held([...blocked, unmuteSet(true)], 'u-1'), false, 'allowed again');
+    assert.equal(held([...blocked, left('u-1')], 'u-1'), false, 'not a member');
+    assert.equal(held(meetingWith(['u-1']), 'u-1'), false, 'muted but free to unmute');
   });
 });

@@ -54,6 +54,16 @@ export function allowSelfUnmute(
   return selfUnmuteEvents(state, cmd.allowed, cmd.operator_user_id, ctx);
 }
 
+/**
+ * The media server holds the member's audio (pauses its audio producers, refuses new ones):
+ * members may not unmute themselves and this one is muted. The host is never held.
+ */
+export function audioHeld(state: MeetingState, userId: string): boolean {
+  if (!state.self_unmute_blocked || state.host_id === userId) return false;
+  const member = activeParticipants(state).find((p) => p.user_id === userId);
+  return member !== undefined && !member.audio_enabled;
+}
+
 /** Whether members may unmute themselves, recorded only when it changes. */
 function selfUnmuteEvents(
   state: MeetingState,

@@ -66,6 +66,13 @@ export function reactionsTo(event: MeetingEvent): readonly Reaction[] {
           data: { user_id: event.user_id, media_server: event.media_server ?? null },
         },
       ];
+    // Whose audio the media server holds may have changed (mute-all without self-unmute).
+    case 'SelfUnmuteSet':
+      return [{ type: 'meeting.audio.reconcile', data: {} }];
+    case 'MemberStateChanged':
+      return event.audio_enabled === undefined
+        ? []
+        : [{ type: 'meeting.audio.reconcile', data: { user_id: event.user_id } }];
     case 'MeetingEnded':
       return event.media_server
         ? [{ type: 'meeting.router.close', data: { media_server: event.media_server } }]

@@ -10,6 +10,11 @@ export interface MeetingMember {
   readonly isHost: boolean;
   /** The media server the meeting's state records (null: the meeting has no media). */
   readonly mediaServer: string | null;
+  /**
+   * Muted while the host keeps members from unmuting themselves: the media server pauses
+   * the member's audio producers and refuses new ones (SELF_UNMUTE_BLOCKED).
+   */
+  readonly audioHeld: boolean;
 }
 
 /** `meeting.member.state.changed`'s change; `target_user_id` omitted = the caller. */

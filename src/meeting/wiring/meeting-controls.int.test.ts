@@ -4,13 +4,19 @@
  * show it, and unlocking lets them in; mute-all mutes the others (the seed's
  * `meeting.member.state.changed` with the host as `actor_id`), and with `allow_unmute:
  * false` a member's own unmute over `/ws` is refused until the host allows it; the media
- * server's dominant speaker reaches the followers as `meeting.active_speaker`.
+ * server's dominant speaker reaches the followers as `meeting.active_speaker`. While a
+ * member is kept muted, the media server pauses its audio producer and refuses a new one.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MeetingClient } from '../api/testing/meeting-client.js';
 import { mediaRoomOf } from '../../media-cluster/media-servers.js';
-import { mediaSkipReason } from '../../media-server/testing/harness.js';
+import {
+  mediaSkipReason,
+  opusRtpParameters,
+  vp8RtpParameters,
+  waitFor,
+} from '../../media-server/testing/harness.js';
 import { startMeetingNode, type MeetingNode } from '../../main/testing/meeting-node.js';
 
 describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
@@ -18,7 +24,7 @@ describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
   let started: MeetingNode | undefined;
 
   before(async () => {
-    started = await startMeetingNode(['host', 'guest', 'late', 'chair', 'member']);
+    started = await startMeetingNode(['host', 'guest', 'late', 'chair', 'member', 'lead', 'mic']);
     ({ api } = started);
   });
   after(async () => {
@@ -94,5 +100,64 @@ describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
     });
     const speaker = await member.waitFor((f) => f.event === 'meeting.active_speaker');
     assert.deepEqual(speaker.data, { room_code: code, user_id: api.ids.chair });
+  });
+
+  it('holds a kept-muted member’s audio on the media server until the host lets go', async () => {
+    const created = await post('lead', '', { title: '媒体静音' });
+    const code = created.body.data.room.room_code as string;
+    await post('mic', `/${code}/join`);
+    const mic = await started!.socket('mic');
+    const lead = await started!.socket('lead');
+    for (const socket of [mic, lead]) {
+      assert.equal((await socket.request('meeting.room.join', { room_code: code })).code, 0);
+    }
+    const ok = (ack: { code: number; message?: string; data: unknown }) => {
+      assert.equal(ack.code, 0, ack.message);
+      return ack.data as Record<string, string>;
+    };
+    const send = ok(
+      await mic.request('meeting.transport.create', { room_code: code, direction: 'send' }),
+    ).id!;
+    const produce = (kind: 'audio' | 'video', ssrc: number) =>
+      mic.request('meeting.produce.start', {
+        room_code: code,
+        transport_id: send,
+        kind,
+        // A MID of its own per producer on the one transport.
+        rtp_parameters: {
+          ...(kind === 'audio' ? opusRtpParameters(ssrc) : vp8RtpParameters(ssrc)),
+          mid: String(ssrc),
+        },
+      });
+    const audioId = ok(await produce('audio', 5550001)).producer_id!;
+    const paused = () =>
+      started!.node.media
+        .server!.registry.producersOfRoom(mediaRoomOf({ appCode: 'default', roomId: code }))
+        .find((p) => p.producer.id === audioId)?.producer.paused;
+    assert.equal(paused(), false);
+
+    await post('lead', `/${code}/mute-all`, { allow_unmute: false });
+    await waitFor(() => (paused() ? true : undefined), 'the held audio paused');
+    const refused = await produce('audio', 5550002);
+    assert.deepEqual([refused.code, refused.message], [-1, '主持人已禁止自行解除静音']);
+    assert.equal((await produce('video', 5550003)).code, 0, 'video stays free');
+
+    // The host unmutes this one member: its audio flows again; muted again: held again.
+    const change = (audio_enabled: boolean) =>
+      lead.request('meeting.member.state.changed', {
+        room_code: code,
+        target_user_id: api.ids.mic,
+        audio_enabled,
+      });
+    assert.equal((await change(true)).code, 0);
+    await waitFor(() => (paused() === false ? true : undefined), 'resumed for the member');
+    const fresh = await produce('audio', 5550004);
+    assert.equal(fresh.code, 0, `unmuted: a new producer too (${fresh.message})`);
+    assert.equal((await change(false)).code, 0);
+    await waitFor(() => (paused() ? true : undefined), 'held again');
+
+    // The host allows self-unmute: nothing is held any more.
+    await post('lead', `/${code}/self-unmute`, { allowed: true });
+    await waitFor(() => (paused() === false ? true : undefined), 'let go');
   });
 });

@@ -17,8 +17,10 @@ import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.j
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import { resetRoomMedia } from '../../edge/room-media/media-reset.js';
 import type { WsHub } from '../../edge/ws/hub.js';
-import type { MediaFailover } from '../../media-cluster/media-failover.js';
+import { FAILOVER_CALLER, type MediaFailover } from '../../media-cluster/media-failover.js';
+import { isMediaResourceNotFound } from '../../media-cluster/media-orchestrator.js';
 import { mediaRoomOf, type MediaServers } from '../../media-cluster/media-servers.js';
+import type { MeetingApi } from '../api/meeting-api.js';
 import type { RealtimePublisher } from '../../realtime/publisher.js';
 import { AppError } from '../../shared/errors.js';
 import type { Meetings } from './meetings.js';
@@ -44,6 +46,48 @@ async function activeAgain(
       return false;
     }
     throw error;
+  }
+}
+
+/**
+ * Pauses the audio producers of the members whose audio is held (muted while the host keeps
+ * them from unmuting themselves) and resumes the others' (only `userId`'s when given). Read
+ * from the media server, so a producer made meanwhile is either seen here or refused by its
+ * own check after it was recorded (../../edge/room-media/keep-made.ts).
+ */
+async function holdAudio(
+  media: MediaServers,
+  api: MeetingApi,
+  key: CellKey,
+  userId: string | null,
+): Promise<void> {
+  let holds;
+  try {
+    holds = await api.call('MeetingAudioHolds', {
+      app_code: key.appCode,
+      room_code: key.roomId,
+      caller_id: FAILOVER_CALLER,
+    });
+  } catch (error) {
+    // Ended or gone: its router closes with it.
+    const code = (error as { code?: unknown }).code;
+    if (code === 'MEETING_NOT_FOUND' || code === 'MEETING_ENDED') return;
+    throw error;
+  }
+  const server = media.of(holds.media_server);
+  let producers;
+  try {
+    producers = await server.listProducers(mediaRoomOf(key));
+  } catch (error) {
+    if (isMediaResourceNotFound(error)) return; // no router: nothing to hold
+    throw error;
+  }
+  const held = new Set(holds.held_user_ids);
+  for (const p of producers) {
+    if (p.kind !== 'audio' || p.peerId === null) continue;
+    if (userId !== null && p.peerId !== userId) continue;
+    const pause = held.has(p.peerId);
+    if (pause !== p.paused) await server.setProducerPaused(p.producerId, pause);
   }
 }
 
@@ -97,6 +141,10 @@ export function wireMeetingMedia(deps: {
         if (await activeAgain(members, key, userId)) return;
         await signalling.releaseUserMedia(key, userId, text(data, 'media_server'));
       },
+    ],
+    [
+      'meeting.audio.reconcile',
+      (key, data) => holdAudio(media, deps.meetings.api, key, text(data, 'user_id')),
     ],
     [
       'meeting.router.close',

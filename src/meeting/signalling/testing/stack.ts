@@ -59,7 +59,11 @@ export class FakeMembership implements MeetingMembership {
     const meeting = this.meetings.get(`${appCode}\n${roomCode}`);
     if (!meeting) return Promise.reject(AppError.from(refuse('MEETING_NOT_FOUND')));
     if (!meeting.active.has(userId)) return Promise.reject(AppError.from(refuse('NOT_IN_MEETING')));
-    return Promise.resolve({ isHost: meeting.host === userId, mediaServer: TEST_MEDIA_SERVER });
+    return Promise.resolve({
+      isHost: meeting.host === userId,
+      mediaServer: TEST_MEDIA_SERVER,
+      audioHeld: false,
+    });
   }
 
   socketLive(_appCode: string, roomCode: string, userId: string, nodeId: string): Promise<void> {
