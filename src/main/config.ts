@@ -70,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       hostGraceMs: e.ROOMS_MEETING_HOST_GRACE_MS,
       presenceTtlMs: e.ROOMS_MEETING_PRESENCE_TTL_MS,
       staleMs: e.ROOMS_MEETING_STALE_MS,
+      waitingTtlMs: e.ROOMS_MEETING_WAITING_TTL_MS,
       chatRetentionMs: e.ROOMS_MEETING_CHAT_RETENTION_MS,
     },
     notifications: {

@@ -11,7 +11,9 @@
  * B pages back through the chat history; B raises a hand and A's tile of B shows it; A
  * force-mutes B and B's page follows; chat both ways; B's socket drops and the page shows
  * it is reconnecting, then recovers by itself (media flows again both ways); A kicks B and B
- * lands on the home page, told so; A ends the meeting and A's page says so.
+ * lands on the home page, told so; A turns the waiting room on, B joins again and waits, A
+ * admits B from the list and B's page enters with media; A ends the meeting and A's page
+ * says so.
  *
  * Voice room (audio through the node's media server: B hears A): A opens a room and
  * takes a seat, B joins from the lobby (which names the owner) and sees A by name on it, B
@@ -246,11 +248,32 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await tileOf(pageA, idB).waitFor({ state: 'detached' });
       await shot(pageB, 'meeting-kicked');
 
+      // A turns the waiting room on; B joins by the code again (the password asked) and
+      // waits; A's list names B, A admits B, and B's page enters the meeting with media.
+      await pageA.locator('[data-test=waiting-room]').click();
+      await pageA.locator('[data-test=waiting-room][aria-pressed=true]').waitFor();
+      await pageB.getByLabel('会议号').fill(code);
+      await pageB.locator('[data-test=join-meeting]').click();
+      await prompt.getByLabel('入会密码').fill('1234');
+      await prompt.getByRole('button', { name: '加入' }).click();
+      await pageB.locator('[data-test=waiting-screen]').waitFor();
+      const waiting = pageA.locator(`[data-test=waiting-${idB}]`, { hasText: 'bob_web' });
+      await waiting.waitFor();
+      await shot(pageA, 'meeting-waiting');
+      await waiting.locator('[data-test=admit]').click();
+      await pageB.waitForURL(new RegExp(`/meeting/${code}$`));
+      await pageA.locator('[data-test=waiting-list]').waitFor({ state: 'detached' });
+      await receivesMediaOf(pageB, idA);
+
       // A ends the meeting (the button asks once more): A's page says so.
       await pageA.locator('[data-test=end]').click();
       await pageA.getByRole('button', { name: '确认结束会议？' }).click();
       await pageA.locator('[data-test=ended]', { hasText: '主持人已结束会议' }).waitFor();
       await shot(pageA, 'meeting-ended');
+      // B, admitted from the waiting room, is told too and goes back to the lobby.
+      const endedB = pageB.locator('[data-test=ended]', { hasText: '主持人已结束会议' });
+      await endedB.getByRole('button', { name: '返回大厅' }).click();
+      await pageB.waitForURL(`${rooms.node.httpAddress}/`);
       assert.deepEqual(pageErrors, []);
       assert.deepEqual(cspViolations(), []);
     }),

@@ -16,10 +16,20 @@ export const passwordPrompt = reactive<{ code: string | null; error: string; bus
   busy: false,
 });
 
+/** The meeting whose host the user waits for (the waiting room; WaitingScreen.vue). */
+export const waitingFor = reactive<{ code: string | null }>({ code: null });
+
 /** The refusals that ask for the password (会议需要密码, 会议密码错误 to try again). */
 const NEEDS_PASSWORD = new Set(['PASSWORD_REQUIRED', 'PASSWORD_WRONG']);
 
-/** Joins `code`; resolves true once on the meeting page. Errors are shown as notices. */
+/** The admitted joiner enters: the router (the join answered none), then the page. */
+export async function enterAdmitted(code: string): Promise<void> {
+  keepRouter(code, await api.call('getMeetingRouter', { path: { code } }));
+  waitingFor.code = null;
+  navigate({ name: 'meeting', code });
+}
+
+/** Joins `code`; resolves true once on the meeting page or in the waiting room. Errors are shown as notices. */
 export async function joinMeeting(code: string, password?: string): Promise<boolean> {
   passwordPrompt.busy = true;
   try {
@@ -27,9 +37,14 @@ export async function joinMeeting(code: string, password?: string): Promise<bool
       path: { code },
       body: { request_id: requestId(), ...(password !== undefined ? { password } : {}) },
     });
-    keepRouter(code, answer);
     passwordPrompt.code = null;
     passwordPrompt.error = '';
+    if (answer.waiting) {
+      // The host admits or denies: WaitingScreen.vue follows the answer.
+      waitingFor.code = code;
+      return true;
+    }
+    keepRouter(code, answer);
     // Already on its page (a direct link, a rejoin): that page starts again with the router.
     if (location.pathname === pathOf({ name: 'meeting', code })) location.reload();
     else navigate({ name: 'meeting', code });

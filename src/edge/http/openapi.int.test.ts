@@ -331,6 +331,7 @@ describe('OpenAPI document at /docs/json', () => {
       'password',
       'request_id',
       'title',
+      'waiting_room',
     ]);
     assert.deepEqual(create.required, ['title']);
     assert.equal(create.properties.max_members.type, 'integer');
@@ -353,7 +354,10 @@ describe('OpenAPI document at /docs/json', () => {
     assert.match('835-000-036', new RegExp(code[0]!.schema.pattern));
     assert.doesNotMatch('835000036', new RegExp(code[0]!.schema.pattern));
     // The host's calls, and the join a locked meeting refuses (MEETING_LOCKED).
-    const forbidding = ['end', 'transfer-host', 'kick', 'lock', 'mute-all', 'self-unmute', 'join'];
+    const forbidding = [
+      ...['end', 'transfer-host', 'kick', 'lock', 'mute-all', 'self-unmute', 'join'],
+      ...['waiting-room', 'waiting', 'waiting/admit', 'waiting/deny'],
+    ];
     const meetingRoutes = apiRoutes().filter((r) => r.url.startsWith('/api/v1/meeting/'));
     assert.ok(meetingRoutes.length >= 10, `meeting routes: ${meetingRoutes.length}`);
     for (const { method, url } of meetingRoutes) {

@@ -111,6 +111,7 @@ const schema = z.object({
   ROOMS_MEETING_HOST_GRACE_MS: int(1000).default(30_000),
   ROOMS_MEETING_PRESENCE_TTL_MS: int(1000).default(90_000),
   ROOMS_MEETING_STALE_MS: int(60_000).default(14_400_000),
+  ROOMS_MEETING_WAITING_TTL_MS: int(1_000).default(600_000),
   // A sweep skips meetings it has already covered, so the line must lie well behind any
   // end still being committed: 0 (off) or at least a minute.
   ROOMS_MEETING_CHAT_RETENTION_MS: int(0)

@@ -82,6 +82,8 @@ export interface Config {
     readonly presenceTtlMs: number;
     /** A meeting with no activity for this long ends (`system_error`). */
     readonly staleMs: number;
+    /** A join left in the waiting room this long without the host's decision expires. */
+    readonly waitingTtlMs: number;
     /** The chats of a meeting ended this long ago are deleted; 0 keeps them. */
     readonly chatRetentionMs: number;
   };

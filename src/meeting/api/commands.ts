@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { refuse } from '../domain/errors.js';
 import { isActive } from '../domain/evolve.js';
 import { checkMeetingAccess } from '../domain/guards.js';
-import type { MeetingCommand, MeetingState } from '../domain/types.js';
+import type { MeetingState } from '../domain/types.js';
 import { meetingDetail } from '../domain/view.js';
 import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
@@ -17,17 +17,17 @@ import {
   ACCESS,
   declare,
   IN_PROGRESS,
-  type MeetingContext,
   type MeetingRequest,
 } from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
-import { roomReply } from './meeting-router.js';
+import { roomAfter, roomReply } from './meeting-router.js';
 import { judgePassword } from './password-lock.js';
 import { chatJson, idJson, participantJson, roomJson, rowJson } from './render.js';
 import * as r from './replies.js';
 import { cellRequestId, onceKey } from './request-keys.js';
 import * as b from './requests.js';
 import { signalCalls } from './signal-calls.js';
+import { waitingCalls } from './waiting-calls.js';
 
 export { cellRequestId } from './request-keys.js';
 
@@ -39,20 +39,6 @@ function mustAccess(state: MeetingState | null, userId: string): MeetingState {
 
 function inRoom(req: MeetingRequest): MeetingRequest & { room_code: string } {
   return req as MeetingRequest & { room_code: string };
-}
-
-/** The host's commands that answer the room after them (its `settings` show the controls). */
-type RoomAnswering = 'EndMeeting' | 'LockMeeting' | 'MuteAll' | 'AllowSelfUnmute';
-
-function roomAfter<K extends RoomAnswering>(
-  ctx: MeetingContext,
-  req: MeetingRequest,
-  command: Extract<MeetingCommand, { readonly type: K }>,
-) {
-  return ctx.execute(inRoom(req), command, async (result) => {
-    const { room } = result.reply;
-    return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
-  });
 }
 
 const restCalls = {
@@ -405,7 +391,7 @@ const restCalls = {
 };
 
 /** Every meeting call: the REST endpoints and the WebSocket signalling's own. */
-export const meetingCalls = { ...restCalls, ...signalCalls };
+export const meetingCalls = { ...restCalls, ...waitingCalls, ...signalCalls };
 
 export type MeetingMethod = keyof typeof meetingCalls;
 

@@ -80,11 +80,12 @@ async function createIn(
       title: req.title,
       password_hash: hash,
       max_members: req.max_members,
+      ...(req.waiting_room ? { waiting_room: true } : {}),
       in_other_meeting: inOther,
       media_server: ctx.media.place(),
     },
     async (result) => {
-      const { participant: _p, ...rest } = await roomReply(ctx, req, result.reply);
+      const { participant: _p, waiting: _w, ...rest } = await roomReply(ctx, req, result.reply);
       return rest;
     },
   );

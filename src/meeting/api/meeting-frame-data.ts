@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { MappedFrame } from '../../realtime/frames.js';
-import type { AutoReason, EndedReason, LeftReason } from '../domain/types.js';
+import type { AutoReason, EndedReason, LeftReason, WaitingLeftReason } from '../domain/types.js';
 import { ChatMessage, Participant } from './replies.js';
 
 /** A user id: a JSON number (./render.ts `idJson`). */
@@ -56,11 +56,25 @@ export const MEETING_ROOM_FRAMES = {
     allowed: z.boolean().describe('false: members may not unmute themselves (after a mute-all)'),
     actor_id: JsonId,
   }),
+  'meeting.room.waiting_room': z.strictObject({
+    room_code,
+    enabled: z.boolean().describe('true: joins wait for the host to admit them'),
+    actor_id: JsonId,
+  }),
 } as const;
+
+const waitingLeftReason = z.enum(['denied', 'expired', 'left', 'meeting_ended']);
+const _waiting: WaitingLeftReason = '' as z.output<typeof waitingLeftReason>;
+void _waiting;
 
 /** Targeted frames (one user's sockets). */
 export const MEETING_USER_FRAMES = {
   'meeting.member.kicked': z.strictObject({ room_code, reason: z.literal('kicked') }),
+  // Beyond the seed: the waiting room. To the host: someone waits; to the joiner and the
+  // host: the wait ended without admission; to the joiner: admitted (a member now).
+  'meeting.waiting.joined': z.strictObject({ room_code, user_id: JsonId }),
+  'meeting.waiting.left': z.strictObject({ room_code, user_id: JsonId, reason: waitingLeftReason }),
+  'meeting.waiting.admitted': z.strictObject({ room_code, user_id: JsonId }),
 } as const;
 
 type RoomFrames = typeof MEETING_ROOM_FRAMES;
@@ -75,11 +89,15 @@ export function meetingFrame<E extends keyof RoomFrames>(
   return { to: 'room', event, data, ...(endsFollows ? { endsFollows } : {}) };
 }
 
-/** A targeted frame of the meeting (and the end of that user's follow). */
+/**
+ * A targeted frame of the meeting; `unfollowRoom` (the default) also ends that user's
+ * follow, as a kick does; a notice (the waiting room's) leaves it.
+ */
 export function meetingUserFrame<E extends keyof UserFrames>(
   userId: string,
   event: E,
   data: z.input<UserFrames[E]>,
+  unfollowRoom = true,
 ): MappedFrame {
-  return { to: 'user', userId, event, data, unfollowRoom: true };
+  return { to: 'user', userId, event, data, ...(unfollowRoom ? { unfollowRoom } : {}) };
 }

@@ -98,6 +98,41 @@ export const meetingFrames: FrameMapper = {
             actor_id: idJson(event.actor_id),
           }),
         ];
+      case 'WaitingRoomSet':
+        return [
+          meetingFrame('meeting.room.waiting_room', {
+            room_code,
+            enabled: event.enabled,
+            actor_id: idJson(event.actor_id),
+          }),
+        ];
+      case 'WaitingJoined':
+        return event.host_id === null
+          ? []
+          : [
+              meetingUserFrame(
+                event.host_id,
+                'meeting.waiting.joined',
+                { room_code, user_id: idJson(event.user_id) },
+                false,
+              ),
+            ];
+      case 'WaitingAdmitted':
+        return [
+          meetingUserFrame(
+            event.user_id,
+            'meeting.waiting.admitted',
+            { room_code, user_id: idJson(event.user_id) },
+            false,
+          ),
+        ];
+      case 'WaitingLeft': {
+        const data = { room_code, user_id: idJson(event.user_id), reason: event.reason };
+        const told = [event.user_id, ...(event.host_id === null ? [] : [event.host_id])];
+        return [...new Set(told)].map((userId) =>
+          meetingUserFrame(userId, 'meeting.waiting.left', data, false),
+        );
+      }
       case 'ChatSent':
         return [
           // The seed: "载荷为响应中的 message 对象", plus the room code.

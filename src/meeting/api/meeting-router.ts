@@ -3,6 +3,7 @@
  * records, for mediasoup-client's `Device.load()` (made once per meeting, then known), moved
  * off a server that died in the meantime.
  */
+import type { MeetingCommand } from '../domain/types.js';
 import type { MeetingReplies, MeetingView } from '../domain/view.js';
 import {
   FAILOVER_CALLER,
@@ -20,7 +21,12 @@ import { participantJson, roomJson } from './render.js';
  * without media answers null. `moves`: the moves the meeting's state recorded (a move off a
  * lost server is named by it, ../../media-cluster/media-failover.ts).
  */
-async function mediaOf(ctx: MeetingContext, appCode: string, room: MeetingView, moves: number) {
+export async function mediaOf(
+  ctx: MeetingContext,
+  appCode: string,
+  room: MeetingView,
+  moves: number,
+) {
   const from = room.media_server;
   if (from === null) return { router_id: null, rtp_capabilities: null };
   const mediaRoom = mediaRoomOf({ appCode, roomId: room.room_code });
@@ -62,10 +68,30 @@ export async function roomReply(
   moves = 0,
 ) {
   const { room, participant } = reply;
+  const waiting = reply.waiting === true;
   const id = await ctx.meetingId(req.app_code, room.room_code);
   return {
     room: roomJson(room, id),
     ...(participant ? { participant: participantJson(participant, id) } : {}),
-    ...(await mediaOf(ctx, req.app_code, room, moves)),
+    // Someone waiting for the host gets no router yet (GET …/media once admitted).
+    ...(waiting
+      ? { router_id: null, rtp_capabilities: null }
+      : await mediaOf(ctx, req.app_code, room, moves)),
+    waiting,
   };
+}
+
+/** The host's commands that answer the room after them (its `settings` show the controls). */
+type RoomAnswering =
+  'EndMeeting' | 'LockMeeting' | 'MuteAll' | 'AllowSelfUnmute' | 'SetWaitingRoom';
+
+export function roomAfter<K extends RoomAnswering>(
+  ctx: MeetingContext,
+  req: MeetingRequest,
+  command: Extract<MeetingCommand, { readonly type: K }>,
+) {
+  return ctx.execute({ ...req, room_code: req.room_code! }, command, async (result) => {
+    const { room } = result.reply;
+    return { room: roomJson(room, await ctx.meetingId(req.app_code, room.room_code)) };
+  });
 }

@@ -70,8 +70,35 @@ export const CreateMeetingReply = z
   .meta({ title: 'CreateMeetingReply' });
 
 export const JoinMeetingReply = z
-  .strictObject({ room: Room, participant: Participant.optional(), ...router })
+  .strictObject({
+    room: Room,
+    participant: Participant.optional(),
+    ...router,
+    waiting: z
+      .boolean()
+      .describe(
+        'true: the join waits for the host (the waiting room): no participant and no router ' +
+          'yet; meeting.waiting.admitted or meeting.waiting.left follows',
+      ),
+  })
   .meta({ title: 'JoinMeetingReply' });
+
+export const WaitingEntry = z
+  .strictObject({
+    user_id: JsonId,
+    since: z.string().describe('YYYY-MM-DD HH:mm:ss, server local time: when the join came'),
+  })
+  .meta({ title: 'WaitingEntry' });
+export const WaitingList = z
+  .strictObject({ list: z.array(WaitingEntry).readonly() })
+  .meta({ title: 'WaitingList' });
+export const WaitingDecision = z
+  .strictObject({
+    user_ids: z.array(JsonId).readonly().describe('Who was admitted (or denied), in order'),
+    room: Room,
+  })
+  .meta({ title: 'WaitingDecision' });
+export const MeetingRouter = z.strictObject({ ...router }).meta({ title: 'MeetingRouter' });
 
 export const MeetingPage = z
   .strictObject({ list: z.array(Room).readonly(), has_more: z.boolean() })

@@ -38,6 +38,10 @@ export const CreateBody = z.strictObject({
     .min(2, 'max_members must be at least 2')
     .optional()
     .meta({ description: 'At least 2; above 8 it is cut to 8 (default 8)' }),
+  waiting_room: z
+    .boolean()
+    .optional()
+    .describe('true: joins wait for the host to admit them (default false)'),
 });
 export const JoinBody = z.strictObject({
   ...withRequestId,
@@ -51,6 +55,17 @@ export const MuteAllBody = z.strictObject({
   ...withRequestId,
   allow_unmute: z.boolean().optional().describe('false: members stay muted until allowed'),
 });
+export const WaitingRoomBody = z.strictObject({ ...withRequestId, enabled: z.boolean() });
+/** One waiting user (`user_id`) or every one (`all: true`): exactly one of them. */
+export const WaitingChoiceBody = z
+  .strictObject({
+    ...withRequestId,
+    user_id: userId.optional().describe('The waiting user; or send all: true'),
+    all: z.literal(true).optional().describe('Everyone waiting, in the order they came'),
+  })
+  .refine((b) => (b.user_id === undefined) !== (b.all === undefined), {
+    message: 'name either user_id or all: true',
+  });
 export const SelfUnmuteBody = z.strictObject({ ...withRequestId, allowed: z.boolean() });
 /** The seed: 1~50 invitees, de-duplicated (by the endpoint: a repeat counts once). */
 export const InviteBody = z.strictObject({

@@ -22,8 +22,9 @@ import {
   isMediaServerId,
 } from '../../domain/text.js';
 import { invalidArgument, refuse } from './errors.js';
-import { activeParticipants, isActive, participantOf, successorOf } from './evolve.js';
+import { activeParticipants, isActive, participantOf, successorOf, waitingOf } from './evolve.js';
 import { checkId, mustBeHost, mustBeInProgress } from './guards.js';
+import { isWaiting, joinWaits, waitForHost, waitingLeft } from './decide-waiting.js';
 import type {
   LeftReason,
   MeetingCommand,
@@ -73,6 +74,9 @@ export function createMeeting(
   if (media !== null && !isMediaServerId(media)) {
     return invalidArgument('media_server must be a media server id');
   }
+  if (cmd.waiting_room !== undefined && typeof cmd.waiting_room !== 'boolean') {
+    return invalidArgument('waiting_room is a boolean');
+  }
   if (cmd.in_other_meeting) return refuse('IN_OTHER_MEETING');
   // The code's cell exists already: the edge draws another code and retries.
   if (state.status !== null) return refuse('ROOM_CODE_CONFLICT');
@@ -88,6 +92,7 @@ export function createMeeting(
       // The seed: "超过将被截断为 8".
       max_members: Math.min(max, settings.maxMembersCap),
       media_server: media,
+      ...(cmd.waiting_room ? { waiting_room: true } : {}),
       at_ms: ctx.nowMs,
     },
     {
@@ -127,6 +132,7 @@ export function joinMeeting(
   state: MeetingState,
   cmd: Cmd<'JoinMeeting'>,
   ctx: DecideContext,
+  settings: MeetingSettings,
 ): Events {
   const guard =
     mustBeInProgress(state) ??
@@ -151,6 +157,8 @@ export function joinMeeting(
         return refuse('PASSWORD_REQUIRED');
     }
   }
+  // The waiting room: capacity and the single-meeting rule are judged again at admission.
+  if (joinWaits(state, cmd.user_id)) return waitForHost(state, cmd, ctx, settings);
   const active = activeParticipants(state);
   if (active.length >= state.max_members) return refuse('MEETING_FULL');
 
@@ -193,6 +201,8 @@ export function leaveMeeting(
 ): Events {
   const guard = mustBeInProgress(state);
   if (guard) return guard;
+  // Leaving the waiting room gives up the wait.
+  if (isWaiting(state, cmd.user_id)) return [waitingLeft(state, cmd.user_id, 'left', ctx)];
   if (!isActive(state, cmd.user_id)) return refuse('NOT_IN_MEETING');
   return departure(state, cmd.user_id, 'leave', ctx, settings);
 }
@@ -231,6 +241,7 @@ export function endWith(
   const leftReason: LeftReason = reason === 'host_ended' ? 'host_end' : 'system_error';
   return [
     ...activeParticipants(state).map((p) => leftEvent(state, p.user_id, leftReason, ctx, operator)),
+    ...waitingOf(state).map((w) => waitingLeft(state, w.user_id, 'meeting_ended', ctx)),
     {
       type: 'MeetingEnded',
       reason,

@@ -22,6 +22,13 @@ import {
 } from './decide-membership.js';
 import { changeMemberState, sendChat } from './decide-signals.js';
 import { allowSelfUnmute, lockMeeting, muteAll } from './decide-controls.js';
+import {
+  admitWaiting,
+  denyWaiting,
+  expireWaiting,
+  setWaitingRoom,
+  waitingDeadline,
+} from './decide-waiting.js';
 import { assertNever, evolveMeeting, presenceOf } from './evolve.js';
 import type { MeetingCommand, MeetingEvent, MeetingSettings, MeetingState } from './types.js';
 
@@ -35,7 +42,7 @@ export function decideMeeting(
     case 'CreateMeeting':
       return createMeeting(state, command, ctx, settings);
     case 'JoinMeeting':
-      return joinMeeting(state, command, ctx);
+      return joinMeeting(state, command, ctx, settings);
     case 'LeaveMeeting':
       return leaveMeeting(state, command, ctx, settings);
     case 'EndMeeting':
@@ -54,6 +61,12 @@ export function decideMeeting(
       return muteAll(state, command, ctx);
     case 'AllowSelfUnmute':
       return allowSelfUnmute(state, command, ctx);
+    case 'SetWaitingRoom':
+      return setWaitingRoom(state, command, ctx);
+    case 'AdmitWaiting':
+      return admitWaiting(state, command, ctx);
+    case 'DenyWaiting':
+      return denyWaiting(state, command, ctx);
     case 'MarkSocketLive':
       return markSocketLive(state, command, ctx, settings);
     case 'MarkSocketsGone':
@@ -67,11 +80,11 @@ export function decideMeeting(
   }
 }
 
-export type MeetingTimer = 'empty_ttl' | 'presence' | 'host_grace' | 'stale';
+export type MeetingTimer = 'empty_ttl' | 'presence' | 'host_grace' | 'waiting' | 'stale';
 
 /**
  * The meeting's timers with their deadlines, earliest first (equal times: empty TTL,
- * presence, host grace, stale). Only a meeting in progress has any. `presence` is the
+ * presence, host grace, waiting room, stale). Only a meeting in progress has any. `presence` is the
  * earliest lease of any (user, node). The stale deadline counts from the last event:
  * refused commands change nothing, so they keep nothing alive.
  */
@@ -91,6 +104,8 @@ export function meetingTimers(
   if (state.host_grace !== null) {
     timers.push({ timer: 'host_grace', at_ms: state.host_grace.deadline_ms });
   }
+  const waiting = waitingDeadline(state);
+  if (waiting !== null) timers.push({ timer: 'waiting', at_ms: waiting });
   if (state.last_activity_ms !== null) {
     timers.push({ timer: 'stale', at_ms: state.last_activity_ms + settings.staleMs });
   }
@@ -144,6 +159,8 @@ function fire(
       return expirePresence(state, ctx, settings);
     case 'host_grace':
       return expireHostGrace(state, ctx);
+    case 'waiting':
+      return expireWaiting(state, ctx);
     case 'stale':
       return endWith(state, 'system_error', ctx);
     default:

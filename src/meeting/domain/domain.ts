@@ -32,6 +32,7 @@ export const defaultMeetingSettings: MeetingSettings = Object.freeze({
   hostGraceMs: 30_000,
   presenceTtlMs: 90_000,
   staleMs: 4 * 60 * 60 * 1000,
+  waitingTtlMs: 10 * 60 * 1000,
   maxMembersCap: 8,
 });
 

@@ -1,5 +1,11 @@
 /** Pure and total: the only place the meeting's state changes. */
-import type { MeetingEvent, MeetingState, Participant, PresenceEntry } from './types.js';
+import type {
+  MeetingEvent,
+  MeetingState,
+  Participant,
+  PresenceEntry,
+  WaitingEntry,
+} from './types.js';
 
 export function initialMeeting(): MeetingState {
   return {
@@ -44,6 +50,7 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
         max_members: event.max_members,
         created_at_ms: event.at_ms,
         started_at_ms: event.at_ms,
+        ...(event.waiting_room ? { waiting_room: true } : {}),
       };
     case 'MeetingRevived':
       return { ...touched, empty_deadline_ms: null };
@@ -125,6 +132,24 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
       return { ...touched, locked: event.locked };
     case 'SelfUnmuteSet':
       return { ...touched, self_unmute_blocked: !event.allowed };
+    case 'WaitingRoomSet':
+      return { ...touched, waiting_room: event.enabled };
+    case 'WaitingJoined':
+      return {
+        ...touched,
+        waiting: [
+          ...waitingOf(state),
+          {
+            user_id: event.user_id,
+            participant_id: event.participant_id,
+            since_ms: event.at_ms,
+            deadline_ms: event.deadline_ms,
+          },
+        ],
+      };
+    case 'WaitingAdmitted':
+    case 'WaitingLeft':
+      return { ...touched, waiting: waitingOf(state).filter((w) => w.user_id !== event.user_id) };
     case 'SocketLive':
       // An event logged before presence was kept only counts as activity.
       if (event.node_id === undefined || event.until_ms === undefined) return touched;
@@ -164,6 +189,8 @@ function isActivity(event: MeetingEvent): boolean {
       return false;
     case 'HostGraceStarted':
       return event.cause !== 'presence_expired';
+    case 'WaitingLeft':
+      return event.reason !== 'expired';
     case 'HostChanged':
       return event.auto_reason !== 'host_grace_expired';
     default:
@@ -190,6 +217,11 @@ function withEntry(state: MeetingState, entry: PresenceEntry): readonly Presence
 
 function withoutEntry(state: MeetingState, userId: string, nodeId: string) {
   return presenceOf(state).filter((e) => e.user_id !== userId || e.node_id !== nodeId);
+}
+
+/** The joins waiting for the host, earliest first. */
+export function waitingOf(state: MeetingState): readonly WaitingEntry[] {
+  return state.waiting ?? [];
 }
 
 export function participantOf(state: MeetingState, userId: string): Participant | undefined {

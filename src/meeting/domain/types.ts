@@ -60,6 +60,19 @@ export interface Participant {
   readonly hand_raised: boolean;
 }
 
+/** Why someone stopped waiting without being admitted (`meeting.waiting.left {reason}`). */
+export type WaitingLeftReason = 'denied' | 'expired' | 'left' | 'meeting_ended';
+
+/** A join waiting for the host's decision (the waiting room). */
+export interface WaitingEntry {
+  readonly user_id: string;
+  /** The row id the edge allocated for the join; the participant's on admission. */
+  readonly participant_id: string;
+  readonly since_ms: number;
+  /** Not decided by then: the entry expires (`expired`). */
+  readonly deadline_ms: number;
+}
+
 export interface MeetingState {
   /** null: the meeting does not exist (the cell was never created). */
   readonly status: MeetingStatus | null;
@@ -115,6 +128,10 @@ export interface MeetingState {
   readonly locked?: boolean;
   /** The host muted everyone and members may not unmute themselves (absent: they may). */
   readonly self_unmute_blocked?: boolean;
+  /** New joins wait for the host to admit them (absent: they come straight in). */
+  readonly waiting_room?: boolean;
+  /** The joins waiting for the host, earliest first (absent: none). */
+  readonly waiting?: readonly WaitingEntry[];
 }
 
 /**
@@ -149,6 +166,8 @@ export type MeetingCommand =
       readonly in_other_meeting: boolean;
       /** The media server the edge placed the meeting's router on; null: no media. */
       readonly media_server?: string | null | undefined;
+      /** New joins wait for the host to admit them. */
+      readonly waiting_room?: boolean | undefined;
     }
   | {
       readonly type: 'JoinMeeting';
@@ -191,6 +210,29 @@ export type MeetingCommand =
       readonly operator_user_id: string;
       readonly allowed: boolean;
     }
+  /** The host turns the waiting room on or off (the joins waiting stay for the host). */
+  | {
+      readonly type: 'SetWaitingRoom';
+      readonly operator_user_id: string;
+      readonly enabled: boolean;
+    }
+  /**
+   * The host admits one waiting user (`user_id`) or every one (null), each with the seed's
+   * join rules: capacity, and the single-meeting rule (the edge's index names who is active
+   * in another meeting now). Admitting all stops at capacity; the rest keep waiting.
+   */
+  | {
+      readonly type: 'AdmitWaiting';
+      readonly operator_user_id: string;
+      readonly user_id: string | null;
+      readonly in_other_meeting_user_ids: readonly string[];
+    }
+  /** The host turns away one waiting user (`user_id`) or every one (null). */
+  | {
+      readonly type: 'DenyWaiting';
+      readonly operator_user_id: string;
+      readonly user_id: string | null;
+    }
   /**
    * A live WebSocket of the user on node `node_id` is on the meeting's channel: sent on
    * `meeting.room.join` and, while it stays, well within every presence TTL (it refreshes
@@ -226,6 +268,37 @@ export type MeetingEvent =
       readonly password_hash: string | null;
       readonly max_members: number;
       readonly media_server: string | null;
+      /** Present (true) when new joins wait for the host. */
+      readonly waiting_room?: boolean | undefined;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'WaitingRoomSet';
+      readonly enabled: boolean;
+      readonly actor_id: string;
+      readonly at_ms: number;
+    }
+  /** A join waits for the host (`host_id` then, who is told). */
+  | {
+      readonly type: 'WaitingJoined';
+      readonly user_id: string;
+      readonly participant_id: string;
+      readonly host_id: string | null;
+      readonly deadline_ms: number;
+      readonly at_ms: number;
+    }
+  /** The host admitted the waiting user: a MemberJoined follows in the same decision. */
+  | {
+      readonly type: 'WaitingAdmitted';
+      readonly user_id: string;
+      readonly actor_id: string;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'WaitingLeft';
+      readonly user_id: string;
+      readonly reason: WaitingLeftReason;
+      readonly host_id: string | null;
       readonly at_ms: number;
     }
   /** An emptied meeting got a member back within its TTL: the countdown is cancelled. */
@@ -365,6 +438,8 @@ export interface MeetingSettings {
   readonly presenceTtlMs: number;
   /** A meeting with no activity for this long ends (`system_error`; seed: 4 h). */
   readonly staleMs: number;
+  /** A join left waiting this long without the host's decision expires. */
+  readonly waitingTtlMs: number;
   /** The MVP's hard capacity limit (seed: 8); larger `max_members` are truncated to it. */
   readonly maxMembersCap: number;
 }

@@ -3,6 +3,7 @@
  * and each command's reply. Never the password hash. Ids stay strings and times ms since
  * epoch: the edge renders the seed's int64 ids and `YYYY-MM-DD HH:mm:ss` times.
  */
+import { isWaiting } from './decide-waiting.js';
 import { activeParticipants, participantOf } from './evolve.js';
 import type {
   EndedReason,
@@ -46,7 +47,11 @@ export interface MeetingView {
   readonly ended_reason: EndedReason | null;
   readonly online_count: number;
   /** The host's controls beyond the seed, non-defaults only: rendered as the `settings` text. */
-  readonly settings: { readonly locked?: true; readonly unmute_allowed?: false };
+  readonly settings: {
+    readonly locked?: true;
+    readonly unmute_allowed?: false;
+    readonly waiting_room?: true;
+  };
   /** Internal (never rendered): the media server of the meeting's router. */
   readonly media_server: string | null;
 }
@@ -84,6 +89,7 @@ export function meetingView(state: MeetingState): MeetingView {
     settings: {
       ...(state.locked ? { locked: true as const } : {}),
       ...(state.self_unmute_blocked ? { unmute_allowed: false as const } : {}),
+      ...(state.waiting_room ? { waiting_room: true as const } : {}),
     },
     media_server: state.media_server,
   };
@@ -134,7 +140,16 @@ interface Departure {
  */
 export interface MeetingReplies {
   readonly CreateMeeting: { room: MeetingView; participant: ParticipantView | null };
-  readonly JoinMeeting: { room: MeetingView; participant: ParticipantView | null };
+  readonly JoinMeeting: {
+    room: MeetingView;
+    participant: ParticipantView | null;
+    /** The join waits for the host (absent in replies recorded before the waiting room). */
+    waiting?: boolean;
+  };
+  readonly SetWaitingRoom: { room: MeetingView };
+  /** Who was admitted or denied, in order. */
+  readonly AdmitWaiting: { user_ids: string[]; room: MeetingView };
+  readonly DenyWaiting: { user_ids: string[]; room: MeetingView };
   readonly LeaveMeeting: Departure;
   readonly KickMember: Departure;
   readonly EndMeeting: { room: MeetingView };
@@ -164,8 +179,25 @@ export function replyOf(
     case 'CreateMeeting':
     case 'JoinMeeting': {
       const userId = command.type === 'CreateMeeting' ? command.host_user_id : command.user_id;
+      if (command.type === 'JoinMeeting' && isWaiting(state, userId)) {
+        return { room: meetingView(state), participant: null, waiting: true };
+      }
       const p = participantOf(state, userId);
       return { room: meetingView(state), participant: p ? participantView(state, p) : null };
+    }
+    case 'SetWaitingRoom':
+      return { room: meetingView(state) };
+    case 'AdmitWaiting':
+    case 'DenyWaiting': {
+      const decided = command.type === 'AdmitWaiting' ? 'WaitingAdmitted' : 'WaitingLeft';
+      return {
+        user_ids: events.flatMap((e) =>
+          (e.type === 'WaitingAdmitted' || e.type === 'WaitingLeft') && e.type === decided
+            ? [e.user_id]
+            : [],
+        ),
+        room: meetingView(state),
+      };
     }
     case 'LeaveMeeting':
     case 'KickMember': {

@@ -1,6 +1,6 @@
 /**
  * Invariant 6 (a user is an active participant of at most one meeting), enforced by the
- * database: the create/join commit claims `meeting_active_members (app_code, user_id)` for
+ * database: the create/join/admit commit claims `meeting_active_members (app_code, user_id)` for
  * its meeting. Two meetings on two nodes claiming one user race on that primary key; the
  * loser's commit sees the winner's row and refuses its command with 你当前已在其他会议中.
  * The row goes in the projection of the leave / kick / end that makes the user inactive.

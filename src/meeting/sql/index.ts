@@ -29,7 +29,11 @@ export function meetingWithSql(
   return {
     ...meetingKind(settings),
     inTransaction: {
-      appliesTo: (command) => command.type === 'CreateMeeting' || command.type === 'JoinMeeting',
+      // Every command that makes a participant: create, join, and the waiting room's admit.
+      appliesTo: (command) =>
+        command.type === 'CreateMeeting' ||
+        command.type === 'JoinMeeting' ||
+        command.type === 'AdmitWaiting',
       apply: (trx, entry, key) => claimActiveMeeting(trx, flavor, entry, key),
     },
     project: projectMeeting,

@@ -1100,12 +1100,57 @@ export interface WsProtocol {
       allowed: boolean;
       actor_id: number | null;
     };
+    "meeting.room.waiting_room": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      /**
+       * true: joins wait for the host to admit them
+       */
+      enabled: boolean;
+      actor_id: number | null;
+    };
     "meeting.member.kicked": {
       /**
        * XXX-XXX-XXX
        */
       room_code: string;
       reason: "kicked";
+    };
+    "meeting.waiting.joined": {
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      user_id: number | null;
+    };
+    "meeting.waiting.left": {
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      user_id: number | null;
+      reason: "denied" | "expired" | "left" | "meeting_ended";
+    };
+    "meeting.waiting.admitted": {
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      user_id: number | null;
     };
     "meeting.member.producer.new": {
       room_code: string;

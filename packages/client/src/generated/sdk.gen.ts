@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, AllowSelfUnmuteData, AllowSelfUnmuteErrors, AllowSelfUnmuteResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteRoomMessageData, DeleteRoomMessageErrors, DeleteRoomMessageResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetRankingsData, GetRankingsErrors, GetRankingsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListRoomMessagesData, ListRoomMessagesErrors, ListRoomMessagesResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, LockMeetingData, LockMeetingErrors, LockMeetingResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, MoveToSeatData, MoveToSeatErrors, MoveToSeatResponses, MuteAllData, MuteAllErrors, MuteAllResponses, MuteChatUserData, MuteChatUserErrors, MuteChatUserResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SearchUsersData, SearchUsersErrors, SearchUsersResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SendRoomMessageData, SendRoomMessageErrors, SendRoomMessageResponses, SetMicMutedData, SetMicMutedErrors, SetMicMutedResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, SetSeatCountData, SetSeatCountErrors, SetSeatCountResponses, SetSeatMutedData, SetSeatMutedErrors, SetSeatMutedResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
+import type { AcceptSeatInvitationData, AcceptSeatInvitationErrors, AcceptSeatInvitationResponses, AdminListGiftsData, AdminListGiftsErrors, AdminListGiftsResponses, AdmitWaitingData, AdmitWaitingErrors, AdmitWaitingResponses, AllowSelfUnmuteData, AllowSelfUnmuteErrors, AllowSelfUnmuteResponses, ApplyForSeatData, ApplyForSeatErrors, ApplyForSeatResponses, ApproveSeatApplicationData, ApproveSeatApplicationErrors, ApproveSeatApplicationResponses, CancelSeatApplicationData, CancelSeatApplicationErrors, CancelSeatApplicationResponses, ChangeMicSeatData, ChangeMicSeatErrors, ChangeMicSeatResponses, CloseRoomData, CloseRoomErrors, CloseRoomResponses, ConfirmMicPublishingData, ConfirmMicPublishingErrors, ConfirmMicPublishingResponses, CountUnreadNotificationsData, CountUnreadNotificationsErrors, CountUnreadNotificationsResponses, CreateMeetingData, CreateMeetingErrors, CreateMeetingResponses, CreateRoomData, CreateRoomErrors, CreateRoomResponses, DeclineSeatInvitationData, DeclineSeatInvitationErrors, DeclineSeatInvitationResponses, DeleteRoomMessageData, DeleteRoomMessageErrors, DeleteRoomMessageResponses, DeleteWebhookData, DeleteWebhookErrors, DeleteWebhookResponses, DenyWaitingData, DenyWaitingErrors, DenyWaitingResponses, DrainNodeData, DrainNodeErrors, DrainNodeResponses, EndMeetingData, EndMeetingErrors, EndMeetingResponses, FailOutboxEventData, FailOutboxEventErrors, FailOutboxEventResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMeData, GetMeErrors, GetMeetingData, GetMeetingErrors, GetMeetingResponses, GetMeetingRouterData, GetMeetingRouterErrors, GetMeetingRouterResponses, GetMeResponses, GetMetricsData, GetMetricsResponses, GetRankingsData, GetRankingsErrors, GetRankingsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetRoomCommandLogData, GetRoomCommandLogErrors, GetRoomCommandLogResponses, GetRoomData, GetRoomErrors, GetRoomResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookData, GetWebhookErrors, GetWebhookResponses, InviteMembersData, InviteMembersErrors, InviteMembersResponses, InviteToSeatData, InviteToSeatErrors, InviteToSeatResponses, JoinMeetingData, JoinMeetingErrors, JoinMeetingResponses, JoinRoomData, JoinRoomErrors, JoinRoomResponses, KickMemberData, KickMemberErrors, KickMemberResponses, KickUserData, KickUserErrors, KickUserResponses, LeaveMeetingData, LeaveMeetingErrors, LeaveMeetingResponses, LeaveRoomData, LeaveRoomErrors, LeaveRoomResponses, ListChatsData, ListChatsErrors, ListChatsResponses, ListGiftsData, ListGiftsErrors, ListGiftsResponses, ListLoadedCellsData, ListLoadedCellsErrors, ListLoadedCellsResponses, ListMembersData, ListMembersErrors, ListMembersResponses, ListMyMeetingsData, ListMyMeetingsErrors, ListMyMeetingsResponses, ListNotificationsData, ListNotificationsErrors, ListNotificationsResponses, ListOutboxEventsData, ListOutboxEventsErrors, ListOutboxEventsResponses, ListRoomMessagesData, ListRoomMessagesErrors, ListRoomMessagesResponses, ListSeatApplicationsData, ListSeatApplicationsErrors, ListSeatApplicationsResponses, ListVoiceRoomsData, ListVoiceRoomsErrors, ListVoiceRoomsResponses, ListWaitingData, ListWaitingErrors, ListWaitingResponses, LockMeetingData, LockMeetingErrors, LockMeetingResponses, LoginData, LoginErrors, LoginResponses, LookupUsersData, LookupUsersErrors, LookupUsersResponses, MicDownData, MicDownErrors, MicDownResponses, MicUpData, MicUpErrors, MicUpResponses, MoveToSeatData, MoveToSeatErrors, MoveToSeatResponses, MuteAllData, MuteAllErrors, MuteAllResponses, MuteChatUserData, MuteChatUserErrors, MuteChatUserResponses, PutGiftData, PutGiftErrors, PutGiftResponses, PutWebhookData, PutWebhookErrors, PutWebhookResponses, ReadAllNotificationsData, ReadAllNotificationsErrors, ReadAllNotificationsResponses, ReadNotificationData, ReadNotificationErrors, ReadNotificationResponses, RedeemInviteData, RedeemInviteErrors, RedeemInviteResponses, RegisterData, RegisterErrors, RegisterResponses, RejectSeatApplicationData, RejectSeatApplicationErrors, RejectSeatApplicationResponses, RequeueOutboxEventsData, RequeueOutboxEventsErrors, RequeueOutboxEventsResponses, RoomHeartbeatData, RoomHeartbeatErrors, RoomHeartbeatResponses, SearchUsersData, SearchUsersErrors, SearchUsersResponses, SendChatData, SendChatErrors, SendChatResponses, SendGiftData, SendGiftErrors, SendGiftResponses, SendRoomMessageData, SendRoomMessageErrors, SendRoomMessageResponses, SetMicMutedData, SetMicMutedErrors, SetMicMutedResponses, SetMicSeatLockData, SetMicSeatLockErrors, SetMicSeatLockResponses, SetRoomAdminData, SetRoomAdminErrors, SetRoomAdminResponses, SetSeatCountData, SetSeatCountErrors, SetSeatCountResponses, SetSeatMutedData, SetSeatMutedErrors, SetSeatMutedResponses, SetWaitingRoomData, SetWaitingRoomErrors, SetWaitingRoomResponses, TopUpWalletData, TopUpWalletErrors, TopUpWalletResponses, TransferHostData, TransferHostErrors, TransferHostResponses, TrtcCallbackData, TrtcCallbackErrors, TrtcCallbackResponses, UnbanUserData, UnbanUserErrors, UnbanUserResponses, UndrainNodeData, UndrainNodeErrors, UndrainNodeResponses, UpdateRoomData, UpdateRoomErrors, UpdateRoomResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -766,6 +766,63 @@ export const sendChat = <ThrowOnError extends boolean = false>(options: Options<
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Turn the waiting room on or off (host): joins wait for the host to admit them
+ */
+export const setWaitingRoom = <ThrowOnError extends boolean = false>(options: Options<SetWaitingRoomData, ThrowOnError>) => (options.client ?? client).post<SetWaitingRoomResponses, SetWaitingRoomErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/meeting/rooms/{code}/waiting-room',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Who waits to be admitted, in the order they came (host)
+ */
+export const listWaiting = <ThrowOnError extends boolean = false>(options: Options<ListWaitingData, ThrowOnError>) => (options.client ?? client).get<ListWaitingResponses, ListWaitingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/meeting/rooms/{code}/waiting',
+    ...options
+});
+
+/**
+ * Admit one waiting user or all (host); all stops at capacity, skipping anyone in another meeting
+ */
+export const admitWaiting = <ThrowOnError extends boolean = false>(options: Options<AdmitWaitingData, ThrowOnError>) => (options.client ?? client).post<AdmitWaitingResponses, AdmitWaitingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/meeting/rooms/{code}/waiting/admit',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Turn away one waiting user or all (host); they are told
+ */
+export const denyWaiting = <ThrowOnError extends boolean = false>(options: Options<DenyWaitingData, ThrowOnError>) => (options.client ?? client).post<DenyWaitingResponses, DenyWaitingErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/meeting/rooms/{code}/waiting/deny',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The meeting's router for Device.load() (participants only): after admission
+ */
+export const getMeetingRouter = <ThrowOnError extends boolean = false>(options: Options<GetMeetingRouterData, ThrowOnError>) => (options.client ?? client).get<GetMeetingRouterResponses, GetMeetingRouterErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/meeting/rooms/{code}/media',
+    ...options
 });
 
 /**

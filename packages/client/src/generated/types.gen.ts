@@ -628,6 +628,10 @@ export type JoinMeetingReply = {
     rtp_capabilities: {
         [key: string]: unknown;
     } | null;
+    /**
+     * true: the join waits for the host (the waiting room): no participant and no router yet; meeting.waiting.admitted or meeting.waiting.left follows
+     */
+    waiting: boolean;
 };
 
 /**
@@ -713,6 +717,48 @@ export type SendChatReply = {
 export type ChatPage = {
     readonly list: Array<ChatMessage>;
     has_more: boolean;
+};
+
+/**
+ * WaitingEntry
+ */
+export type WaitingEntry = {
+    user_id: number;
+    /**
+     * YYYY-MM-DD HH:mm:ss, server local time: when the join came
+     */
+    since: string;
+};
+
+/**
+ * WaitingList
+ */
+export type WaitingList = {
+    readonly list: Array<WaitingEntry>;
+};
+
+/**
+ * WaitingDecision
+ */
+export type WaitingDecision = {
+    /**
+     * Who was admitted (or denied), in order
+     */
+    readonly user_ids: Array<number>;
+    room: Room;
+};
+
+/**
+ * MeetingRouter
+ */
+export type MeetingRouter = {
+    router_id: string | null;
+    /**
+     * The router's RTP capabilities (mediasoup RtpCapabilities)
+     */
+    rtp_capabilities: {
+        [key: string]: unknown;
+    } | null;
 };
 
 /**
@@ -1037,6 +1083,20 @@ export type MeetingDetailWritable = {
  */
 export type ChatPageWritable = {
     has_more: boolean;
+};
+
+/**
+ * WaitingList
+ */
+export type WaitingListWritable = {
+    [key: string]: never;
+};
+
+/**
+ * WaitingDecision
+ */
+export type WaitingDecisionWritable = {
+    room: Room;
 };
 
 /**
@@ -5139,6 +5199,10 @@ export type CreateMeetingData = {
          * At least 2; above 8 it is cut to 8 (default 8)
          */
         max_members?: number;
+        /**
+         * true: joins wait for the host to admit them (default false)
+         */
+        waiting_room?: boolean;
     };
     headers?: {
         /**
@@ -6568,6 +6632,501 @@ export type SendChatResponses = {
 };
 
 export type SendChatResponse = SendChatResponses[keyof SendChatResponses];
+
+export type SetWaitingRoomData = {
+    body: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+        enabled: boolean;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/waiting-room';
+};
+
+export type SetWaitingRoomErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type SetWaitingRoomError = SetWaitingRoomErrors[keyof SetWaitingRoomErrors];
+
+export type SetWaitingRoomResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: EndMeetingReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type SetWaitingRoomResponse = SetWaitingRoomResponses[keyof SetWaitingRoomResponses];
+
+export type ListWaitingData = {
+    body?: never;
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/waiting';
+};
+
+export type ListWaitingErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ListWaitingError = ListWaitingErrors[keyof ListWaitingErrors];
+
+export type ListWaitingResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: WaitingList;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ListWaitingResponse = ListWaitingResponses[keyof ListWaitingResponses];
+
+export type AdmitWaitingData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+        /**
+         * The waiting user; or send all: true
+         */
+        user_id?: number;
+        /**
+         * Everyone waiting, in the order they came
+         */
+        all?: true;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/waiting/admit';
+};
+
+export type AdmitWaitingErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'IN_OTHER_MEETING' | 'MEETING_ENDED' | 'MEETING_FULL' | 'NOT_IN_MEETING' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND' | 'NOT_WAITING';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type AdmitWaitingError = AdmitWaitingErrors[keyof AdmitWaitingErrors];
+
+export type AdmitWaitingResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: WaitingDecision;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type AdmitWaitingResponse = AdmitWaitingResponses[keyof AdmitWaitingResponses];
+
+export type DenyWaitingData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+        /**
+         * The waiting user; or send all: true
+         */
+        user_id?: number;
+        /**
+         * Everyone waiting, in the order they came
+         */
+        all?: true;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/waiting/deny';
+};
+
+export type DenyWaitingErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'NOT_IN_MEETING' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND' | 'NOT_WAITING';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type DenyWaitingError = DenyWaitingErrors[keyof DenyWaitingErrors];
+
+export type DenyWaitingResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: WaitingDecision;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type DenyWaitingResponse = DenyWaitingResponses[keyof DenyWaitingResponses];
+
+export type GetMeetingRouterData = {
+    body?: never;
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/media';
+};
+
+export type GetMeetingRouterErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_MEETING' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type GetMeetingRouterError = GetMeetingRouterErrors[keyof GetMeetingRouterErrors];
+
+export type GetMeetingRouterResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: MeetingRouter;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type GetMeetingRouterResponse = GetMeetingRouterResponses[keyof GetMeetingRouterResponses];
 
 export type TopUpWalletData = {
     body: {

@@ -25,6 +25,7 @@ export const settings: MeetingSettings = Object.freeze({
   hostGraceMs: 3_000,
   presenceTtlMs: 9_000,
   staleMs: 4 * 60 * 60 * 1000,
+  waitingTtlMs: 10 * 60 * 1000,
   maxMembersCap: 8,
 });
 
