@@ -175,23 +175,26 @@ export class RedisMediaServers implements MediaServers {
 
 type CacheMethod = 'resolveRouterInfo' | 'forgetRouter' | 'forgetRouters';
 type AsyncMethod = Exclude<keyof MediaOrchestrator, CacheMethod>;
-const ASYNC_METHODS: readonly AsyncMethod[] = [
-  'createRouter',
-  'closeRouter',
-  'createTransport',
-  'connectTransport',
-  'createProducer',
-  'createConsumer',
-  'resumeConsumer',
-  'closeTransport',
-  'closeProducer',
-  'closeConsumer',
-  'listRooms',
-  'listProducers',
-];
+/** Every call a remote server's orchestrator forwards: the record makes a missing one a type error. */
+const FORWARDED: Record<AsyncMethod, true> = {
+  createRouter: true,
+  closeRouter: true,
+  createTransport: true,
+  connectTransport: true,
+  createProducer: true,
+  createConsumer: true,
+  resumeConsumer: true,
+  setProducerPaused: true,
+  closeTransport: true,
+  closeProducer: true,
+  closeConsumer: true,
+  listRooms: true,
+  listProducers: true,
+};
+const ASYNC_METHODS = Object.keys(FORWARDED) as AsyncMethod[];
 
 /** An orchestrator whose target is found when a call is made (cached routers: the current one). */
-function deferred(
+export function deferred(
   resolve: () => Promise<MediaOrchestrator>,
   now: () => MediaOrchestrator,
 ): MediaOrchestrator {
