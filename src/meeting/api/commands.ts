@@ -13,12 +13,7 @@ import { meetingDetail } from '../domain/view.js';
 import { errors } from '../../shared/error-codes.js';
 import { AppError } from '../../shared/errors.js';
 import { createMeeting } from './create-meeting.js';
-import {
-  ACCESS,
-  declare,
-  IN_PROGRESS,
-  type MeetingRequest,
-} from './declaration.js';
+import { ACCESS, declare, IN_PROGRESS, type MeetingRequest } from './declaration.js';
 import { inviteMembers, redeemInvite } from './invites.js';
 import { roomAfter, roomReply } from './meeting-router.js';
 import { judgePassword } from './password-lock.js';
