@@ -7,7 +7,8 @@
  * cancels at the password prompt, gets A's invite (A picks B by name) as a live card, joins from it, is refused
  * with the seed's 会议密码错误 and then admitted with the right password; each page receives
  * the other's audio and video (inbound-rtp bytes, growing, read through the page's
- * `window.rooms` hook); the tiles and the chat name each member (nickname, never the id);
+ * `window.rooms` hook); A pins B's tile and B's video arrives in its large simulcast layer,
+ * a smaller one once unpinned; the tiles and the chat name each member (nickname, never the id);
  * B pages back through the chat history; B raises a hand and A's tile of B shows it; A
  * force-mutes B and B's page follows; chat both ways; B's socket drops and the page shows
  * it is reconnecting, then recovers by itself (media flows again both ways); A kicks B and B
@@ -29,6 +30,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
+import { mediaRoomOf } from '../media-cluster/media-servers.js';
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 import {
   buildWebClient,
@@ -39,6 +41,7 @@ import {
   signUp,
   watchReconnecting,
   type RoomsGlobal,
+  videoWidthOf,
 } from './testing/web-client-pages.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -196,6 +199,33 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       // Each receives the other's audio and video, and it keeps flowing.
       await receivesMediaOf(pageB, idA);
       await receivesMediaOf(pageA, idB);
+
+      // Simulcast: A's grid tile of B gets a layer no wider than the camera; A pins B (the
+      // tile spans the grid) and the server forwards B's full 640-pixel layer; unpinned, a
+      // smaller one again.
+      const widthOfB = (wanted: (width: number) => boolean) =>
+        // On failure: which layers of each video the media server receives (rid, bitrate).
+        videoWidthOf(pageA, idB, wanted, async () => {
+          const room = mediaRoomOf({ appCode: 'default', roomId: code }, 'meeting');
+          const producers = rooms.node.media.server!.registry.producersOfRoom(room);
+          const layers = await Promise.all(
+            producers
+              .filter((p) => p.producer.kind === 'video')
+              .map(async (p) => (await p.producer.getStats()).map((s) => [s.rid, s.bitrate])),
+          );
+          return JSON.stringify(layers);
+        });
+      const pin = pageA
+        .locator('.tile-wrap', { has: tileOf(pageA, idB) })
+        .locator('[data-test=pin]');
+      await pin.click();
+      const large = await widthOfB((w) => w === 640);
+      await pin.click();
+      const small = await widthOfB((w) => w < large);
+      assert.ok(
+        small < large,
+        `the grid tile’s layer (${small}) is smaller than pinned (${large})`,
+      );
 
       // B raises a hand: A's tile of B shows it.
       await pageB.locator('[data-test=raise-hand]').click();

@@ -54,6 +54,14 @@ export type MediaKind = 'audio' | 'video';
  */
 export type ProducerAppData = Readonly<Record<string, string>>;
 
+/** What a viewer asks of one of its consumers (each optional). */
+export interface ConsumerPreferences {
+  /** 0 the smallest simulcast layer … 2 the largest. */
+  readonly spatialLayer?: number | undefined;
+  /** true: forward nothing (a tile nobody sees); false: forward again. */
+  readonly paused?: boolean | undefined;
+}
+
 /** One open producer of a room, as `listProducers` reports it. */
 export interface ProducerInfo {
   readonly producerId: string;
@@ -95,6 +103,8 @@ export interface MediaOrchestrator {
     rtpCapabilities: MediaJson,
   ): Promise<ConsumerInfo>;
   resumeConsumer(consumerId: string): Promise<void>;
+  /** The viewer's layer of a simulcast consumer (ignored for others), and its pause. */
+  setConsumerPreferences(consumerId: string, preferences: ConsumerPreferences): Promise<void>;
   /** Pauses or resumes a producer: nothing of it is forwarded while paused. */
   setProducerPaused(producerId: string, paused: boolean): Promise<void>;
   closeTransport(transportId: string): Promise<void>;

@@ -77,6 +77,7 @@ export function unreachableMediaServer(): MediaOrchestrator {
     createProducer: refuse,
     createConsumer: refuse,
     resumeConsumer: refuse,
+    setConsumerPreferences: refuse,
     setProducerPaused: refuse,
     closeTransport: () => Promise.resolve(),
     closeProducer: () => Promise.resolve(),

@@ -22,6 +22,7 @@ import {
   asRtpCapabilities,
   asRtpParameters,
   connectTransportBody,
+  consumerPreferencesBody,
   createConsumerBody,
   createProducerBody,
   createRouterBody,
@@ -387,6 +388,29 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
       const { consumer } = registry.consumer(idOf(request));
       await consumer.resume();
       return ok(request, reply, { paused: consumer.paused });
+    }),
+  );
+  // The viewer's layer (a simulcast consumer; mediasoup's bandwidth estimation may still go
+  // lower) and whether anything is forwarded at all (a tile nobody sees).
+  app.post(
+    '/internal/v1/consumers/:id/preferences',
+    { preHandler: forwardRemote(registry) },
+    handle(async (request, reply) => {
+      const body = parse(consumerPreferencesBody, request.body);
+      const { consumer } = registry.consumer(idOf(request));
+      const layered = consumer.type === 'simulcast' || consumer.type === 'svc';
+      if (body.spatial_layer !== undefined && layered) {
+        await consumer.setPreferredLayers({
+          spatialLayer: body.spatial_layer,
+          ...(body.temporal_layer === undefined ? {} : { temporalLayer: body.temporal_layer }),
+        });
+      }
+      if (body.paused === true) await consumer.pause();
+      if (body.paused === false) await consumer.resume();
+      return ok(request, reply, {
+        paused: consumer.paused,
+        preferred_layers: consumer.preferredLayers ?? null,
+      });
     }),
   );
   app.post(

@@ -158,6 +158,13 @@ export const createConsumerBody = z.object({
   }),
 });
 
+/** A viewer's wishes for one consumer: the simulcast layer to forward, or none at all. */
+export const consumerPreferencesBody = z.strictObject({
+  spatial_layer: z.int().min(0).max(2).optional(),
+  temporal_layer: z.int().min(0).max(2).optional(),
+  paused: z.boolean().optional(),
+});
+
 export const idParams = z.object({ id });
 export const roomParams = z.object({ room_code: roomCode });
 

@@ -132,4 +132,31 @@ describe('meeting media', () => {
     await settle();
     assert.equal(socket.sent('meeting.room.join').length, 1, 'nothing after close');
   });
+
+  it('tells the server each video tile’s width and visibility once its consumer is resumed', async () => {
+    const video = (producerId: string) =>
+      Promise.resolve({ id: `c-${producerId}`, producerId, kind: 'video', rtpParameters: {} });
+    const { socket, media } = await started(video);
+    socket.deliver('meeting.member.producer.new', {
+      room_code: CODE,
+      user_id: 7,
+      producer_id: 'v7',
+      kind: 'video',
+      closed: false,
+    });
+    await settle();
+    const told = () => socket.sent('meeting.consumer.preferences').map((r) => r.data);
+    media.showVideo(7, { maxWidth: 300.4, visible: true });
+    await settle();
+    assert.deepEqual(told(), [], 'not before the resume (it would undo a pause)');
+    await media.attached('c-v7');
+    assert.deepEqual(told(), [{ consumer_id: 'c-v7', max_width: 300, paused: false }]);
+    media.showVideo(7, { maxWidth: 300, visible: true });
+    await settle();
+    assert.equal(told().length, 1, 'a repeat is not sent');
+    media.showVideo(7, { maxWidth: 1280, visible: false });
+    await settle();
+    assert.deepEqual(told()[1], { consumer_id: 'c-v7', max_width: 1280, paused: true });
+    media.close();
+  });
 });

@@ -9,6 +9,7 @@ import {
   isMediaResourceNotFound,
   isMediaServerError,
   type ConsumerInfo,
+  type ConsumerPreferences,
   type MediaJson,
   type MediaKind,
   type MediaOrchestrator,
@@ -183,6 +184,18 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
 
   async resumeConsumer(consumerId: string): Promise<void> {
     await this.#http.call('POST', path('consumers', consumerId, 'resume'));
+  }
+
+  async setConsumerPreferences(
+    consumerId: string,
+    preferences: ConsumerPreferences,
+  ): Promise<void> {
+    await this.#http.call('POST', path('consumers', consumerId, 'preferences'), {
+      ...(preferences.spatialLayer === undefined
+        ? {}
+        : { spatial_layer: preferences.spatialLayer }),
+      ...(preferences.paused === undefined ? {} : { paused: preferences.paused }),
+    });
   }
 
   async setProducerPaused(producerId: string, paused: boolean): Promise<void> {

@@ -184,6 +184,7 @@ const FORWARDED: Record<AsyncMethod, true> = {
   createProducer: true,
   createConsumer: true,
   resumeConsumer: true,
+  setConsumerPreferences: true,
   setProducerPaused: true,
   closeTransport: true,
   closeProducer: true,

@@ -6,6 +6,7 @@
  * when they were created: the media server addresses resources by id alone, so an id of
  * someone else's (or of another room) must never reach it.
  */
+import { layerForWidth } from './layers.js';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import type { CellKey } from '../../cell/lease.js';
@@ -205,6 +206,31 @@ export class MediaHandlers {
     if (roomId === null) throw errors.MEDIA_RESOURCE_NOT_FOUND();
     const room = await this.room(context, roomId);
     await this.call(room, () => room.media.resumeConsumer(consumer_id));
+    return {};
+  }
+
+  /**
+   * `….consumer.preferences`: the caller's own consumer (any other id: 会议资源不存在), its
+   * simulcast layer (named, or the one a tile of `max_width` needs) and its pause.
+   */
+  async prefer(
+    context: WsContext,
+    payload: {
+      consumer_id: string;
+      spatial_layer?: number | undefined;
+      max_width?: number | undefined;
+      paused?: boolean | undefined;
+    },
+  ) {
+    const { consumer_id, max_width } = payload;
+    const { appCode, userId } = context.user;
+    const roomId = await this.deps.state.consumerRoom(appCode, userId, consumer_id);
+    if (roomId === null) throw errors.MEDIA_RESOURCE_NOT_FOUND();
+    const room = await this.room(context, roomId);
+    const spatialLayer = max_width === undefined ? payload.spatial_layer : layerForWidth(max_width);
+    await this.call(room, () =>
+      room.media.setConsumerPreferences(consumer_id, { spatialLayer, paused: payload.paused }),
+    );
     return {};
   }
 

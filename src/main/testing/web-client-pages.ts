@@ -20,6 +20,8 @@ export interface Received {
   kind: string;
   bytes: number;
   frames: number;
+  /** Video: the width of the last decoded frame (which simulcast layer arrives). */
+  frameWidth?: number;
 }
 export interface RoomsGlobal {
   rooms: {
@@ -163,3 +165,25 @@ export async function watchReconnecting(page: Page): Promise<void> {
 
 export const sawReconnecting = (page: Page): Promise<boolean> =>
   page.evaluate(() => (globalThis as unknown as RoomsGlobal).reconnectingSeen === true);
+
+/**
+ * Waits until `page` decodes `from`'s video at a width `wanted` accepts (the simulcast layer
+ * the server forwards for the tile); the width then.
+ */
+export async function videoWidthOf(
+  page: Page,
+  from: number,
+  wanted: (width: number) => boolean,
+  failure: () => Promise<string>,
+): Promise<number> {
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  for (;;) {
+    const video = (await received(page)).find((r) => r.userId === from && r.kind === 'video');
+    const width = video?.frameWidth ?? 0;
+    if (width > 0 && wanted(width)) return width;
+    if (Date.now() > deadline) {
+      throw new Error(`video of ${from} at width ${width}: ${await failure()}`);
+    }
+    await sleep(300);
+  }
+}

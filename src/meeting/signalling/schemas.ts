@@ -32,3 +32,23 @@ export const MemberStatePayload = z
       p.audio_enabled !== undefined || p.video_enabled !== undefined || p.hand_raised !== undefined,
     { message: 'one of audio_enabled, video_enabled, hand_raised is required' },
   );
+
+/**
+ * `meeting.consumer.preferences`: one of the caller's consumers, with at least one wish.
+ * `max_width` (the tile's width in device pixels) picks the smallest layer of the SDK's
+ * camera ladder that covers it (../../edge/room-media/layers.ts); `spatial_layer` names one.
+ */
+export const ConsumerPreferencesPayload = z
+  .object({
+    consumer_id: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, '1-128 of A-Za-z0-9_-'),
+    spatial_layer: z.int().min(0).max(2).optional(),
+    max_width: z.int().min(1).max(16_384).optional(),
+    paused: z.boolean().optional(),
+  })
+  .refine(
+    (p) => p.spatial_layer !== undefined || p.max_width !== undefined || p.paused !== undefined,
+    { message: 'one of spatial_layer, max_width, paused is required' },
+  )
+  .refine((p) => p.spatial_layer === undefined || p.max_width === undefined, {
+    message: 'spatial_layer or max_width, not both',
+  });

@@ -1,7 +1,8 @@
 /**
  * The meeting's WebSocket signalling (meeting-api.md, "WebSocket 信令协议") on the `/ws`
- * hub: the seed's 9 C→S events, each ACKed by the hub (`<event>.ack`, code 0 / -1 with the
- * seed's Chinese message). Only these are registered: any other `meeting.*` event a client
+ * hub: the seed's 9 C→S events and `meeting.consumer.preferences` (beyond the seed), each
+ * ACKed by the hub (`<event>.ack`, code 0 / -1 with the seed's Chinese message). Only
+ * these are registered: any other `meeting.*` event a client
  * sends (`meeting.member.joined`, `meeting.chat`, …) is dropped by the hub unanswered, so
  * no client can forge a broadcast.
  *
@@ -40,6 +41,7 @@ import type { MeetingMembership } from './ports.js';
 import type { MemberStatePayload, RoomPayload } from './schemas.js';
 import {
   meetingMediaEvents as media,
+  MeetingConsumerPreferences,
   MeetingMemberStateChanged,
   MeetingRoomJoin,
   MeetingRoomLeave,
@@ -115,6 +117,7 @@ export class MeetingSignalling {
     hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
     hub.handle(media.producerClose, (c, d) => h.closeProducer(c, d));
     hub.handle(media.consumeResume, (c, d) => h.resume(c, d));
+    hub.handle(MeetingConsumerPreferences, (c, d) => h.prefer(c, d));
     deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
     this.refresh = setInterval(
       () => this.keepLive(),

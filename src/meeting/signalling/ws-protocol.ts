@@ -21,7 +21,12 @@ import { MEETING_ROOM_FRAMES, MEETING_USER_FRAMES } from '../api/meeting-frame-d
 import type { MeetingReason } from '../domain/errors.js';
 import { signalCalls } from '../api/signal-calls.js';
 import { MEMBER_LEFT, PRODUCER_NEW, ProducerNewData, WsLeftData } from './frames.js';
-import { MemberStatePayload, roomCode, RoomPayload } from './schemas.js';
+import {
+  ConsumerPreferencesPayload,
+  MemberStatePayload,
+  roomCode,
+  RoomPayload,
+} from './schemas.js';
 
 type Reason = ErrorName | MeetingReason;
 
@@ -86,7 +91,24 @@ export const meetingMediaEvents = mediaWsEvents({
   payloads: meetingMediaPayloads,
   access: ACCESS,
   notJoined: 'MEETING_NOT_JOINED' satisfies Reason,
-  produce: [],
+  produce: ['SELF_UNMUTE_BLOCKED'],
+});
+
+/** Beyond the seed: which simulcast layer of a consumer the viewer needs, or none. */
+export const MeetingConsumerPreferences = wsEvent({
+  event: 'meeting.consumer.preferences',
+  summary:
+    'The viewer’s wish for one of its consumers: the simulcast layer (spatial_layer, or the ' +
+    'tile’s max_width in pixels) and whether to forward it at all (paused)',
+  payload: ConsumerPreferencesPayload,
+  ack: Empty,
+  reasons: [
+    ...ACCESS,
+    'MEDIA_RESOURCE_NOT_FOUND',
+    'MEDIA_SERVER_ERROR',
+    'MEDIA_ORCHESTRATOR_ERROR',
+    'MEDIA_STATE_UNAVAILABLE',
+  ] satisfies Reason[],
 });
 
 const reset = MEDIA_RESET_FRAMES.meeting;
@@ -97,13 +119,19 @@ export const meetingProtocol: WsProtocol = {
     MeetingRoomLeave,
     MeetingMemberStateChanged,
     ...Object.values(meetingMediaEvents),
+    MeetingConsumerPreferences,
   ],
   frames: [
     ...Object.entries(MEETING_ROOM_FRAMES).map(([event, data]) =>
       wsFrame({ event, data, to: 'room-event', summary: 'A committed meeting event' }),
     ),
     ...Object.entries(MEETING_USER_FRAMES).map(([event, data]) =>
-      wsFrame({ event, data, to: 'user', summary: 'To the kicked member only' }),
+      wsFrame({
+        event,
+        data,
+        to: 'user',
+        summary: 'To one user: the kicked member; the waiting room’s joiner or host',
+      }),
     ),
     wsFrame({
       event: PRODUCER_NEW,

@@ -371,6 +371,7 @@ export interface WsProtocol {
         | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
+        | "SELF_UNMUTE_BLOCKED"
         | "UNKNOWN_KIND";
     };
     "meeting.consume.start": {
@@ -486,6 +487,53 @@ export interface WsProtocol {
        */
       data: {
         consumer_id: string;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "BUSY"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.consumer.preferences": {
+      /**
+       * Default {}
+       */
+      data: {
+        consumer_id: string;
+        spatial_layer?: number;
+        max_width?: number;
+        paused?: boolean;
       };
       ack: {};
       /**

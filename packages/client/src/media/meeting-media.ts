@@ -32,6 +32,26 @@ export interface RemoteMedia {
   readonly videoConsumerId: string | null;
 }
 
+/**
+ * How a page shows one member's video: the tile's width in device pixels (the server
+ * forwards the smallest simulcast layer that covers it) and whether anyone sees it at all.
+ */
+export interface TileView {
+  readonly maxWidth: number;
+  readonly visible: boolean;
+}
+
+/**
+ * The camera (640×360) in two simulcast layers, 320 and 640 pixels wide (the server's
+ * ladder: src/edge/room-media/layers.ts); a viewer gets the one its tile needs. Two, not
+ * three: Chromium sends at most two layers of a camera this size and drops the top ones
+ * (a third, 160-pixel layer would leave the 640 one unsent).
+ */
+export const CAMERA_SIMULCAST = [
+  { scaleResolutionDownBy: 2, maxBitrate: 300_000 },
+  { scaleResolutionDownBy: 1, maxBitrate: 900_000 },
+];
+
 /** A meeting's router, from its join's ACK or `meeting.media.reset`. */
 export interface MeetingRouter {
   readonly router_id: string | null;
@@ -100,6 +120,9 @@ export class MeetingMedia {
   /** The previous socket's producers, closed once the page is back (see `start`). */
   private leftBehind: string[] = [];
   private waiting: Waiting[] = [];
+  /** Per member: how the page shows its video, and what the server was last told. */
+  private readonly views = new Map<number, TileView>();
+  private readonly told = new Map<string, string>();
 
   constructor(
     private readonly socket: MediaSocket,
@@ -216,13 +239,41 @@ export class MeetingMedia {
       const producer = await send.produce({
         track,
         stopTracks: false,
-        ...(kind === 'video'
-          ? { encodings: [{ maxBitrate: 500_000 }] }
-          : { codecOptions: MICROPHONE_OPUS }),
+        ...(kind === 'video' ? { encodings: CAMERA_SIMULCAST } : { codecOptions: MICROPHONE_OPUS }),
       });
       if (generation !== this.generation) return;
       this.producers.set(kind, producer);
       if (!this.enabled[kind]) producer.pause();
+    }
+  }
+
+  /**
+   * How the page shows `userId`'s video now: its consumer forwards the layer that width
+   * needs, or nothing while hidden (`meeting.consumer.preferences`). Kept, and told again
+   * for the member's next video consumer. Repeats are not sent.
+   */
+  showVideo(userId: number, view: TileView): void {
+    this.views.set(userId, view);
+    void this.tellView(userId);
+  }
+
+  private async tellView(userId: number): Promise<void> {
+    const view = this.views.get(userId);
+    const consumerId = this.remoteMedia.get(userId)?.videoConsumerId;
+    // Told once the consumer was resumed (its resume would undo a pause told before).
+    if (!view || !consumerId || !this.resumed.has(consumerId)) return;
+    const wish = { max_width: Math.max(1, Math.round(view.maxWidth)), paused: !view.visible };
+    const key = JSON.stringify(wish);
+    if (this.told.get(consumerId) === key) return;
+    this.told.set(consumerId, key);
+    try {
+      await this.socket.request('meeting.consumer.preferences', {
+        consumer_id: consumerId,
+        ...wish,
+      });
+    } catch (error) {
+      this.told.delete(consumerId);
+      this.onError(`无法调整成员 ${userId} 的视频: ${(error as Error).message}`);
     }
   }
 
@@ -248,11 +299,16 @@ export class MeetingMedia {
     } catch (error) {
       this.resumed.delete(consumerId);
       this.onError((error as Error).message);
+      return;
     }
+    const owner = [...this.remoteMedia].find(([, m]) => m.videoConsumerId === consumerId);
+    if (owner) await this.tellView(owner[0]);
   }
 
   /** What arrived from each member (inbound-rtp of the recv transport), for a debug hook. */
-  async received(): Promise<{ userId: number; kind: string; bytes: number; frames: number }[]> {
+  async received(): Promise<
+    { userId: number; kind: string; bytes: number; frames: number; frameWidth: number }[]
+  > {
     if (!this.recv) return [];
     const report = await this.recv.getStats();
     const bySsrc = new Map<number, RTCInboundRtpStreamStats>();
@@ -268,6 +324,8 @@ export class MeetingMedia {
         kind: consumer.kind,
         bytes: s?.bytesReceived ?? 0,
         frames: s?.framesDecoded ?? 0,
+        // The width of the last decoded frame: which simulcast layer arrives.
+        frameWidth: s?.frameWidth ?? 0,
       });
     }
     return out;
