@@ -199,7 +199,7 @@ export async function wireRoomsMedia(
   const records = new MediaRecords({
     state: mediaState,
     rules: {
-      meeting: meetingMediaRules(membership),
+      meeting: meetingMediaRules(membership, mediaState),
       voice_room: voiceMediaRules(voice.api, ownMediaServerId(config, media)),
     },
     broadcaster: wired.publisher,

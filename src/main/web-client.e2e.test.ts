@@ -8,7 +8,8 @@
  * with the seed's 会议密码错误 and then admitted with the right password; each page receives
  * the other's audio and video (inbound-rtp bytes, growing, read through the page's
  * `window.rooms` hook); A pins B's tile and B's video arrives in its large simulcast layer,
- * a smaller one once unpinned; the tiles and the chat name each member (nickname, never the id);
+ * a smaller one once unpinned; B shares its screen and A shows it large and decodes it,
+ * until B stops; the tiles and the chat name each member (nickname, never the id);
  * B pages back through the chat history; B raises a hand and A's tile of B shows it; A
  * force-mutes B and B's page follows; chat both ways; B's socket drops and the page shows
  * it is reconnecting, then recovers by itself (media flows again both ways); A kicks B and B
@@ -41,6 +42,7 @@ import {
   signUp,
   watchReconnecting,
   type RoomsGlobal,
+  receivesScreenOf,
   videoWidthOf,
 } from './testing/web-client-pages.js';
 
@@ -226,6 +228,15 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
         small < large,
         `the grid tile’s layer (${small}) is smaller than pinned (${large})`,
       );
+
+      // B shares its screen: A shows it large, named, and decodes it; B stops and it goes.
+      await pageB.locator('[data-test=share-screen]').click();
+      await pageB.locator('[data-test=share-screen][aria-pressed=true]').waitFor();
+      await pageA.locator('[data-test=screen-view]', { hasText: 'bob_web' }).waitFor();
+      await receivesScreenOf(pageA, idB, () => pageA.locator('main').innerText());
+      await shot(pageA, 'meeting-screen');
+      await pageB.locator('[data-test=share-screen]').click();
+      await pageA.locator('[data-test=screen-view]').waitFor({ state: 'detached' });
 
       // B raises a hand: A's tile of B shows it.
       await pageB.locator('[data-test=raise-hand]').click();

@@ -11,6 +11,7 @@ import type {
   MediaResourceIds,
   RoomMediaState,
   ProducerRecord,
+  ProducerSource,
   TransportRecord,
   UserMediaResources,
 } from '../../edge/room-media/ports.js';
@@ -23,7 +24,7 @@ const SWEEP_EVERY_WRITES = 1_000;
 
 interface Entry {
   readonly transports: Map<string, TransportDirection>;
-  readonly producers: Map<string, MediaKind>;
+  readonly producers: Map<string, { kind: MediaKind; source?: ProducerSource | undefined }>;
   readonly consumers: Map<string, string>;
   expiresAtMs: number;
 }
@@ -49,7 +50,8 @@ export class MemoryRoomMediaState implements RoomMediaState {
   }
 
   addProducer(meeting: CellKey, userId: string, producer: ProducerRecord): Promise<void> {
-    this.#write(meeting, userId).producers.set(producer.id, producer.kind);
+    const { kind, source } = producer;
+    this.#write(meeting, userId).producers.set(producer.id, { kind, source });
     return Promise.resolve();
   }
 
@@ -62,7 +64,7 @@ export class MemoryRoomMediaState implements RoomMediaState {
     const entry = this.#live(meeting)?.get(userId);
     return Promise.resolve({
       transports: [...(entry?.transports ?? [])].map(([id, direction]) => ({ id, direction })),
-      producers: [...(entry?.producers ?? [])].map(([id, kind]) => ({ id, kind })),
+      producers: [...(entry?.producers ?? [])].map(([id, { kind }]) => ({ id, kind })),
       consumers: [...(entry?.consumers ?? [])].map(([id, producerId]) => ({ id, producerId })),
     });
   }
@@ -88,7 +90,9 @@ export class MemoryRoomMediaState implements RoomMediaState {
   liveProducers(meeting: CellKey): Promise<LiveProducer[]> {
     const out: LiveProducer[] = [];
     for (const [userId, entry] of this.#live(meeting) ?? []) {
-      for (const [producerId, kind] of entry.producers) out.push({ userId, producerId, kind });
+      for (const [producerId, { kind, source }] of entry.producers) {
+        out.push({ userId, producerId, kind, ...(source ? { source } : {}) });
+      }
     }
     return Promise.resolve(out);
   }

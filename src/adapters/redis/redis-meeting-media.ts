@@ -4,7 +4,7 @@
  * - `{prefix}meeting:resources:{app}:{room}:{user}` HASH, the seed's per-user set:
  *   `t:{id}` → direction, `p:{id}` → kind, `c:{id}` → producer id, each followed by
  *   `|{holder}`, the node process whose socket made it (../redis/media-holders.ts);
- * - `{prefix}meeting:producers:{app}:{room}` HASH: producer id → `{"u":user,"k":kind}`
+ * - `{prefix}meeting:producers:{app}:{room}` HASH: producer id → `{"u":user,"k":kind,"s":source}`
  *   (the meeting's live producers, for late joiners);
  * - `{prefix}meeting:consumers:{app}:{user}` HASH: consumer id → room code (for
  *   `meeting.consume.resume {consumer_id}`, which names no meeting).
@@ -20,6 +20,7 @@ import type {
   MediaResourceIds,
   RoomMediaState,
   ProducerRecord,
+  ProducerSource,
   TransportRecord,
   UserMediaResources,
 } from '../../edge/room-media/ports.js';
@@ -74,7 +75,11 @@ export class RedisRoomMediaState implements RoomMediaState {
   addProducer(meeting: CellKey, userId: string, producer: ProducerRecord): Promise<void> {
     const user = this.#userKey(meeting, userId);
     const live = this.#producersKey(meeting);
-    const value = JSON.stringify({ u: userId, k: producer.kind });
+    const value = JSON.stringify({
+      u: userId,
+      k: producer.kind,
+      ...(producer.source ? { s: producer.source } : {}),
+    });
     return this.#exec((m) =>
       m
         .hset(user, `p:${producer.id}`, producer.kind + this.#tag)
@@ -148,8 +153,8 @@ export class RedisRoomMediaState implements RoomMediaState {
     const listed: LiveProducer[] = [];
     for (const [producerId, value] of Object.entries(hash)) {
       try {
-        const { u, k } = JSON.parse(value) as { u: string; k: MediaKind };
-        listed.push({ userId: u, producerId, kind: k });
+        const { u, k, s } = JSON.parse(value) as { u: string; k: MediaKind; s?: ProducerSource };
+        listed.push({ userId: u, producerId, kind: k, ...(s ? { source: s } : {}) });
       } catch {
         // Not ours (written by hand): ignored.
       }

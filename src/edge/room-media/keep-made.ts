@@ -6,7 +6,13 @@
 import type { Logger } from 'pino';
 import type { CellKey } from '../../cell/lease.js';
 import type { MediaKind } from '../../media-cluster/media-orchestrator.js';
-import type { MediaHolders, MediaResourceIds, RoomMediaRules, RoomMediaState } from './ports.js';
+import type {
+  MediaHolders,
+  MediaResourceIds,
+  ProducerSource,
+  RoomMediaRules,
+  RoomMediaState,
+} from './ports.js';
 
 export interface KeepDeps {
   readonly rules: RoomMediaRules;
@@ -28,14 +34,16 @@ export async function keepMade(
   write: () => Promise<void>,
   ids: MediaResourceIds,
   close: () => Promise<void>,
-  kind?: MediaKind,
+  produced?: { kind: MediaKind; source: ProducerSource },
 ): Promise<void> {
   const { key } = room;
   const { rules } = deps;
   await record(deps, write, close, room, userId);
   try {
     await rules.access(key.appCode, key.roomId, userId);
-    if (kind) await rules.mayProduce(key.appCode, key.roomId, userId, kind);
+    if (produced) {
+      await rules.mayProduce(key.appCode, key.roomId, userId, produced.kind, produced.source);
+    }
   } catch (error) {
     await unmake(deps, key, userId, ids, close);
     throw error;

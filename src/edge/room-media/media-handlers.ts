@@ -22,12 +22,14 @@ import { closeHeld } from './close-held.js';
 import { keepMade, unmake } from './keep-made.js';
 import { DEFAULT_MEDIA_CAPS, MediaAdmission, type MediaCaps } from './media-admission.js';
 import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
-import type {
-  MediaHolders,
-  MediaResourceIds,
-  RoomMediaRules,
-  RoomMediaState,
-  TransportRecord,
+import {
+  defaultSource,
+  type MediaHolders,
+  type MediaResourceIds,
+  type ProducerSource,
+  type RoomMediaRules,
+  type RoomMediaState,
+  type TransportRecord,
 } from './ports.js';
 import type { MediaPayloads } from './schemas.js';
 
@@ -113,12 +115,14 @@ export class MediaHandlers {
    */
   async produce(context: WsContext, payload: Payload<'ProduceStart'>) {
     const { transport_id, kind, rtp_parameters } = payload;
+    const source = payload.source ?? defaultSource(kind);
     const roomId = payload.room;
     const room = await this.room(context, roomId);
     const { key, media } = room;
     const userId = context.user.userId;
     await this.ownTransport(key, userId, transport_id, 'send', this.event('produce.start'));
-    const appData = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind);
+    const allowed = await this.deps.rules.mayProduce(key.appCode, roomId, userId, kind, source);
+    const appData = { ...allowed, source };
     const producerId = await this.admission.admit(context.socket, key, userId, 'producers', {
       create: async () => {
         const id = await this.call(room, () =>
@@ -128,17 +132,17 @@ export class MediaHandlers {
           this.deps,
           room,
           userId,
-          () => this.deps.state.addProducer(key, userId, { id, kind }),
+          () => this.deps.state.addProducer(key, userId, { id, kind, source }),
           { producers: [id] },
           () => media.closeProducer(id),
-          kind,
+          { kind, source },
         );
         return id;
       },
       idOf: (id) => id,
       undo: (id) =>
         unmake(this.deps, key, userId, { producers: [id] }, () => media.closeProducer(id)),
-      admitted: (id) => this.announce(key, userId, id, kind, false),
+      admitted: (id) => this.announce(key, userId, id, kind, false, source),
     });
     return { producer_id: producerId };
   }
@@ -329,12 +333,19 @@ export class MediaHandlers {
   }
 
   /** Announces a producer opened or closed to the room. */
-  announce(key: CellKey, userId: string, producerId: string, kind: MediaKind, closed: boolean) {
+  announce(
+    key: CellKey,
+    userId: string,
+    producerId: string,
+    kind: MediaKind,
+    closed: boolean,
+    source?: ProducerSource,
+  ) {
     const { rules, broadcaster } = this.deps;
     broadcaster.toRoom(
       key,
       rules.producerNewEvent,
-      rules.producerFrame(key.roomId, userId, producerId, kind, closed),
+      rules.producerFrame(key.roomId, userId, producerId, kind, closed, source),
     );
   }
 

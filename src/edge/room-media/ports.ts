@@ -9,6 +9,16 @@ import type { MediaRoomKind } from '../../media-cluster/media-servers.js';
 import type { AppError } from '../../shared/errors.js';
 
 /**
+ * What a producer carries: a microphone or a camera (the default of its kind), or a shared
+ * screen's video and audio (meetings only).
+ */
+export type ProducerSource = 'microphone' | 'camera' | 'screen' | 'screen_audio';
+
+/** The source a producer of `kind` has when its client names none. */
+export const defaultSource = (kind: MediaKind): ProducerSource =>
+  kind === 'audio' ? 'microphone' : 'camera';
+
+/**
  * One room kind's media rules. Every method throws the kind's refusals as AppErrors (e.g.
  * 你当前未在会议中 for a meeting, 用户不在房间 for a voice room).
  */
@@ -31,6 +41,7 @@ export interface RoomMediaRules {
     roomId: string,
     userId: string,
     kind: MediaKind,
+    source: ProducerSource,
   ): Promise<Readonly<Record<string, string>>>;
   /** The payload of `producerNewEvent`. */
   producerFrame(
@@ -39,6 +50,7 @@ export interface RoomMediaRules {
     producerId: string,
     kind: MediaKind,
     closed: boolean,
+    source?: ProducerSource,
   ): Record<string, unknown>;
   /** What a transport request of a socket that does not follow the room answers. */
   notJoined(): AppError;
@@ -57,6 +69,8 @@ export interface TransportRecord {
 export interface ProducerRecord {
   readonly id: string;
   readonly kind: MediaKind;
+  /** Kept with the room's live producers (for late joiners); absent: the kind's default. */
+  readonly source?: ProducerSource | undefined;
   readonly holder?: string | undefined;
 }
 export interface ConsumerRecord {
@@ -84,6 +98,8 @@ export interface LiveProducer {
   readonly userId: string;
   readonly producerId: string;
   readonly kind: MediaKind;
+  /** Absent in records written before sources were kept: the kind's default. */
+  readonly source?: ProducerSource | undefined;
 }
 
 /**

@@ -22,7 +22,12 @@ export interface MediaPayloads {
   readonly TransportCreate: z.ZodType<Room & { direction: 'send' | 'recv' }>;
   readonly TransportConnect: z.ZodType<Room & { transport_id: string; dtls_parameters: Json }>;
   readonly ProduceStart: z.ZodType<
-    Room & { transport_id: string; kind: 'audio' | 'video'; rtp_parameters: Json }
+    Room & {
+      transport_id: string;
+      kind: 'audio' | 'video';
+      rtp_parameters: Json;
+      source?: 'microphone' | 'camera' | 'screen' | 'screen_audio' | undefined;
+    }
   >;
   readonly ConsumeStart: z.ZodType<
     Room & { transport_id: string; producer_id: string; rtp_capabilities: Json }
@@ -45,6 +50,10 @@ export function mediaPayloads(field: 'room_code' | 'room_id', roomId: z.ZodStrin
       transport_id: mediaId,
       kind: z.enum(['audio', 'video']),
       rtp_parameters: mediaJson,
+      source: z
+        .enum(['microphone', 'camera', 'screen', 'screen_audio'])
+        .optional()
+        .describe('What the track carries (default: microphone for audio, camera for video)'),
     }),
     ConsumeStart: withRoom({
       transport_id: mediaId,

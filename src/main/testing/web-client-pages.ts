@@ -22,6 +22,8 @@ export interface Received {
   frames: number;
   /** Video: the width of the last decoded frame (which simulcast layer arrives). */
   frameWidth?: number;
+  /** A meeting's: microphone, camera, screen or screen_audio. */
+  source?: string;
 }
 export interface RoomsGlobal {
   rooms: {
@@ -73,7 +75,10 @@ export async function receivesMediaOf(
   const deadline = Date.now() + PAGE_WAIT_MS;
   let first: Received[] | undefined;
   for (;;) {
-    const now = (await received(page)).filter((r) => r.userId === from);
+    // The microphone and the camera (a shared screen is looked at on its own).
+    const now = (await received(page)).filter(
+      (r) => r.userId === from && (r.source === undefined || !r.source.startsWith('screen')),
+    );
     const audio = now.find((r) => r.kind === 'audio');
     const video = now.find((r) => r.kind === 'video');
     if (!first && audio && video && audio.bytes > 0 && video.bytes > 0 && video.frames > 0) {
@@ -178,11 +183,33 @@ export async function videoWidthOf(
 ): Promise<number> {
   const deadline = Date.now() + PAGE_WAIT_MS;
   for (;;) {
-    const video = (await received(page)).find((r) => r.userId === from && r.kind === 'video');
+    const video = (await received(page)).find(
+      (r) => r.userId === from && r.kind === 'video' && r.source !== 'screen',
+    );
     const width = video?.frameWidth ?? 0;
     if (width > 0 && wanted(width)) return width;
     if (Date.now() > deadline) {
       throw new Error(`video of ${from} at width ${width}: ${await failure()}`);
+    }
+    await sleep(300);
+  }
+}
+
+/** Waits until `page` decodes frames of `from`'s shared screen, growing. */
+export async function receivesScreenOf(
+  page: Page,
+  from: number,
+  failure: () => Promise<string>,
+): Promise<void> {
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  let first = -1;
+  for (;;) {
+    const screen = (await received(page)).find((r) => r.userId === from && r.source === 'screen');
+    const frames = screen?.frames ?? 0;
+    if (first === -1 && frames > 0) first = frames;
+    else if (first !== -1 && frames > first) return;
+    if (Date.now() > deadline) {
+      throw new Error(`no screen of ${from}: ${JSON.stringify(screen)} ${await failure()}`);
     }
     await sleep(300);
   }

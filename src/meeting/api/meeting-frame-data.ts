@@ -41,6 +41,10 @@ export const MEETING_ROOM_FRAMES = {
     audio_enabled: z.boolean().optional(),
     video_enabled: z.boolean().optional(),
     hand_raised: z.boolean().optional(),
+    screen_sharing: z
+      .boolean()
+      .optional()
+      .describe('Beyond the seed: the member started (true) or stopped sharing a screen'),
     actor_id: JsonId,
   }),
   // The seed: "载荷为响应中的 message 对象", plus the room code.

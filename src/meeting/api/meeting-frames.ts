@@ -98,6 +98,16 @@ export const meetingFrames: FrameMapper = {
             actor_id: idJson(event.actor_id),
           }),
         ];
+      case 'ScreenShareStarted':
+      case 'ScreenShareStopped':
+        return [
+          meetingFrame('meeting.member.state.changed', {
+            room_code,
+            user_id: idJson(event.user_id),
+            screen_sharing: event.type === 'ScreenShareStarted',
+            actor_id: idJson(event.type === 'ScreenShareStarted' ? event.user_id : event.actor_id),
+          }),
+        ];
       case 'WaitingRoomSet':
         return [
           meetingFrame('meeting.room.waiting_room', {

@@ -24,7 +24,12 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
       // A socket names codes too: unknown ones count as the REST routes' do (per user: the
       // address stays with the socket's upgrade), and past the limit every code is refused.
       await limits?.checkLookups(appCode, userId, null);
-      let reply: { is_host: boolean; media_server: string | null; audio_held: boolean };
+      let reply: {
+        is_host: boolean;
+        media_server: string | null;
+        audio_held: boolean;
+        screen_sharer: string | null;
+      };
       try {
         reply = await api.call('MeetingMember', caller(appCode, roomCode, userId));
       } catch (error) {
@@ -37,7 +42,17 @@ export function meetingMembership(api: MeetingApi, limits?: MeetingLimits): Meet
         isHost: reply.is_host,
         mediaServer: reply.media_server,
         audioHeld: reply.audio_held,
+        screenSharer: reply.screen_sharer,
       };
+    },
+    async startScreenShare(appCode, roomCode, userId, staleSharerId) {
+      await api.call('StartScreenShare', {
+        ...caller(appCode, roomCode, userId),
+        stale_sharer_id: staleSharerId === null ? null : userIdNumber(staleSharerId),
+      });
+    },
+    async stopScreenShare(appCode, roomCode, userId) {
+      await api.call('StopScreenShare', caller(appCode, roomCode, userId));
     },
     async socketLive(appCode, roomCode, userId, nodeId) {
       await api.call('MarkSocketLive', {

@@ -151,6 +151,8 @@ export const MeetingMemberReply = z.strictObject({
   media_server: z.string().nullable(),
   /** Muted while members may not unmute themselves: the media server holds its audio. */
   audio_held: z.boolean(),
+  /** Who shares a screen now (a user id in decimal), or null. */
+  screen_sharer: z.string().nullable(),
 });
 export const AudioHoldsReply = z.strictObject({
   media_server: z.string().nullable(),

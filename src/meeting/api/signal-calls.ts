@@ -42,6 +42,7 @@ export const signalCalls = {
         is_host: state!.host_id === req.caller_id,
         media_server: state!.media_server ?? null,
         audio_held: audioHeld(state!, req.caller_id),
+        screen_sharer: state!.screen_share?.user_id ?? null,
       });
     },
   }),
@@ -66,6 +67,34 @@ export const signalCalls = {
           .filter((userId) => audioHeld(state!, userId)),
       });
     },
+  }),
+  /** The caller's screen producer is about to be made: one share per meeting. */
+  StartScreenShare: declare({
+    kind: 'command',
+    scope: 'room',
+    refuses: [...IN_PROGRESS, 'NOT_IN_MEETING', 'SCREEN_SHARE_BUSY'],
+    body: z.strictObject({ ...withRequestId, stale_sharer_id: userId.nullable() }),
+    reply: r.Done,
+    handle: (ctx, req) =>
+      ctx.execute(
+        { ...req, room_code: req.room_code! },
+        { type: 'StartScreenShare', user_id: req.caller_id, stale_sharer_id: req.stale_sharer_id },
+        done,
+      ),
+  }),
+  /** The caller's screen producer closed. */
+  StopScreenShare: declare({
+    kind: 'command',
+    scope: 'room',
+    refuses: [...IN_PROGRESS],
+    body: z.strictObject({ ...withRequestId }),
+    reply: r.Done,
+    handle: (ctx, req) =>
+      ctx.execute(
+        { ...req, room_code: req.room_code! },
+        { type: 'StopScreenShare', user_id: req.caller_id },
+        done,
+      ),
   }),
   MarkSocketLive: declare({
     kind: 'command',

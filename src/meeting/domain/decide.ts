@@ -22,6 +22,7 @@ import {
 } from './decide-membership.js';
 import { changeMemberState, sendChat } from './decide-signals.js';
 import { allowSelfUnmute, lockMeeting, muteAll } from './decide-controls.js';
+import { startScreenShare, stopScreenShare } from './decide-screen.js';
 import {
   admitWaiting,
   denyWaiting,
@@ -61,6 +62,10 @@ export function decideMeeting(
       return muteAll(state, command, ctx);
     case 'AllowSelfUnmute':
       return allowSelfUnmute(state, command, ctx);
+    case 'StartScreenShare':
+      return startScreenShare(state, command, ctx);
+    case 'StopScreenShare':
+      return stopScreenShare(state, command, ctx);
     case 'SetWaitingRoom':
       return setWaitingRoom(state, command, ctx);
     case 'AdmitWaiting':

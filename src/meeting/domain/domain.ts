@@ -74,6 +74,11 @@ export function reactionsTo(event: MeetingEvent): readonly Reaction[] {
       return event.audio_enabled === undefined
         ? []
         : [{ type: 'meeting.audio.reconcile', data: { user_id: event.user_id } }];
+    // A share taken over: the old sharer's screen producers close.
+    case 'ScreenShareStopped':
+      return event.actor_id === event.user_id
+        ? []
+        : [{ type: 'meeting.screen.close', data: { user_id: event.user_id } }];
     case 'MeetingEnded':
       return event.media_server
         ? [{ type: 'meeting.router.close', data: { media_server: event.media_server } }]

@@ -45,6 +45,8 @@ const REASONS = {
   MEETING_LOCKED: ['forbidden', '会议已锁定，暂不允许加入'],
   /** Beyond the seed: after the host's mute-all, only the host lets members unmute. */
   SELF_UNMUTE_BLOCKED: ['forbidden', '主持人已禁止自行解除静音'],
+  /** Beyond the seed: one screen share at a time (the host may take it over). */
+  SCREEN_SHARE_BUSY: ['illegal_state', '其他成员正在共享屏幕'],
   /** Beyond the seed: the host admits or denies someone who is not in the waiting room. */
   NOT_WAITING: ['not_found', '该用户不在等候室中'],
 } as const satisfies Record<string, readonly [ErrorKind, string]>;

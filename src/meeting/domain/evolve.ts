@@ -93,6 +93,8 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
         host_grace: state.host_grace?.user_id === event.user_id ? null : state.host_grace,
         // Only active members have presence: a re-join starts from its next live notice.
         presence: presenceOf(state).filter((e) => e.user_id !== event.user_id),
+        // A member who left shares nothing (its producers closed with its media).
+        ...(state.screen_share?.user_id === event.user_id ? { screen_share: null } : {}),
       };
     case 'EmptyTtlStarted':
       return { ...touched, empty_deadline_ms: event.deadline_ms };
@@ -132,6 +134,12 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
       return { ...touched, locked: event.locked };
     case 'SelfUnmuteSet':
       return { ...touched, self_unmute_blocked: !event.allowed };
+    case 'ScreenShareStarted':
+      return { ...touched, screen_share: { user_id: event.user_id, since_ms: event.at_ms } };
+    case 'ScreenShareStopped':
+      return state.screen_share?.user_id === event.user_id
+        ? { ...touched, screen_share: null }
+        : touched;
     case 'WaitingRoomSet':
       return { ...touched, waiting_room: event.enabled };
     case 'WaitingJoined':

@@ -128,6 +128,12 @@ export interface MeetingState {
   readonly locked?: boolean;
   /** The host muted everyone and members may not unmute themselves (absent: they may). */
   readonly self_unmute_blocked?: boolean;
+  /**
+   * Who shares a screen now and since when (one at a time; absent or null: nobody). A
+   * share the sharer's node forgot (its socket dropped) may be taken over once it is older
+   * than the grace the edge's stale check needs (decide-screen.ts).
+   */
+  readonly screen_share?: { readonly user_id: string; readonly since_ms: number } | null;
   /** New joins wait for the host to admit them (absent: they come straight in). */
   readonly waiting_room?: boolean;
   /** The joins waiting for the host, earliest first (absent: none). */
@@ -210,6 +216,18 @@ export type MeetingCommand =
       readonly operator_user_id: string;
       readonly allowed: boolean;
     }
+  /**
+   * The member starts sharing a screen (its screen producer is about to be made). Another
+   * member's share is taken over by the host, or by anyone when the edge found no live
+   * screen producer of that sharer (`stale_sharer_id`) and the share is past its grace.
+   */
+  | {
+      readonly type: 'StartScreenShare';
+      readonly user_id: string;
+      readonly stale_sharer_id: string | null;
+    }
+  /** The member stopped sharing (its screen producer closed); not the sharer: nothing. */
+  | { readonly type: 'StopScreenShare'; readonly user_id: string }
   /** The host turns the waiting room on or off (the joins waiting stay for the host). */
   | {
       readonly type: 'SetWaitingRoom';
@@ -270,6 +288,14 @@ export type MeetingEvent =
       readonly media_server: string | null;
       /** Present (true) when new joins wait for the host. */
       readonly waiting_room?: boolean | undefined;
+      readonly at_ms: number;
+    }
+  | { readonly type: 'ScreenShareStarted'; readonly user_id: string; readonly at_ms: number }
+  /** `actor_id`: the sharer itself, or whoever took the share over (its producers close). */
+  | {
+      readonly type: 'ScreenShareStopped';
+      readonly user_id: string;
+      readonly actor_id: string;
       readonly at_ms: number;
     }
   | {

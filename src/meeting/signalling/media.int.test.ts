@@ -100,6 +100,8 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
       producer_id: producerId,
       kind: 'audio',
       closed: false,
+      // Beyond the seed: what the track carries (an audio track's default).
+      source: 'microphone',
     });
 
     const recv = await transport(member, 'recv');

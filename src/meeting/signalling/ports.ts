@@ -15,6 +15,8 @@ export interface MeetingMember {
    * the member's audio producers and refuses new ones (SELF_UNMUTE_BLOCKED).
    */
   readonly audioHeld: boolean;
+  /** Who shares a screen in the meeting now, or null. */
+  readonly screenSharer: string | null;
 }
 
 /** `meeting.member.state.changed`'s change; `target_user_id` omitted = the caller. */
@@ -31,6 +33,18 @@ export interface MeetingMembership {
    * this throws: a user who never joined is treated like one who left (NOT_IN_MEETING).
    */
   member(appCode: string, roomCode: string, userId: string): Promise<MeetingMember>;
+  /**
+   * The cell's `StartScreenShare`: the caller shares (SCREEN_SHARE_BUSY while another
+   * member does, unless the caller hosts or names that stale sharer).
+   */
+  startScreenShare(
+    appCode: string,
+    roomCode: string,
+    userId: string,
+    staleSharerId: string | null,
+  ): Promise<void>;
+  /** The cell's `StopScreenShare`: the caller's share ends (nothing if it has none). */
+  stopScreenShare(appCode: string, roomCode: string, userId: string): Promise<void>;
   /**
    * The cell's `MarkSocketLive`: a live WebSocket of the user on node `nodeId` follows the
    * meeting (that node's presence lease for the user starts or is refreshed).

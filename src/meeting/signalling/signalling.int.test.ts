@@ -109,6 +109,8 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       producer_id: producerIds[0],
       kind: 'audio',
       closed: false,
+      // Beyond the seed: what the track carries (an audio track's default).
+      source: 'microphone',
     });
     assert.equal(frame.code, 0);
   });
@@ -255,6 +257,8 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       producer_id: producerIds[0],
       kind: 'audio',
       closed: false,
+      // Beyond the seed: what the track carries (an audio track's default).
+      source: 'microphone',
     });
     await settle();
     assert.equal(

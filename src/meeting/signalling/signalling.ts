@@ -80,6 +80,7 @@ export interface MeetingSignallingDeps {
 
 /** Payloads as the hub parsed them with the events' declarations (./ws-protocol.ts). */
 type Room = z.output<typeof RoomPayload>;
+type ProducerClosePayload = z.output<typeof media.producerClose.payload>;
 type MemberState = z.output<typeof MemberStatePayload>;
 
 export class MeetingSignalling {
@@ -102,7 +103,7 @@ export class MeetingSignalling {
     this.logger = deps.logger.child({ module: 'meeting-ws' });
     this.handlers = new MediaHandlers({
       ...deps,
-      rules: meetingMediaRules(deps.membership),
+      rules: meetingMediaRules(deps.membership, deps.state),
       logger: this.logger,
     });
     const h = this.handlers;
@@ -115,7 +116,7 @@ export class MeetingSignalling {
     hub.handle(media.transportConnect, (c, d) => h.connectTransport(c, d));
     hub.handle(media.produceStart, (c, d) => h.produce(c, d));
     hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
-    hub.handle(media.producerClose, (c, d) => h.closeProducer(c, d));
+    hub.handle(media.producerClose, (c, d) => this.closeProducer(c, d));
     hub.handle(media.consumeResume, (c, d) => h.resume(c, d));
     hub.handle(MeetingConsumerPreferences, (c, d) => h.prefer(c, d));
     deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
@@ -131,6 +132,40 @@ export class MeetingSignalling {
    * calls): closes them on the media server, forgets them, announces closed producers.
    * `holder`: only what that dead node process's sockets made (../../edge/room-media/orphan-media.ts).
    */
+  /**
+   * `meeting.producer.close`: as for any room kind; a shared screen's close ends the
+   * caller's share in the meeting (so another member may share).
+   */
+  private async closeProducer(context: WsContext, payload: ProducerClosePayload) {
+    const { user } = context;
+    const key: CellKey = { appCode: user.appCode, roomId: payload.room };
+    const live = await this.deps.state.liveProducers(key);
+    const closing = live.find(
+      (p) => p.producerId === payload.producer_id && p.userId === user.userId,
+    );
+    const answer = await this.handlers.closeProducer(context, payload);
+    if (closing?.source === 'screen') {
+      await this.deps.membership.stopScreenShare(user.appCode, payload.room, user.userId);
+    }
+    return answer;
+  }
+
+  /**
+   * A share taken over (the cell's `ScreenShareStopped` by another member): the old
+   * sharer's screen producers close on `mediaServer`, are forgotten and announced closed.
+   */
+  async closeScreenOf(key: CellKey, userId: string, mediaServer: string | null): Promise<void> {
+    const screens = (await this.deps.state.liveProducers(key)).filter(
+      (p) => p.userId === userId && (p.source === 'screen' || p.source === 'screen_audio'),
+    );
+    const media = this.deps.media.of(mediaServer);
+    for (const p of screens) {
+      await media.closeProducer(p.producerId);
+      await this.deps.state.forget(key, userId, { producers: [p.producerId] });
+      this.handlers.announce(key, userId, p.producerId, p.kind, true, p.source);
+    }
+  }
+
   releaseUserMedia(
     key: CellKey,
     userId: string,
@@ -173,7 +208,7 @@ export class MeetingSignalling {
       if (p.userId === user.userId) continue;
       context.sendAfterAck(
         PRODUCER_NEW,
-        producerFrame(room_code, p.userId, p.producerId, p.kind, false),
+        producerFrame(room_code, p.userId, p.producerId, p.kind, false, p.source),
       );
     }
     return {};

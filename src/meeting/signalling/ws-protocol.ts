@@ -91,7 +91,7 @@ export const meetingMediaEvents = mediaWsEvents({
   payloads: meetingMediaPayloads,
   access: ACCESS,
   notJoined: 'MEETING_NOT_JOINED' satisfies Reason,
-  produce: ['SELF_UNMUTE_BLOCKED'],
+  produce: ['SELF_UNMUTE_BLOCKED', 'SCREEN_SHARE_BUSY'],
 });
 
 /** Beyond the seed: which simulcast layer of a consumer the viewer needs, or none. */

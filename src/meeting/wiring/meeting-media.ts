@@ -55,25 +55,37 @@ async function activeAgain(
  * from the media server, so a producer made meanwhile is either seen here or refused by its
  * own check after it was recorded (../../edge/room-media/keep-made.ts).
  */
+/**
+ * The meeting's media server and whose audio is held now; undefined for a meeting ended or
+ * gone (its router closes with it).
+ */
+async function mediaStateOf(api: MeetingApi, key: CellKey) {
+  try {
+    return await api.call('MeetingAudioHolds', {
+      app_code: key.appCode,
+      room_code: key.roomId,
+      caller_id: FAILOVER_CALLER,
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'MEETING_NOT_FOUND' || code === 'MEETING_ENDED') return undefined;
+    throw error;
+  }
+}
+
+/** The meeting's media server; undefined for a meeting ended or gone. */
+async function mediaServerOf(api: MeetingApi, key: CellKey): Promise<string | null | undefined> {
+  return (await mediaStateOf(api, key))?.media_server;
+}
+
 async function holdAudio(
   media: MediaServers,
   api: MeetingApi,
   key: CellKey,
   userId: string | null,
 ): Promise<void> {
-  let holds;
-  try {
-    holds = await api.call('MeetingAudioHolds', {
-      app_code: key.appCode,
-      room_code: key.roomId,
-      caller_id: FAILOVER_CALLER,
-    });
-  } catch (error) {
-    // Ended or gone: its router closes with it.
-    const code = (error as { code?: unknown }).code;
-    if (code === 'MEETING_NOT_FOUND' || code === 'MEETING_ENDED') return;
-    throw error;
-  }
+  const holds = await mediaStateOf(api, key);
+  if (holds === undefined) return; // ended or gone: its router closes with it
   const server = media.of(holds.media_server);
   let producers;
   try {
@@ -145,6 +157,13 @@ export function wireMeetingMedia(deps: {
     [
       'meeting.audio.reconcile',
       (key, data) => holdAudio(media, deps.meetings.api, key, text(data, 'user_id')),
+    ],
+    [
+      'meeting.screen.close',
+      async (key, data) => {
+        const where = await mediaServerOf(deps.meetings.api, key);
+        if (where !== undefined) await signalling.closeScreenOf(key, text(data, 'user_id')!, where);
+      },
     ],
     [
       'meeting.router.close',

@@ -89,8 +89,9 @@ export function voiceMediaRules(api: VoiceRoomApi, fallbackServer: string | null
       if (!reply.allowed) throw AppError.from(refuse(reply.reason as VoiceRoomReason));
       return { mediaServer };
     },
-    async mayProduce(appCode, roomId, userId, kind: MediaKind) {
-      if (kind !== 'audio') throw errors.VOICE_AUDIO_ONLY();
+    async mayProduce(appCode, roomId, userId, kind: MediaKind, source) {
+      // A seat's microphone only: no video, no shared screen.
+      if (kind !== 'audio' || source !== 'microphone') throw errors.VOICE_AUDIO_ONLY();
       const seat = speakingSeatOf(await voiceRoomOf(api, appCode, roomId), userId);
       if (!seat) throw AppError.from(refuse('NOT_ON_SEAT'));
       if (seat.muted) throw AppError.from(refuse('SEAT_MUTED'));

@@ -107,6 +107,7 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
       room_kind: 'voice_room',
       user_id: String(api.ids.anna),
       mic_session_id: session,
+      source: 'microphone',
     });
 
     // The media server hears RTP: the seat turns publishing with no client confirm.

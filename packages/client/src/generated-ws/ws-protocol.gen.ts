@@ -330,6 +330,10 @@ export interface WsProtocol {
         rtp_parameters: {
           [k: string]: unknown | undefined;
         };
+        /**
+         * What the track carries (default: microphone for audio, camera for video)
+         */
+        source?: "microphone" | "camera" | "screen" | "screen_audio";
       };
       ack: {
         producer_id: string;
@@ -371,6 +375,7 @@ export interface WsProtocol {
         | "REALTIME_UNAVAILABLE"
         | "REPLY_MISMATCH"
         | "ROOM_KIND_MISMATCH"
+        | "SCREEN_SHARE_BUSY"
         | "SELF_UNMUTE_BLOCKED"
         | "UNKNOWN_KIND";
     };
@@ -757,6 +762,10 @@ export interface WsProtocol {
         rtp_parameters: {
           [k: string]: unknown | undefined;
         };
+        /**
+         * What the track carries (default: microphone for audio, camera for video)
+         */
+        source?: "microphone" | "camera" | "screen" | "screen_audio";
       };
       ack: {
         producer_id: string;
@@ -1075,6 +1084,10 @@ export interface WsProtocol {
       audio_enabled?: boolean;
       video_enabled?: boolean;
       hand_raised?: boolean;
+      /**
+       * Beyond the seed: the member started (true) or stopped sharing a screen
+       */
+      screen_sharing?: boolean;
       actor_id: number | null;
     };
     "meeting.chat": {
@@ -1212,6 +1225,10 @@ export interface WsProtocol {
        * true: the producer closed; drop its consumers
        */
       closed: boolean;
+      /**
+       * Beyond the seed: what the track carries (a shared screen: screen, screen_audio); always on an opened producer, possibly absent on a closed one
+       */
+      source?: "microphone" | "camera" | "screen" | "screen_audio";
     };
     "meeting.active_speaker": {
       /**

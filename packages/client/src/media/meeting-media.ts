@@ -30,7 +30,23 @@ export interface RemoteMedia {
   readonly video: MediaStream | null;
   readonly audioConsumerId: string | null;
   readonly videoConsumerId: string | null;
+  /** The member's shared screen (video), and its sound when the browser gave one. */
+  readonly screen?: MediaStream | null;
+  readonly screenConsumerId?: string | null;
+  readonly screenAudio?: MediaStream | null;
+  readonly screenAudioConsumerId?: string | null;
 }
+
+/** What a producer carries (`meeting.member.producer.new`'s `source`). */
+export type MediaSource = 'microphone' | 'camera' | 'screen' | 'screen_audio';
+
+/** Where each source's stream is shown in {@link RemoteMedia}. */
+const SLOTS = {
+  microphone: ['audio', 'audioConsumerId'],
+  camera: ['video', 'videoConsumerId'],
+  screen: ['screen', 'screenConsumerId'],
+  screen_audio: ['screenAudio', 'screenAudioConsumerId'],
+} as const satisfies Record<MediaSource, readonly [keyof RemoteMedia, keyof RemoteMedia]>;
 
 /**
  * How a page shows one member's video: the tile's width in device pixels (the server
@@ -90,6 +106,7 @@ interface ConsumerInfo {
 interface Waiting {
   producerId: string;
   userId: number;
+  source: MediaSource;
   generation: number;
 }
 
@@ -109,6 +126,7 @@ export class MeetingMedia {
   /** producer_id → consumer (null while being created). */
   private readonly consumers = new Map<string, Consumer | null>();
   private readonly owners = new Map<string, number>();
+  private readonly sources = new Map<string, MediaSource>();
   private readonly resumed = new Set<string>();
   private generation = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -120,6 +138,9 @@ export class MeetingMedia {
   /** The previous socket's producers, closed once the page is back (see `start`). */
   private leftBehind: string[] = [];
   private waiting: Waiting[] = [];
+  /** The screen this page shares (its tracks), and their producers while produced. */
+  private screenStream: MediaStream | null = null;
+  private readonly screenProducers: Producer[] = [];
   /** Per member: how the page shows its video, and what the server was last told. */
   private readonly views = new Map<number, TileView>();
   private readonly told = new Map<string, string>();
@@ -245,6 +266,76 @@ export class MeetingMedia {
       this.producers.set(kind, producer);
       if (!this.enabled[kind]) producer.pause();
     }
+    // Sharing a screen when the socket dropped: shared again on the new one.
+    if (this.screenStream) await this.produceScreen(send, generation);
+  }
+
+  /** The screen this page shares, or null. */
+  get sharedScreen(): MediaStream | null {
+    return this.screenStream;
+  }
+
+  /**
+   * Shares `stream` (from getDisplayMedia): its video as `source: "screen"`, its audio as
+   * `screen_audio`. Refused (其他成员正在共享屏幕) while another member shares, unless
+   * this member hosts. Ends by itself when the browser's own "stop sharing" ends the track.
+   */
+  async shareScreen(stream: MediaStream): Promise<void> {
+    if (this.screenStream) await this.stopScreen();
+    this.screenStream = stream;
+    for (const track of stream.getTracks()) {
+      track.addEventListener('ended', () => void this.stopScreen());
+    }
+    if (!this.send) return; // produced by `start` once the transports exist
+    try {
+      await this.produceScreen(this.send, this.generation);
+    } catch (error) {
+      this.dropScreen();
+      throw error;
+    }
+    this.changes.emit();
+  }
+
+  /** Stops sharing: the producers close (the share is free for others) and the tracks end. */
+  async stopScreen(): Promise<void> {
+    const producers = this.screenProducers.splice(0);
+    this.dropScreen();
+    for (const producer of producers) {
+      await this.socket
+        .request('meeting.producer.close', { room_code: this.roomCode, producer_id: producer.id })
+        .catch(() => undefined); // gone with the socket: its close released it
+    }
+    this.changes.emit();
+  }
+
+  /**
+   * The share was taken over (the server closed this page's screen producers): let go of
+   * them and of the tracks, without telling the server again.
+   */
+  screenTakenOver(): void {
+    this.screenProducers.splice(0);
+    this.dropScreen();
+    this.changes.emit();
+  }
+
+  private dropScreen(): void {
+    for (const producer of this.screenProducers.splice(0)) producer.close();
+    for (const track of this.screenStream?.getTracks() ?? []) track.stop();
+    this.screenStream = null;
+  }
+
+  private async produceScreen(send: Transport, generation: number): Promise<void> {
+    for (const track of this.screenStream?.getTracks() ?? []) {
+      const source = track.kind === 'video' ? 'screen' : 'screen_audio';
+      const producer = await send.produce({
+        track,
+        stopTracks: false,
+        appData: { source },
+        ...(track.kind === 'video' ? { encodings: [{ maxBitrate: 1_500_000 }] } : {}),
+      });
+      if (generation !== this.generation) return;
+      this.screenProducers.push(producer);
+    }
   }
 
   /**
@@ -307,7 +398,14 @@ export class MeetingMedia {
 
   /** What arrived from each member (inbound-rtp of the recv transport), for a debug hook. */
   async received(): Promise<
-    { userId: number; kind: string; bytes: number; frames: number; frameWidth: number }[]
+    {
+      userId: number;
+      kind: string;
+      source: MediaSource;
+      bytes: number;
+      frames: number;
+      frameWidth: number;
+    }[]
   > {
     if (!this.recv) return [];
     const report = await this.recv.getStats();
@@ -322,6 +420,8 @@ export class MeetingMedia {
       out.push({
         userId: this.owners.get(producerId) ?? 0,
         kind: consumer.kind,
+        source:
+          this.sources.get(producerId) ?? (consumer.kind === 'audio' ? 'microphone' : 'camera'),
         bytes: s?.bytesReceived ?? 0,
         frames: s?.framesDecoded ?? 0,
         // The width of the last decoded frame: which simulcast layer arrives.
@@ -397,9 +497,12 @@ export class MeetingMedia {
   private reset(): void {
     for (const producer of this.producers.values()) producer.close();
     this.producers.clear();
+    // The tracks stay: `start` shares them again on the new transports.
+    for (const producer of this.screenProducers.splice(0)) producer.close();
     for (const consumer of this.consumers.values()) consumer?.close();
     this.consumers.clear();
     this.owners.clear();
+    this.sources.clear();
     this.resumed.clear();
     this.send?.close();
     this.recv?.close();
@@ -428,10 +531,10 @@ export class MeetingMedia {
       const media = this.remoteMedia.get(d.user_id);
       if (!media || !consumer) return;
       // Only if it is still the one shown (a newer producer of the member may have replaced it).
-      const gone = {
-        ...(consumer.id === media.audioConsumerId ? { audio: null, audioConsumerId: null } : {}),
-        ...(consumer.id === media.videoConsumerId ? { video: null, videoConsumerId: null } : {}),
-      };
+      const gone: Record<string, null> = {};
+      for (const [stream, id] of Object.values(SLOTS)) {
+        if (media[id] === consumer.id) Object.assign(gone, { [stream]: null, [id]: null });
+      }
       if (Object.keys(gone).length > 0) {
         this.setRemote((remote) => remote.set(d.user_id, { ...media, ...gone }));
       }
@@ -441,9 +544,13 @@ export class MeetingMedia {
     if (this.consumers.has(d.producer_id)) return;
     this.consumers.set(d.producer_id, null);
     this.owners.set(d.producer_id, d.user_id);
+    // A server before sources were told: the kind's default.
+    const source = d.source ?? (d.kind === 'audio' ? 'microphone' : 'camera');
+    this.sources.set(d.producer_id, source);
     this.waiting.push({
       producerId: d.producer_id,
       userId: d.user_id,
+      source,
       generation: this.generation,
     });
     this.pump();
@@ -461,7 +568,7 @@ export class MeetingMedia {
     const wanted = () =>
       item.generation === this.generation && this.consumers.get(item.producerId) === null;
     this.queue = this.queue
-      .then(() => this.consume(item.producerId, item.userId, item.generation))
+      .then(() => this.consume(item))
       .catch((error: Error) => {
         if (wanted() && mayPass(error) && failures + 1 < CONSUME_ATTEMPTS) {
           this.consumeRetries.later(backoff(RETRY_MS, failures), () => {
@@ -473,7 +580,8 @@ export class MeetingMedia {
       });
   }
 
-  private async consume(producerId: string, userId: number, generation: number): Promise<void> {
+  private async consume(item: Waiting): Promise<void> {
+    const { producerId, userId, generation } = item;
     const recv = this.recv;
     if (!recv || generation !== this.generation || !this.consumers.has(producerId)) return;
     const info = await this.socket.request<ConsumerInfo>('meeting.consume.start', {
@@ -494,12 +602,12 @@ export class MeetingMedia {
       audioConsumerId: null,
       videoConsumerId: null,
     };
-    const stream = new MediaStream([consumer.track]);
-    const shown =
-      consumer.kind === 'audio'
-        ? { ...media, audio: stream, audioConsumerId: consumer.id }
-        : { ...media, video: stream, videoConsumerId: consumer.id };
+    const [stream, id] = SLOTS[item.source];
+    const shown = { ...media, [stream]: new MediaStream([consumer.track]), [id]: consumer.id };
     this.setRemote((remote) => remote.set(userId, shown));
+    // A shared screen is forwarded at once: one large view, no tile to mount it in first.
+    if (item.source === 'screen' || item.source === 'screen_audio')
+      await this.attached(consumer.id);
   }
 
   private wire(transport: Transport): Transport {

@@ -29,13 +29,16 @@ export function signalled(
       })
       .then(() => callback(), errback);
   });
-  transport.on('produce', ({ kind, rtpParameters }, callback, errback) => {
+  transport.on('produce', ({ kind, rtpParameters, appData }, callback, errback) => {
+    // A shared screen says so (meetings); a microphone or a camera is the kind's default.
+    const source = typeof appData.source === 'string' ? { source: appData.source } : {};
     socket
       .request<{ producer_id: string }>(`${prefix}.produce.start`, {
         ...room,
         transport_id: transport.id,
         kind,
         rtp_parameters: rtpParameters,
+        ...source,
       })
       .then(({ producer_id: id }) => callback({ id }), errback);
   });

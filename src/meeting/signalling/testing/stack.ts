@@ -63,7 +63,17 @@ export class FakeMembership implements MeetingMembership {
       isHost: meeting.host === userId,
       mediaServer: TEST_MEDIA_SERVER,
       audioHeld: false,
+      screenSharer: null,
     });
+  }
+
+  /** Screen sharing is the meeting cell's (tested on a real node): anyone may here. */
+  startScreenShare(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  stopScreenShare(): Promise<void> {
+    return Promise.resolve();
   }
 
   socketLive(_appCode: string, roomCode: string, userId: string, nodeId: string): Promise<void> {
