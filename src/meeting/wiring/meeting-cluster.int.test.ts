@@ -233,4 +233,58 @@ describe('meetings on two nodes', { skip }, () => {
     }
     await a.call('POST', `/meeting/rooms/${code}/end`, { as: 'carol', body: {} });
   });
+
+  // Last: it closes a node.
+  it('the waiting list is the cell’s: listed and admitted through another node after its owner closed', async () => {
+    const created = await a.call('POST', '/meeting/rooms', {
+      as: 'carol',
+      body: { title: 'm4', waiting_room: true },
+      via: nodes[0]!.http,
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const code = created.body.data.room.room_code as string;
+    const waits = await a.call('POST', `/meeting/rooms/${code}/join`, {
+      as: 'dave',
+      body: {},
+      via: nodes[1]!.http,
+    });
+    assert.equal(waits.body.data.waiting, true, JSON.stringify(waits.body));
+    const redis = new Redis(testRedisUrl());
+    let ownerId: string | undefined;
+    try {
+      ownerId = (await redis.get(`${keyPrefix}lease:default\u0000${code}`))?.split('\n')[0];
+    } finally {
+      redis.disconnect();
+    }
+    const owner = nodes[['meeting-a', 'meeting-b', 'meeting-c'].indexOf(ownerId ?? '')];
+    assert.ok(owner, `the owner ${ownerId} is one of the nodes`);
+    await owner.close();
+    const other = nodes.find((n) => n !== owner)!;
+    // Between owners a call may answer 503: retried, as a client does.
+    const retried = async (call: () => ReturnType<typeof a.call>) => {
+      for (let i = 0; ; i++) {
+        const answer = await call();
+        if (answer.status !== 503 || i === 50) return answer;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const list = await retried(() =>
+      a.call('GET', `/meeting/rooms/${code}/waiting`, { as: 'carol', via: other.http }),
+    );
+    assert.equal(list.status, 200, JSON.stringify(list.body));
+    assert.deepEqual(
+      list.body.data.list.map((w: { user_id: number }) => w.user_id),
+      [a.ids.dave],
+    );
+    const admitted = await retried(() =>
+      a.call('POST', `/meeting/rooms/${code}/waiting/admit`, {
+        as: 'carol',
+        body: { user_id: a.ids.dave, request_id: 'admit-dave' },
+        via: other.http,
+      }),
+    );
+    assert.deepEqual(admitted.body.data.user_ids, [a.ids.dave], JSON.stringify(admitted.body));
+    const detail = await a.call('GET', `/meeting/rooms/${code}`, { as: 'dave', via: other.http });
+    assert.equal(detail.body.data.online_count, 2);
+  });
 });

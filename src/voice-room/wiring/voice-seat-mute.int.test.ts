@@ -64,6 +64,15 @@ void describe('a muted seat on the built-in media server', { skip: mediaSkipReas
     });
     assert.notEqual(refused.code, 0);
     assert.match(refused.message ?? '', /muted/);
+    // A seat carries a microphone: a shared screen's sound is refused, muted or not.
+    const screen = await bert.request('voice.produce.start', {
+      room_id: roomId,
+      transport_id: send,
+      kind: 'audio',
+      source: 'screen_audio',
+      rtp_parameters: opusRtpParameters(87654322),
+    });
+    assert.deepEqual([screen.code, screen.message], [-1, 'voice rooms carry audio only']);
 
     await post('anna', `/${roomId}/seats/mute`, { seat_index: 0, muted: false });
     await waitFor(() => (producer() && !producer()!.paused ? true : undefined), 'resumed');
