@@ -67,7 +67,7 @@ describe('meetings on two nodes', { skip }, () => {
     }
     // Tokens are valid on every node (one JWT secret, one database): `via` picks the node.
     a = meetingClient(() => nodes[0]!.http);
-    await a.users(['alice', 'bob', 'carol', 'dave']);
+    await a.users(['alice', 'bob', 'carol', 'dave', 'erin']);
   });
   after(async () => {
     for (const node of nodes) await node.close();
@@ -244,11 +244,11 @@ describe('meetings on two nodes', { skip }, () => {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const code = created.body.data.room.room_code as string;
     const waits = await a.call('POST', `/meeting/rooms/${code}/join`, {
-      as: 'dave',
+      as: 'erin',
       body: {},
       via: nodes[1]!.http,
     });
-    assert.equal(waits.body.data.waiting, true, JSON.stringify(waits.body));
+    assert.equal(waits.body.data?.waiting, true, JSON.stringify(waits.body));
     const redis = new Redis(testRedisUrl());
     let ownerId: string | undefined;
     try {
@@ -274,17 +274,17 @@ describe('meetings on two nodes', { skip }, () => {
     assert.equal(list.status, 200, JSON.stringify(list.body));
     assert.deepEqual(
       list.body.data.list.map((w: { user_id: number }) => w.user_id),
-      [a.ids.dave],
+      [a.ids.erin],
     );
     const admitted = await retried(() =>
       a.call('POST', `/meeting/rooms/${code}/waiting/admit`, {
         as: 'carol',
-        body: { user_id: a.ids.dave, request_id: 'admit-dave' },
+        body: { user_id: a.ids.erin, request_id: 'admit-erin' },
         via: other.http,
       }),
     );
-    assert.deepEqual(admitted.body.data.user_ids, [a.ids.dave], JSON.stringify(admitted.body));
-    const detail = await a.call('GET', `/meeting/rooms/${code}`, { as: 'dave', via: other.http });
+    assert.deepEqual(admitted.body.data.user_ids, [a.ids.erin], JSON.stringify(admitted.body));
+    const detail = await a.call('GET', `/meeting/rooms/${code}`, { as: 'erin', via: other.http });
     assert.equal(detail.body.data.online_count, 2);
   });
 });
