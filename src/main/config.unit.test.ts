@@ -157,6 +157,7 @@ const DEFAULT_MEDIA: Config['media'] = {
     pipeListenIp: null,
     pipeAnnouncedAddress: null,
     peerLostMs: 3_000,
+    recordings: { dir: 'data/recordings', ffmpeg: 'ffmpeg', retentionMs: 2_592_000_000 },
   },
 };
 
@@ -381,6 +382,7 @@ void describe('loadConfig', () => {
           pipeListenIp: '10.0.0.5',
           pipeAnnouncedAddress: 'media-1.internal',
           peerLostMs: 1500,
+          recordings: { dir: 'data/recordings', ffmpeg: 'ffmpeg', retentionMs: 2_592_000_000 },
         },
       },
       grpc: {

@@ -25,12 +25,19 @@
  * Each step's page is saved to test-results/web-*.png.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import type { Recording as RecordingReply } from '../meeting/api/replies.js';
+
+type Recording = z.output<typeof RecordingReply>;
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
+import { probeRecording } from '../media-server/testing/probe.js';
 import { mediaRoomOf } from '../media-cluster/media-servers.js';
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 import {
@@ -95,6 +102,63 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     });
     await page.goto(`${rooms.node.httpAddress}/`);
     return page;
+  }
+
+  /**
+   * The meeting's one recording, read through the API with A's token: a microphone and a
+   * camera track of each of `users`, each file read by ffprobe with its codec and within a
+   * second of the time it was recorded; a user who took no part is refused the files.
+   */
+  async function checkRecording(code: string, users: number[]) {
+    const tokenOf = (page: Page) =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { sessionStorage: { getItem(k: string): string } }
+        ).sessionStorage.getItem('rooms.token'),
+      );
+    const tokenA = await tokenOf(pageA);
+    const get = (url: string, token: string) =>
+      fetch(`${rooms.node.httpAddress}${url}`, { headers: { authorization: `Bearer ${token}` } });
+    const listed = (await (
+      await get(`/api/v1/meeting/rooms/${code}/recordings`, tokenA)
+    ).json()) as {
+      data: { list: Recording[] };
+    };
+    const [recording] = listed.data.list;
+    assert.ok(recording, 'one recording');
+    assert.equal(recording.status, 'complete');
+    const sources = recording.tracks.map((t) => `${t.user_id}:${t.source}`).sort();
+    const expected = users.flatMap((u) => [`${u}:camera`, `${u}:microphone`]).sort();
+    assert.deepEqual(sources, expected);
+    const recorded = recording.duration_ms! / 1_000;
+    const dir = await mkdtemp(path.join(tmpdir(), 'web-recording-'));
+    try {
+      for (const track of recording.tracks) {
+        const answer = await get(track.url, tokenA);
+        assert.equal(answer.status, 200, track.url);
+        const file = path.join(dir, track.file);
+        await writeFile(file, Buffer.from(await answer.arrayBuffer()));
+        const { codec, duration } = await probeRecording(file);
+        assert.equal(codec, track.kind === 'audio' ? 'opus' : 'vp8');
+        const truth = recorded - track.start_offset_ms / 1_000;
+        assert.ok(Math.abs(duration - truth) < 1, `${track.file}: ${duration} s of ${truth} s`);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const account = async (step: 'register' | 'login') =>
+      fetch(`${rooms.node.httpAddress}/api/v1/auth/${step}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'eve_web', password: 'secret123' }),
+      });
+    await account('register');
+    const eve = (await (await account('login')).json()) as { data: { access_token: string } };
+    const refused = await get(recording.tracks[0]!.url, eve.data.access_token);
+    assert.deepEqual(
+      [refused.status, ((await refused.json()) as { message: string }).message],
+      [400, '你当前未在会议中'],
+    );
   }
 
   /** Waits until `page` receives `from`'s audio and video, then until both keep growing. */
@@ -237,6 +301,16 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await shot(pageA, 'meeting-screen');
       await pageB.locator('[data-test=share-screen]').click();
       await pageA.locator('[data-test=screen-view]').waitFor({ state: 'detached' });
+
+      // A records ~5 s of both talking: every page shows it; each track's file holds its
+      // codec for about the time it was recorded; another user may not download them.
+      await pageA.locator('[data-test=record]').click();
+      await pageB.locator('[data-test=recording]').waitFor();
+      await sleep(5_000);
+      await pageA.locator('[data-test=record]').click();
+      await pageB.locator('[data-test=recording]').waitFor({ state: 'detached' });
+      await pageA.locator('[data-test=recordings] li', { hasText: 'complete' }).first().waitFor();
+      await checkRecording(code, [idA, idB]);
 
       // B raises a hand: A's tile of B shows it.
       await pageB.locator('[data-test=raise-hand]').click();

@@ -11,6 +11,8 @@
  * A request the media server rejects as malformed (400/409) is a `validation`/`conflict`
  * AppError with the server's reason.
  */
+import type { MediaDownload } from '../adapters/media/media-http.js';
+import type { RecordingManifest } from '../media-server/recorder.js';
 import { AppError } from '../shared/errors.js';
 import { errors } from '../shared/error-codes.js';
 
@@ -103,6 +105,19 @@ export interface MediaOrchestrator {
     rtpCapabilities: MediaJson,
   ): Promise<ConsumerInfo>;
   resumeConsumer(consumerId: string): Promise<void>;
+  /** Whether the media server can record (it has FFmpeg). */
+  recordingSupported(): Promise<boolean>;
+  /**
+   * Records the room (its live producers and those made later) as `recordingId`; nothing
+   * new for a recording it already made (src/media-server/recorder.ts).
+   */
+  startRecording(roomCode: string, recordingId: string): Promise<RecordingManifest>;
+  /** Stops the recording (its files are whole); one it lost is marked interrupted. */
+  stopRecording(recordingId: string): Promise<RecordingManifest>;
+  /** The recording's manifest: its tracks, their files and users. */
+  recording(recordingId: string): Promise<RecordingManifest>;
+  /** One of the recording's files, streamed (a `range` as the caller sent it). */
+  recordingFile(recordingId: string, file: string, range?: string): Promise<MediaDownload>;
   /** The viewer's layer of a simulcast consumer (ignored for others), and its pause. */
   setConsumerPreferences(consumerId: string, preferences: ConsumerPreferences): Promise<void>;
   /** Pauses or resumes a producer: nothing of it is forwarded while paused. */

@@ -46,6 +46,9 @@ export const mediaServerVariables = {
     .regex(/^[A-Za-z0-9.:-]{1,253}$/, 'an IP address or a host name')
     .optional(),
   ROOMS_MEDIA_PEER_LOST_MS: int(500, 600_000).default(DEFAULT_PEER_LOST_MS),
+  ROOMS_MEDIA_RECORDINGS_DIR: z.string().min(1).default('data/recordings'),
+  ROOMS_MEDIA_FFMPEG: z.string().min(1).default('ffmpeg'),
+  ROOMS_MEDIA_RECORDING_RETENTION_MS: int(0, 3_650 * 86_400_000).default(30 * 86_400_000),
 };
 
 /**
@@ -104,6 +107,11 @@ export function mediaServerOptions(e: MediaServerEnv): MediaServerSettings {
     pipeListenIp: e.ROOMS_MEDIA_PIPE_LISTEN_IP ?? null,
     pipeAnnouncedAddress: e.ROOMS_MEDIA_PIPE_ANNOUNCED_ADDRESS ?? null,
     peerLostMs: e.ROOMS_MEDIA_PEER_LOST_MS,
+    recordings: {
+      dir: e.ROOMS_MEDIA_RECORDINGS_DIR,
+      ffmpeg: e.ROOMS_MEDIA_FFMPEG,
+      retentionMs: e.ROOMS_MEDIA_RECORDING_RETENTION_MS,
+    },
   };
 }
 

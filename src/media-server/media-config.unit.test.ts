@@ -129,6 +129,7 @@ void describe('standalone media server config', () => {
         pipeListenIp: '10.0.0.7',
         pipeAnnouncedAddress: '203.0.113.7',
         peerLostMs: 5000,
+        recordings: { dir: 'data/recordings', ffmpeg: 'ffmpeg', retentionMs: 2_592_000_000 },
       },
       registration: null,
       drainTimeoutMs: 60_000,
@@ -197,6 +198,7 @@ void describe('standalone media server config', () => {
       pipeListenIp: null,
       pipeAnnouncedAddress: null,
       peerLostMs: 3000,
+      recordings: { dir: 'data/recordings', ffmpeg: 'ffmpeg', retentionMs: 2_592_000_000 },
     });
   });
 

@@ -2,6 +2,7 @@
  * What the media server needs to run. ./config.ts maps the `ROOMS_MEDIA_*` variables to
  * this (standalone, and for the rooms node's embedded server); tests build it directly.
  */
+import type { RecorderOptions } from './recorder.js';
 import type { types } from 'mediasoup';
 
 /** Settings of one media-server instance (one process, N mediasoup workers). */
@@ -56,6 +57,8 @@ export interface MediaServerOptions {
    * edge counts as lost and its listeners are reset (default {@link DEFAULT_PEER_LOST_MS}).
    */
   readonly peerLostMs?: number;
+  /** Where and with what recordings are made (./recorder.ts); absent: a directory under the OS's temp. */
+  readonly recordings?: RecorderOptions;
 }
 
 /**

@@ -7,6 +7,8 @@
  * `code`/`message`/`reason` on failure): 400 bad body, 401 token, 404 unknown id, 409 wrong
  * state, 503 no worker.
  */
+import type { Recorder } from './recorder.js';
+import { registerRecordingRoutes } from './recording-routes.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendOk } from '../shared/http-envelope.js';
 import { secretEquals } from '../shared/secrets.js';
@@ -51,6 +53,9 @@ export interface MediaRoutesDeps {
     draining(): boolean;
     set(draining: boolean): Promise<void>;
   };
+  /** The room recordings made here, and their directory. */
+  readonly recorder: Recorder;
+  readonly recordingsDir: string;
 }
 
 function routerView(entry: RouterEntry) {
@@ -145,6 +150,7 @@ function registerInternalRoutes(app: FastifyInstance, deps: MediaRoutesDeps): vo
   registerConsumerRoutes(app, deps.registry);
   registerEdgeRoutes(app, deps.registry);
   registerEventStream(app, deps.bus);
+  registerRecordingRoutes(app, deps.recorder, deps.recordingsDir);
 }
 
 /** The server itself: what it runs and holds, and its drain flag. */

@@ -3,6 +3,9 @@
  * the internal HTTP API. Runs as its own process (`npm run start:media`, ./main.ts) or inside
  * a rooms node (embedded mode, src/main/node.ts); both call {@link startMediaServer}.
  */
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Recorder } from './recorder.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -26,6 +29,8 @@ export interface MediaServer {
   readonly url: string;
   readonly internalToken: string;
   readonly events: MediaEventBus;
+  /** The room recordings made here. */
+  readonly recorder: Recorder;
   readonly registry: MediaRegistry;
   readonly pool: WorkerPool;
   readonly http: FastifyInstance;
@@ -73,6 +78,16 @@ export async function startMediaServer(
   await pool.start();
   const registry = new MediaRegistry(pool, events, options, log);
   ref.registry = registry;
+  const recordings = options.recordings ?? {
+    dir: path.join(tmpdir(), `rooms-recordings-${process.pid}`),
+    ffmpeg: 'ffmpeg',
+    retentionMs: 0,
+  };
+  const recorder = new Recorder(registry, events, recordings, log.child({ module: 'recorder' }));
+  // What a dead predecessor left recording is interrupted; old recordings go.
+  await recorder.sweep();
+  const sweeps = setInterval(() => void recorder.sweep().catch(() => undefined), 3_600_000);
+  sweeps.unref();
 
   // Per-request lines at info would drown the log (every signalling step is a call).
   const level = log.levelVal >= 40 ? log.level : 'warn';
@@ -95,6 +110,8 @@ export async function startMediaServer(
     registry,
     pool,
     bus: events,
+    recorder,
+    recordingsDir: recordings.dir,
     internalToken: options.internalToken,
     mediasoupVersion: mediasoup.version,
     workerBin: bin,
@@ -138,6 +155,9 @@ export async function startMediaServer(
   const close = () =>
     (closing ??= (async () => {
       await heartbeat?.stop();
+      clearInterval(sweeps);
+      // Their files are finished before the workers (and the consumers) go.
+      await recorder.close();
       remote?.close();
       await http.close().catch((err: unknown) => log.warn({ err }, 'media http close'));
       await pool.close();
@@ -149,6 +169,7 @@ export async function startMediaServer(
     registry,
     pool,
     http,
+    recorder,
     workerBin: bin,
     heartbeat,
     get draining() {

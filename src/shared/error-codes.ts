@@ -120,6 +120,8 @@ export const errors = defineErrors({
   // The media server, and the nodes' client of it (the seed's two kinds, with its messages).
   MEDIA_RESOURCE_NOT_FOUND: ['not_found', '会议资源不存在'],
   MEDIA_SERVER_ERROR: ['unavailable', '会议媒体服务暂不可用'],
+  /** The media server has no FFmpeg: nothing can be recorded there. */
+  RECORDING_UNAVAILABLE: ['illegal_state', '录制不可用：媒体服务器上没有 ffmpeg'],
   MEDIA_NO_WORKER: ['unavailable', 'no mediasoup worker is running'],
   MEDIA_WORKER_MISSING: ['unavailable', '%s'],
   MEDIA_BAD_PARAMETERS: ['validation', '%s'],

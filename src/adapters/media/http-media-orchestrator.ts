@@ -20,7 +20,8 @@ import {
   type TransportDirection,
   type TransportInfo,
 } from '../../media-cluster/media-orchestrator.js';
-import { MediaHttp } from './media-http.js';
+import { MediaHttp, type MediaDownload } from './media-http.js';
+import type { RecordingManifest } from '../../media-server/recorder.js';
 
 export interface HttpMediaOrchestratorOptions {
   /** `http://host:port` of the media server. */
@@ -184,6 +185,39 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
 
   async resumeConsumer(consumerId: string): Promise<void> {
     await this.#http.call('POST', path('consumers', consumerId, 'resume'));
+  }
+
+  async recordingSupported(): Promise<boolean> {
+    const view = await this.#http.call<{ available: boolean }>(
+      'GET',
+      '/internal/v1/recordings/support',
+    );
+    return view.available;
+  }
+
+  startRecording(roomCode: string, recordingId: string): Promise<RecordingManifest> {
+    return this.#http.call(
+      'POST',
+      `/internal/v1/rooms/${encodeURIComponent(roomCode)}/recordings`,
+      {
+        recording_id: recordingId,
+      },
+    );
+  }
+
+  stopRecording(recordingId: string): Promise<RecordingManifest> {
+    return this.#http.call('POST', path('recordings', recordingId, 'stop'));
+  }
+
+  recording(recordingId: string): Promise<RecordingManifest> {
+    return this.#http.call('GET', `/internal/v1/recordings/${encodeURIComponent(recordingId)}`);
+  }
+
+  recordingFile(recordingId: string, file: string, range?: string): Promise<MediaDownload> {
+    return this.#http.download(
+      path('recordings', recordingId, `files/${encodeURIComponent(file)}`),
+      range,
+    );
   }
 
   async setConsumerPreferences(

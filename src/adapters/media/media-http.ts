@@ -30,6 +30,13 @@ export interface Envelope {
 /** Seconds an idle kept-alive socket may live; below Fastify's 72 s so we close it first. */
 const IDLE_SOCKET_MS = 30_000;
 
+/** A file the media server streams back (./media-http.ts `download`). */
+export interface MediaDownload {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: NodeJS.ReadableStream;
+}
+
 export class MediaHttp {
   readonly #agent: http.Agent;
   readonly #client: typeof http | typeof https;
@@ -109,6 +116,51 @@ export class MediaHttp {
       );
       request.on('error', fail);
       request.end(payload);
+    });
+  }
+
+  /**
+   * A GET whose answer is a file, streamed as it comes (a recording's track): its status,
+   * the headers a download needs, and the body. `range` is passed on as given.
+   */
+  download(path: string, range?: string): Promise<MediaDownload> {
+    const what = `GET ${path}`;
+    return new Promise((resolve, reject) => {
+      const request = this.#client.request(
+        new URL(path, this.options.baseUrl),
+        {
+          method: 'GET',
+          headers: {
+            'x-internal-token': this.options.internalToken,
+            ...(range === undefined ? {} : { range }),
+          },
+          agent: this.#agent,
+        },
+        (response) => {
+          const pick = (name: string) => {
+            const value = response.headers[name];
+            return typeof value === 'string' ? { [name]: value } : {};
+          };
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: {
+              ...pick('content-type'),
+              ...pick('content-length'),
+              ...pick('content-range'),
+              ...pick('accept-ranges'),
+              ...pick('last-modified'),
+              ...pick('etag'),
+            },
+            body: response,
+          });
+        },
+      );
+      // Only until the answer starts: a long download is not cut.
+      request.setTimeout(this.options.timeoutMs, () =>
+        request.destroy(new Error(`${what}: no answer within ${this.options.timeoutMs} ms`)),
+      );
+      request.on('error', (error) => reject(mediaServerError(`${what}: ${error.message}`, error)));
+      request.end();
     });
   }
 

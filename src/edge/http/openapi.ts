@@ -82,6 +82,11 @@ export interface RouteDoc {
   readonly data?: JsonSchema;
   /** Not the REST envelope (health, metrics, the TRTC callback): the answer's own shape. */
   readonly raw?: { readonly contentType?: string; readonly schema: JsonSchema };
+  /**
+   * A download: its successes (200, 206) are the file's bytes of this type; its refusals
+   * the error envelope, as for any route.
+   */
+  readonly file?: { readonly contentType: string };
 }
 
 declare module 'fastify' {
@@ -241,6 +246,11 @@ function swaggerSchemaOf(doc: RouteDoc): FastifySchema {
   for (const status of reasons.keys()) all[status] ??= DEFAULT_MEANING[status] ?? 'See `reason`';
   for (const [status, description] of Object.entries(all)) {
     const known = reasons.get(Number(status));
+    if (doc.file && Number(status) < 400) {
+      const bytes = { type: 'string', format: 'binary' };
+      responses[status] = { description, content: { [doc.file.contentType]: { schema: bytes } } };
+      continue;
+    }
     const schema = doc.raw
       ? doc.raw.schema
       : Number(status) >= 400

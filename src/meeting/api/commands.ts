@@ -22,6 +22,7 @@ import * as r from './replies.js';
 import { cellRequestId, onceKey } from './request-keys.js';
 import * as b from './requests.js';
 import { signalCalls } from './signal-calls.js';
+import { recordingCalls } from './recording-calls.js';
 import { waitingCalls } from './waiting-calls.js';
 
 export { cellRequestId } from './request-keys.js';
@@ -386,7 +387,7 @@ const restCalls = {
 };
 
 /** Every meeting call: the REST endpoints and the WebSocket signalling's own. */
-export const meetingCalls = { ...restCalls, ...waitingCalls, ...signalCalls };
+export const meetingCalls = { ...restCalls, ...waitingCalls, ...recordingCalls, ...signalCalls };
 
 export type MeetingMethod = keyof typeof meetingCalls;
 

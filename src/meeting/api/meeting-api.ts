@@ -98,6 +98,11 @@ export class MeetingApi<T extends StoreTypes = StoreTypes> {
   readonly #newRoomCode: () => string;
   readonly #calls: RoomCalls<MeetingMethod>;
 
+  /** Where meetings' media is (a recording's download streams from there). */
+  get media(): MediaServers {
+    return this.deps.media ?? NO_MEDIA;
+  }
+
   constructor(private readonly deps: MeetingApiDeps<T>) {
     this.#newRoomCode = deps.newRoomCode ?? randomRoomCode;
     this.#calls = {

@@ -60,6 +60,16 @@ export const MEETING_ROOM_FRAMES = {
     allowed: z.boolean().describe('false: members may not unmute themselves (after a mute-all)'),
     actor_id: JsonId,
   }),
+  'meeting.recording.started': z.strictObject({
+    room_code,
+    recording_id: z.string(),
+    actor_id: JsonId,
+  }),
+  'meeting.recording.stopped': z.strictObject({
+    room_code,
+    recording_id: z.string(),
+    reason: z.enum(['stopped', 'meeting_ended']),
+  }),
   'meeting.room.waiting_room': z.strictObject({
     room_code,
     enabled: z.boolean().describe('true: joins wait for the host to admit them'),

@@ -98,6 +98,22 @@ export const meetingFrames: FrameMapper = {
             actor_id: idJson(event.actor_id),
           }),
         ];
+      case 'RecordingStarted':
+        return [
+          meetingFrame('meeting.recording.started', {
+            room_code,
+            recording_id: event.recording_id,
+            actor_id: idJson(event.actor_id),
+          }),
+        ];
+      case 'RecordingStopped':
+        return [
+          meetingFrame('meeting.recording.stopped', {
+            room_code,
+            recording_id: event.recording_id,
+            reason: event.reason,
+          }),
+        ];
       case 'ScreenShareStarted':
       case 'ScreenShareStopped':
         return [

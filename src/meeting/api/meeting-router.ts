@@ -83,7 +83,13 @@ export async function roomReply(
 
 /** The host's commands that answer the room after them (its `settings` show the controls). */
 type RoomAnswering =
-  'EndMeeting' | 'LockMeeting' | 'MuteAll' | 'AllowSelfUnmute' | 'SetWaitingRoom';
+  | 'EndMeeting'
+  | 'LockMeeting'
+  | 'MuteAll'
+  | 'AllowSelfUnmute'
+  | 'SetWaitingRoom'
+  | 'StartRecording'
+  | 'StopRecording';
 
 export function roomAfter<K extends RoomAnswering>(
   ctx: MeetingContext,

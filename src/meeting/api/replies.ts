@@ -98,6 +98,36 @@ export const WaitingDecision = z
     room: Room,
   })
   .meta({ title: 'WaitingDecision' });
+export const RecordingTrack = z
+  .strictObject({
+    file: z.string(),
+    kind: z.enum(['audio', 'video']),
+    codec: z.string().describe('opus (in Ogg) or vp8 (in WebM)'),
+    user_id: JsonId.nullable(),
+    source: z.string().nullable().describe('microphone, camera, screen or screen_audio'),
+    start_offset_ms: z.int().describe('When the track starts, after the recording'),
+    url: z.string().describe('Its download (GET, with the caller’s token; Range works)'),
+  })
+  .meta({ title: 'RecordingTrack' });
+export const Recording = z
+  .strictObject({
+    recording_id: z.string(),
+    status: z
+      .enum(['recording', 'complete', 'interrupted', 'unavailable'])
+      .describe('unavailable: its media server does not answer now'),
+    started_at: z.string(),
+    stopped_at: time,
+    duration_ms: z
+      .int()
+      .nullable()
+      .describe('How long it recorded (the media server’s clock); null while it records'),
+    tracks: z.array(RecordingTrack).readonly(),
+  })
+  .meta({ title: 'Recording' });
+export const RecordingList = z
+  .strictObject({ list: z.array(Recording).readonly() })
+  .meta({ title: 'RecordingList' });
+export const RecordingSource = z.strictObject({ media_server: z.string().nullable() });
 export const MeetingRouter = z.strictObject({ ...router }).meta({ title: 'MeetingRouter' });
 
 export const MeetingPage = z
@@ -157,6 +187,7 @@ export const MeetingMemberReply = z.strictObject({
 export const AudioHoldsReply = z.strictObject({
   media_server: z.string().nullable(),
   held_user_ids: z.array(z.string()),
+  recording_id: z.string().nullable(),
 });
 export const MoveMediaReply = z.strictObject({ media_server: z.string().nullable() });
 export const Done = z.strictObject({});

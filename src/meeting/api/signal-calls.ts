@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { refuse } from '../domain/errors.js';
 import { audioHeld } from '../domain/decide-controls.js';
+import { runningRecording } from '../domain/decide-recording.js';
 import { activeParticipants } from '../domain/evolve.js';
 import { checkMeetingAccess, mustBeInProgress } from '../domain/guards.js';
 import { moveRequestId } from '../../media-cluster/media-failover.js';
@@ -47,8 +48,8 @@ export const signalCalls = {
     },
   }),
   /**
-   * For the media server's hold on muted members' audio: where the meeting's router is and
-   * whose audio is held now (muted while self-unmute is blocked).
+   * For what the media server does after a commit: where the meeting's router is, whose
+   * audio is held now (muted while self-unmute is blocked), which recording runs.
    */
   MeetingAudioHolds: declare({
     kind: 'query',
@@ -65,6 +66,7 @@ export const signalCalls = {
         held_user_ids: activeParticipants(state!)
           .map((p) => p.user_id)
           .filter((userId) => audioHeld(state!, userId)),
+        recording_id: runningRecording(state!)?.recording_id ?? null,
       });
     },
   }),

@@ -25,6 +25,7 @@ import { invalidArgument, refuse } from './errors.js';
 import { activeParticipants, isActive, participantOf, successorOf, waitingOf } from './evolve.js';
 import { checkId, mustBeHost, mustBeInProgress } from './guards.js';
 import { isWaiting, joinWaits, waitForHost, waitingLeft } from './decide-waiting.js';
+import { recordingStopped, runningRecording } from './decide-recording.js';
 import type {
   LeftReason,
   MeetingCommand,
@@ -242,6 +243,7 @@ export function endWith(
   return [
     ...activeParticipants(state).map((p) => leftEvent(state, p.user_id, leftReason, ctx, operator)),
     ...waitingOf(state).map((w) => waitingLeft(state, w.user_id, 'meeting_ended', ctx)),
+    ...recordingEnds(state, ctx),
     {
       type: 'MeetingEnded',
       reason,
@@ -250,6 +252,12 @@ export function endWith(
       at_ms: ctx.nowMs,
     },
   ];
+}
+
+/** A recording running when the meeting ends stops with it. */
+function recordingEnds(state: MeetingState, ctx: DecideContext): MeetingEvent[] {
+  const running = runningRecording(state);
+  return running ? [recordingStopped(running, 'meeting_ended', null, ctx)] : [];
 }
 
 /** Where the media of the meeting lives, for the events that release it. */

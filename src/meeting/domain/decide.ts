@@ -22,6 +22,7 @@ import {
 } from './decide-membership.js';
 import { changeMemberState, sendChat } from './decide-signals.js';
 import { allowSelfUnmute, lockMeeting, muteAll } from './decide-controls.js';
+import { startRecording, stopRecording } from './decide-recording.js';
 import { startScreenShare, stopScreenShare } from './decide-screen.js';
 import {
   admitWaiting,
@@ -62,6 +63,10 @@ export function decideMeeting(
       return muteAll(state, command, ctx);
     case 'AllowSelfUnmute':
       return allowSelfUnmute(state, command, ctx);
+    case 'StartRecording':
+      return startRecording(state, command, ctx);
+    case 'StopRecording':
+      return stopRecording(state, command, ctx);
     case 'StartScreenShare':
       return startScreenShare(state, command, ctx);
     case 'StopScreenShare':

@@ -74,6 +74,21 @@ export function reactionsTo(event: MeetingEvent): readonly Reaction[] {
       return event.audio_enabled === undefined
         ? []
         : [{ type: 'meeting.audio.reconcile', data: { user_id: event.user_id } }];
+    // The media server records, or stops (each retried until done).
+    case 'RecordingStarted':
+      return [
+        {
+          type: 'meeting.recording.start',
+          data: { recording_id: event.recording_id, media_server: event.media_server },
+        },
+      ];
+    case 'RecordingStopped':
+      return [
+        {
+          type: 'meeting.recording.stop',
+          data: { recording_id: event.recording_id, media_server: event.media_server },
+        },
+      ];
     // A share taken over: the old sharer's screen producers close.
     case 'ScreenShareStopped':
       return event.actor_id === event.user_id

@@ -134,6 +134,26 @@ export function evolveMeeting(state: MeetingState, event: MeetingEvent): Meeting
       return { ...touched, locked: event.locked };
     case 'SelfUnmuteSet':
       return { ...touched, self_unmute_blocked: !event.allowed };
+    case 'RecordingStarted':
+      return {
+        ...touched,
+        recordings: [
+          ...(state.recordings ?? []),
+          {
+            recording_id: event.recording_id,
+            media_server: event.media_server,
+            started_at_ms: event.at_ms,
+            stopped_at_ms: null,
+          },
+        ],
+      };
+    case 'RecordingStopped':
+      return {
+        ...touched,
+        recordings: (state.recordings ?? []).map((r) =>
+          r.recording_id === event.recording_id ? { ...r, stopped_at_ms: event.at_ms } : r,
+        ),
+      };
     case 'ScreenShareStarted':
       return { ...touched, screen_share: { user_id: event.user_id, since_ms: event.at_ms } };
     case 'ScreenShareStopped':

@@ -73,6 +73,15 @@ export interface WaitingEntry {
   readonly deadline_ms: number;
 }
 
+/** One recording of the meeting (its files are on `media_server`). */
+export interface RecordingEntry {
+  /** `<room code digits>-<n>`: 1, 2, 3… within the meeting. */
+  readonly recording_id: string;
+  readonly media_server: string | null;
+  readonly started_at_ms: number;
+  readonly stopped_at_ms: number | null;
+}
+
 export interface MeetingState {
   /** null: the meeting does not exist (the cell was never created). */
   readonly status: MeetingStatus | null;
@@ -134,6 +143,11 @@ export interface MeetingState {
    * than the grace the edge's stale check needs (decide-screen.ts).
    */
   readonly screen_share?: { readonly user_id: string; readonly since_ms: number } | null;
+  /**
+   * The meeting's recordings, oldest first (absent: none); the last is running while its
+   * `stopped_at_ms` is null. Each is made on the media server the meeting had then.
+   */
+  readonly recordings?: readonly RecordingEntry[];
   /** New joins wait for the host to admit them (absent: they come straight in). */
   readonly waiting_room?: boolean;
   /** The joins waiting for the host, earliest first (absent: none). */
@@ -228,6 +242,10 @@ export type MeetingCommand =
     }
   /** The member stopped sharing (its screen producer closed); not the sharer: nothing. */
   | { readonly type: 'StopScreenShare'; readonly user_id: string }
+  /** The host starts recording the meeting (nothing if it is being recorded). */
+  | { readonly type: 'StartRecording'; readonly operator_user_id: string }
+  /** The host stops the running recording (nothing if none runs). */
+  | { readonly type: 'StopRecording'; readonly operator_user_id: string }
   /** The host turns the waiting room on or off (the joins waiting stay for the host). */
   | {
       readonly type: 'SetWaitingRoom';
@@ -288,6 +306,22 @@ export type MeetingEvent =
       readonly media_server: string | null;
       /** Present (true) when new joins wait for the host. */
       readonly waiting_room?: boolean | undefined;
+      readonly at_ms: number;
+    }
+  | {
+      readonly type: 'RecordingStarted';
+      readonly recording_id: string;
+      readonly media_server: string | null;
+      readonly actor_id: string;
+      readonly at_ms: number;
+    }
+  /** `stopped` by the host, or `meeting_ended` with its meeting. */
+  | {
+      readonly type: 'RecordingStopped';
+      readonly recording_id: string;
+      readonly media_server: string | null;
+      readonly reason: 'stopped' | 'meeting_ended';
+      readonly actor_id: string | null;
       readonly at_ms: number;
     }
   | { readonly type: 'ScreenShareStarted'; readonly user_id: string; readonly at_ms: number }

@@ -3,6 +3,7 @@
  * and each command's reply. Never the password hash. Ids stay strings and times ms since
  * epoch: the edge renders the seed's int64 ids and `YYYY-MM-DD HH:mm:ss` times.
  */
+import { runningRecording } from './decide-recording.js';
 import { isWaiting } from './decide-waiting.js';
 import { activeParticipants, participantOf } from './evolve.js';
 import type {
@@ -51,6 +52,7 @@ export interface MeetingView {
     readonly locked?: true;
     readonly unmute_allowed?: false;
     readonly waiting_room?: true;
+    readonly recording?: true;
   };
   /** Internal (never rendered): the media server of the meeting's router. */
   readonly media_server: string | null;
@@ -90,6 +92,7 @@ export function meetingView(state: MeetingState): MeetingView {
       ...(state.locked ? { locked: true as const } : {}),
       ...(state.self_unmute_blocked ? { unmute_allowed: false as const } : {}),
       ...(state.waiting_room ? { waiting_room: true as const } : {}),
+      ...(runningRecording(state) ? { recording: true as const } : {}),
     },
     media_server: state.media_server,
   };
@@ -147,6 +150,8 @@ export interface MeetingReplies {
     waiting?: boolean;
   };
   readonly SetWaitingRoom: { room: MeetingView };
+  readonly StartRecording: { room: MeetingView };
+  readonly StopRecording: { room: MeetingView };
   /** Who was admitted or denied, in order. */
   readonly AdmitWaiting: { user_ids: string[]; room: MeetingView };
   readonly DenyWaiting: { user_ids: string[]; room: MeetingView };
@@ -186,6 +191,8 @@ export function replyOf(
       return { room: meetingView(state), participant: p ? participantView(state, p) : null };
     }
     case 'SetWaitingRoom':
+    case 'StartRecording':
+    case 'StopRecording':
       return { room: meetingView(state) };
     case 'AdmitWaiting':
     case 'DenyWaiting': {

@@ -28,6 +28,7 @@ import type { MeetingStore } from '../api/meeting-store.js';
 import type { CreationQuota, CreationTicket } from '../../edge/quotas.js';
 import { authOf, requireAuth } from '../../edge/http/auth-routes.js';
 import { meetingRouteDoc } from './meeting-route-docs.js';
+import { registerRecordingDownload } from './recording-download.js';
 
 type Body = Record<string, unknown>;
 
@@ -169,4 +170,5 @@ export function registerMeetingRoutes(app: FastifyInstance, deps: MeetingRouteDe
       },
     });
   }
+  registerRecordingDownload(app, { api: deps.api, auth: deps.auth });
 }

@@ -159,6 +159,25 @@ export function wireMeetingMedia(deps: {
       (key, data) => holdAudio(media, deps.meetings.api, key, text(data, 'user_id')),
     ],
     [
+      'meeting.recording.start',
+      async (key, data) => {
+        const id = text(data, 'recording_id')!;
+        // Run late (retried) after its stop: a recording that no longer runs is not begun.
+        if ((await mediaStateOf(deps.meetings.api, key))?.recording_id !== id) return;
+        await media.of(text(data, 'media_server')).startRecording(mediaRoomOf(key), id);
+      },
+    ],
+    [
+      'meeting.recording.stop',
+      async (_key, data) => {
+        try {
+          await media.of(text(data, 'media_server')).stopRecording(text(data, 'recording_id')!);
+        } catch (error) {
+          if (!isMediaResourceNotFound(error)) throw error; // never begun: nothing to stop
+        }
+      },
+    ],
+    [
       'meeting.screen.close',
       async (key, data) => {
         const where = await mediaServerOf(deps.meetings.api, key);

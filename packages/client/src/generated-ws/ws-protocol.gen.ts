@@ -1161,6 +1161,46 @@ export interface WsProtocol {
       allowed: boolean;
       actor_id: number | null;
     };
+    "meeting.recording.started": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      recording_id: string;
+      actor_id: number | null;
+    };
+    "meeting.recording.stopped": {
+      app_code: string;
+      room_id: string;
+      room_version: number;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_room_version: number | null;
+      event_id: string;
+      /**
+       * null: unknown (the room just moved)
+       */
+      prev_event_id: string | null;
+      /**
+       * XXX-XXX-XXX
+       */
+      room_code: string;
+      recording_id: string;
+      reason: "stopped" | "meeting_ended";
+    };
     "meeting.room.waiting_room": {
       app_code: string;
       room_id: string;

@@ -762,6 +762,59 @@ export type MeetingRouter = {
 };
 
 /**
+ * RecordingTrack
+ */
+export type RecordingTrack = {
+    file: string;
+    kind: 'audio' | 'video';
+    /**
+     * opus (in Ogg) or vp8 (in WebM)
+     */
+    codec: string;
+    user_id: number | null;
+    /**
+     * microphone, camera, screen or screen_audio
+     */
+    source: string | null;
+    /**
+     * When the track starts, after the recording
+     */
+    start_offset_ms: number;
+    /**
+     * Its download (GET, with the caller’s token; Range works)
+     */
+    url: string;
+};
+
+/**
+ * Recording
+ */
+export type Recording = {
+    recording_id: string;
+    /**
+     * unavailable: its media server does not answer now
+     */
+    status: 'recording' | 'complete' | 'interrupted' | 'unavailable';
+    started_at: string;
+    /**
+     * YYYY-MM-DD HH:mm:ss, server local time
+     */
+    stopped_at: string | null;
+    /**
+     * How long it recorded (the media server’s clock); null while it records
+     */
+    duration_ms: number | null;
+    readonly tracks: Array<RecordingTrack>;
+};
+
+/**
+ * RecordingList
+ */
+export type RecordingList = {
+    readonly list: Array<Recording>;
+};
+
+/**
  * TopUpReply
  */
 export type TopUpReply = {
@@ -1097,6 +1150,33 @@ export type WaitingListWritable = {
  */
 export type WaitingDecisionWritable = {
     room: Room;
+};
+
+/**
+ * Recording
+ */
+export type RecordingWritable = {
+    recording_id: string;
+    /**
+     * unavailable: its media server does not answer now
+     */
+    status: 'recording' | 'complete' | 'interrupted' | 'unavailable';
+    started_at: string;
+    /**
+     * YYYY-MM-DD HH:mm:ss, server local time
+     */
+    stopped_at: string | null;
+    /**
+     * How long it recorded (the media server’s clock); null while it records
+     */
+    duration_ms: number | null;
+};
+
+/**
+ * RecordingList
+ */
+export type RecordingListWritable = {
+    [key: string]: never;
 };
 
 /**
@@ -7127,6 +7207,354 @@ export type GetMeetingRouterResponses = {
 };
 
 export type GetMeetingRouterResponse = GetMeetingRouterResponses[keyof GetMeetingRouterResponses];
+
+export type StartRecordingData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/recordings/start';
+};
+
+export type StartRecordingErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'NOT_IN_MEETING' | 'RECORDING_UNAVAILABLE' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type StartRecordingError = StartRecordingErrors[keyof StartRecordingErrors];
+
+export type StartRecordingResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: EndMeetingReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type StartRecordingResponse = StartRecordingResponses[keyof StartRecordingResponses];
+
+export type StopRecordingData = {
+    body?: {
+        /**
+         * Idempotency: a retry with the same id answers the first outcome (or Idempotency-Key)
+         */
+        request_id?: string;
+    };
+    headers?: {
+        /**
+         * The request id when the body has no `request_id` (a retry answers the first outcome)
+         */
+        'idempotency-key'?: string;
+    };
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/recordings/stop';
+};
+
+export type StopRecordingErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'MEETING_ENDED' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * Only the host may do this (仅主持人可操作)
+     */
+    403: Error & {
+        reason?: 'HOST_ONLY';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * The request_id was used for another request (REQUEST_ID_REUSED)
+     */
+    409: Error & {
+        reason?: 'REQUEST_ID_REUSED' | 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * The body is larger than the server takes
+     */
+    413: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * The body is neither JSON nor text (send Content-Type: application/json)
+     */
+    415: Error & {
+        reason?: 'VALIDATION';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type StopRecordingError = StopRecordingErrors[keyof StopRecordingErrors];
+
+export type StopRecordingResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: EndMeetingReply;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type StopRecordingResponse = StopRecordingResponses[keyof StopRecordingResponses];
+
+export type ListRecordingsData = {
+    body?: never;
+    path: {
+        /**
+         * The meeting's room code XXX-XXX-XXX
+         */
+        code: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/recordings';
+};
+
+export type ListRecordingsErrors = {
+    /**
+     * Invalid input, or refused by the meeting's rules (会议已结束, 你当前未在会议中…): the seed's message
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_MEETING' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * No such meeting (会议不存在), also for a code not of the form XXX-XXX-XXX
+     */
+    404: Error & {
+        reason?: 'MEETING_NOT_FOUND';
+    };
+    /**
+     * A conflict: see `reason`
+     */
+    409: Error & {
+        reason?: 'ROOM_KIND_MISMATCH';
+    };
+    /**
+     * Too many unknown codes from this user or address: every code answers this until the window ends (Retry-After)
+     */
+    429: Error & {
+        reason?: 'MEETING_LOOKUP_RATE_LIMITED';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type ListRecordingsError = ListRecordingsErrors[keyof ListRecordingsErrors];
+
+export type ListRecordingsResponses = {
+    /**
+     * The result (docs/meetings.md)
+     */
+    200: {
+        code: 0;
+        message: 'success';
+        data: RecordingList;
+        /**
+         * X-Trace-Id if given, else the request id
+         */
+        trace_id: string;
+        time: string;
+    };
+};
+
+export type ListRecordingsResponse = ListRecordingsResponses[keyof ListRecordingsResponses];
+
+export type DownloadRecordingFileData = {
+    body?: never;
+    path: {
+        code: string;
+        recording_id: string;
+        file: string;
+    };
+    query?: never;
+    url: '/api/v1/meeting/rooms/{code}/recordings/{recording_id}/files/{file}';
+};
+
+export type DownloadRecordingFileErrors = {
+    /**
+     * Invalid input: the message names the field
+     */
+    400: Error & {
+        reason?: 'BAD_REQUEST' | 'INVALID_ARGUMENT' | 'NOT_IN_MEETING' | 'VALIDATION';
+    };
+    /**
+     * No valid bearer token
+     */
+    401: Error & {
+        reason?: 'TOKEN_INVALID' | 'TOKEN_MISSING' | 'USER_NOT_FOUND';
+    };
+    /**
+     * No such meeting, recording or file (会议不存在, 会议资源不存在)
+     */
+    404: Error & {
+        reason?: 'MEDIA_RESOURCE_NOT_FOUND' | 'MEETING_NOT_FOUND';
+    };
+    /**
+     * A bug: the message is fixed, the details are in the server log
+     */
+    500: Error & {
+        reason?: 'DECIDE_FAILED' | 'INTERNAL' | 'LOG_GAP' | 'REPLY_MISMATCH' | 'UNKNOWN_KIND';
+    };
+    /**
+     * Unavailable (the database is down, the node drains, the owner cannot be reached): retry, a command with the same request_id
+     */
+    503: Error & {
+        reason?: 'BUSY' | 'CELL_FENCED' | 'COMMIT_FAILED' | 'DATABASE_LOCK_CONFLICT' | 'DATABASE_UNAVAILABLE' | 'DEADLINE_EXCEEDED' | 'KEY_VALUE_UNAVAILABLE' | 'MEDIA_NO_WORKER' | 'MEDIA_SERVER_ERROR' | 'MEDIA_STATE_UNAVAILABLE' | 'MEDIA_WORKER_MISSING' | 'NODE_BUSY' | 'NODE_DRAINING' | 'NOT_OWNER_NODE' | 'OWNER_TIMEOUT' | 'OWNER_UNREACHABLE' | 'RATE_LIMIT_UNAVAILABLE' | 'REALTIME_UNAVAILABLE';
+    };
+};
+
+export type DownloadRecordingFileError = DownloadRecordingFileErrors[keyof DownloadRecordingFileErrors];
+
+export type DownloadRecordingFileResponses = {
+    /**
+     * The file (Ogg Opus or WebM VP8)
+     */
+    200: Blob | File;
+    /**
+     * The range asked for (Content-Range)
+     */
+    206: Blob | File;
+};
+
+export type DownloadRecordingFileResponse = DownloadRecordingFileResponses[keyof DownloadRecordingFileResponses];
 
 export type TopUpWalletData = {
     body: {
