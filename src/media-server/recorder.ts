@@ -87,6 +87,8 @@ interface Active {
 
 export class Recorder {
   readonly #active = new Map<string, Active>();
+  /** Starts in progress, by recording id: a second start of one waits for the first. */
+  readonly #starts = new Map<string, Promise<RecordingManifest>>();
   #ffmpegFound: Promise<boolean> | null = null;
 
   constructor(
@@ -111,8 +113,17 @@ export class Recorder {
    * every producer made in it until `stop`. RECORDING_UNAVAILABLE without FFmpeg; the
    * room must have its router here.
    */
-  async start(roomCode: string, recordingId: string): Promise<RecordingManifest> {
+  start(roomCode: string, recordingId: string): Promise<RecordingManifest> {
     checkName(recordingId);
+    let started = this.#starts.get(recordingId);
+    if (!started) {
+      started = this.#start(roomCode, recordingId).finally(() => this.#starts.delete(recordingId));
+      this.#starts.set(recordingId, started);
+    }
+    return started;
+  }
+
+  async #start(roomCode: string, recordingId: string): Promise<RecordingManifest> {
     const known = this.#active.get(recordingId);
     if (known) return known.manifest;
     if (!(await this.available())) throw errors.RECORDING_UNAVAILABLE();

@@ -184,7 +184,7 @@ export const MeetingMemberReply = z.strictObject({
   /** Who shares a screen now (a user id in decimal), or null. */
   screen_sharer: z.string().nullable(),
 });
-export const AudioHoldsReply = z.strictObject({
+export const MediaStateReply = z.strictObject({
   media_server: z.string().nullable(),
   held_user_ids: z.array(z.string()),
   recording_id: z.string().nullable(),

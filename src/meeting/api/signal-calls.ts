@@ -51,13 +51,13 @@ export const signalCalls = {
    * For what the media server does after a commit: where the meeting's router is, whose
    * audio is held now (muted while self-unmute is blocked), which recording runs.
    */
-  MeetingAudioHolds: declare({
+  MeetingMediaState: declare({
     kind: 'query',
     scope: 'room',
     refuses: IN_PROGRESS,
     caller: 'system',
     body: z.strictObject({}),
-    reply: r.AudioHoldsReply,
+    reply: r.MediaStateReply,
     handle: (_ctx, req, state) => {
       const denied = state ? mustBeInProgress(state) : refuse('MEETING_NOT_FOUND');
       if (denied) throw AppError.from(denied);

@@ -118,11 +118,12 @@ describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
     const send = ok(
       await mic.request('meeting.transport.create', { room_code: code, direction: 'send' }),
     ).id!;
-    const produce = (kind: 'audio' | 'video', ssrc: number) =>
+    const produce = (kind: 'audio' | 'video', ssrc: number, source?: 'screen_audio') =>
       mic.request('meeting.produce.start', {
         room_code: code,
         transport_id: send,
         kind,
+        ...(source ? { source } : {}),
         // A MID of its own per producer on the one transport.
         rtp_parameters: {
           ...(kind === 'audio' ? opusRtpParameters(ssrc) : vp8RtpParameters(ssrc)),
@@ -141,6 +142,8 @@ describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
     const refused = await produce('audio', 5550002);
     assert.deepEqual([refused.code, refused.message], [-1, '主持人已禁止自行解除静音']);
     assert.equal((await produce('video', 5550003)).code, 0, 'video stays free');
+    // A shared screen's sound is not the microphone: neither refused nor held.
+    const screenAudio = ok(await produce('audio', 5550005, 'screen_audio')).producer_id!;
 
     // The host unmutes this one member: its audio flows again; muted again: held again.
     const change = (audio_enabled: boolean) =>
@@ -155,6 +158,11 @@ describe('the host’s lock and mute-all', { skip: mediaSkipReason() }, () => {
     assert.equal(fresh.code, 0, `unmuted: a new producer too (${fresh.message})`);
     assert.equal((await change(false)).code, 0);
     await waitFor(() => (paused() ? true : undefined), 'held again');
+    const producers = started!.node.media.server!.registry.producersOfRoom(
+      mediaRoomOf({ appCode: 'default', roomId: code }),
+    );
+    const screenSound = producers.find((p) => p.producer.id === screenAudio)?.producer;
+    assert.equal(screenSound?.paused, false, 'the screen’s sound is not held');
 
     // The host allows self-unmute: nothing is held any more.
     await post('lead', `/${code}/self-unmute`, { allowed: true });

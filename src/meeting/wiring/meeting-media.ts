@@ -50,18 +50,12 @@ async function activeAgain(
 }
 
 /**
- * Pauses the audio producers of the members whose audio is held (muted while the host keeps
- * them from unmuting themselves) and resumes the others' (only `userId`'s when given). Read
- * from the media server, so a producer made meanwhile is either seen here or refused by its
- * own check after it was recorded (../../edge/room-media/keep-made.ts).
- */
-/**
- * The meeting's media server and whose audio is held now; undefined for a meeting ended or
- * gone (its router closes with it).
+ * The meeting's media server, whose audio is held now and which recording runs; undefined
+ * for a meeting ended or gone (its router closes with it).
  */
 async function mediaStateOf(api: MeetingApi, key: CellKey) {
   try {
-    return await api.call('MeetingAudioHolds', {
+    return await api.call('MeetingMediaState', {
       app_code: key.appCode,
       room_code: key.roomId,
       caller_id: FAILOVER_CALLER,
@@ -78,6 +72,12 @@ async function mediaServerOf(api: MeetingApi, key: CellKey): Promise<string | nu
   return (await mediaStateOf(api, key))?.media_server;
 }
 
+/**
+ * Pauses the audio producers of the members whose audio is held (muted while the host keeps
+ * them from unmuting themselves) and resumes the others' (only `userId`'s when given). Read
+ * from the media server, so a producer made meanwhile is either seen here or refused by its
+ * own check after it was recorded (../../edge/room-media/keep-made.ts).
+ */
 async function holdAudio(
   media: MediaServers,
   api: MeetingApi,
@@ -96,7 +96,8 @@ async function holdAudio(
   }
   const held = new Set(holds.held_user_ids);
   for (const p of producers) {
-    if (p.kind !== 'audio' || p.peerId === null) continue;
+    // The microphone only: a shared screen's sound is not the member's voice.
+    if (p.kind !== 'audio' || p.peerId === null || p.appData.source === 'screen_audio') continue;
     if (userId !== null && p.peerId !== userId) continue;
     const pause = held.has(p.peerId);
     if (pause !== p.paused) await server.setProducerPaused(p.producerId, pause);
