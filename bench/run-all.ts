@@ -32,6 +32,7 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
     what: 'voice-room chat to 2,000 sockets, seats under chat, gift rankings',
   },
   { name: 'dtx', file: 'bench/dtx.bench.ts', what: 'a silent microphone, DTX or not' },
+  { name: 'recording', file: 'bench/recording.bench.ts', what: 'a meeting recording, per track' },
   { name: 'big-room', file: 'bench/big-room.bench.ts', what: 'one room over several workers' },
   { name: 'scale', file: 'bench/scale.bench.ts', what: 'cost against size, per dimension' },
 ];

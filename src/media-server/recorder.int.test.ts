@@ -7,7 +7,7 @@
  * other; a recording left `recording` by a dead server is marked interrupted.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { MediaServer } from './server.js';
 import { TEST_TOKEN, mediaSkipReason, startTestMediaServer } from './testing/harness.js';
+import { ffmpegFeed, feedRtpParameters } from './testing/ffmpeg-feed.js';
 import { plainSendTransport } from './testing/plain-rtp.js';
 import { probeRecording } from './testing/probe.js';
 
@@ -35,45 +36,6 @@ async function ffmpegSkip(): Promise<string | false> {
 }
 
 const skip = mediaSkipReason() || (await ffmpegSkip());
-
-/** FFmpeg sending `seconds` of a tone (Opus) or a test pattern (VP8) as RTP to `port`. */
-function feed(kind: 'audio' | 'video', port: number, ssrc: number, seconds: number): ChildProcess {
-  const source =
-    kind === 'audio'
-      ? ['-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`, '-c:a', 'libopus']
-      : [
-          ...['-f', 'lavfi', '-i', `testsrc=size=320x240:rate=15:duration=${seconds}`],
-          ...['-c:v', 'libvpx', '-deadline', 'realtime', '-g', '5', '-b:v', '300k'],
-        ];
-  const pt = kind === 'audio' ? '111' : '96';
-  return spawn(
-    'ffmpeg',
-    [
-      ...['-nostdin', '-loglevel', 'error', '-re'],
-      ...source,
-      ...['-payload_type', pt, '-ssrc', String(ssrc), '-f', 'rtp', `rtp://127.0.0.1:${port}`],
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
-const rtp = (kind: 'audio' | 'video', ssrc: number) =>
-  kind === 'audio'
-    ? {
-        codecs: [{ mimeType: 'audio/opus', payloadType: 111, clockRate: 48000, channels: 2 }],
-        encodings: [{ ssrc }],
-      }
-    : {
-        codecs: [
-          {
-            mimeType: 'video/VP8',
-            payloadType: 96,
-            clockRate: 90000,
-            rtcpFeedback: [{ type: 'nack', parameter: 'pli' }],
-          },
-        ],
-        encodings: [{ ssrc }],
-      };
 
 describe('recordings on the media server', { skip }, () => {
   let server: MediaServer;
@@ -96,9 +58,15 @@ describe('recordings on the media server', { skip }, () => {
     await server.registry.ensureRouter(room);
     const produce = async (kind: 'audio' | 'video', peer: string, ssrc: number) => {
       const { id, port } = await plainSendTransport(server, room, peer);
-      const { producer } = await server.registry.createProducer(id, kind, rtp(kind, ssrc), false, {
-        source: kind === 'audio' ? 'microphone' : 'camera',
-      });
+      const { producer } = await server.registry.createProducer(
+        id,
+        kind,
+        feedRtpParameters(kind, ssrc),
+        false,
+        {
+          source: kind === 'audio' ? 'microphone' : 'camera',
+        },
+      );
       return { producerId: producer.id, port };
     };
     const audio = await produce('audio', '17', 1111);
@@ -107,7 +75,10 @@ describe('recordings on the media server', { skip }, () => {
     assert.equal(started.tracks.length, 1, 'the live producer is recorded at once');
     // A producer made while recording is recorded too.
     const video = await produce('video', '18', 2222);
-    const feeds = [feed('audio', audio.port, 1111, 5), feed('video', video.port, 2222, 5)];
+    const feeds = [
+      ffmpegFeed('audio', audio.port, 1111, { seconds: 5 }),
+      ffmpegFeed('video', video.port, 2222, { seconds: 5 }),
+    ];
     await Promise.all(feeds.map((f) => new Promise((resolve) => f.once('exit', resolve))));
     await sleep(300);
     const stopped = await server.recorder.stop('rec-1');
