@@ -49,6 +49,7 @@ import {
   signUp,
   watchReconnecting,
   type RoomsGlobal,
+  pageToken,
   receivesScreenOf,
   videoWidthOf,
 } from './testing/web-client-pages.js';
@@ -110,13 +111,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
    * second of the time it was recorded; a user who took no part is refused the files.
    */
   async function checkRecording(code: string, users: number[]) {
-    const tokenOf = (page: Page) =>
-      page.evaluate(() =>
-        (
-          globalThis as unknown as { sessionStorage: { getItem(k: string): string } }
-        ).sessionStorage.getItem('rooms.token'),
-      );
-    const tokenA = await tokenOf(pageA);
+    const tokenA = (await pageToken(pageA))!;
     const get = (url: string, token: string) =>
       fetch(`${rooms.node.httpAddress}${url}`, { headers: { authorization: `Bearer ${token}` } });
     // The stop reaches the media server just after the meeting decided it: read until done.
@@ -206,21 +201,22 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await pageA.waitForURL(/\/meeting\/\d{3}-\d{3}-\d{3}$/);
       const code = (await pageA.locator('[data-test=room-code]').textContent())!;
       // 31 earlier lines of chat (one more than a page): B pages back to the first.
-      const posted = await pageA.evaluate(async (roomCode) => {
-        // Runs in the page: its session's token (the page's globals are not Node's types).
-        const store = (globalThis as unknown as { sessionStorage: { getItem(k: string): string } })
-          .sessionStorage;
-        const auth = { authorization: `Bearer ${store.getItem('rooms.token')}` };
-        for (let i = 1; i <= 31; i++) {
-          const res = await fetch(`/api/v1/meeting/rooms/${roomCode}/chats`, {
-            method: 'POST',
-            headers: { ...auth, 'content-type': 'application/json' },
-            body: JSON.stringify({ content: `history line ${i}` }),
-          });
-          if (res.status !== 201) return res.status;
-        }
-        return 201;
-      }, code);
+      const token = (await pageToken(pageA))!;
+      const posted = await pageA.evaluate(
+        async ({ roomCode, token }) => {
+          const auth = { authorization: `Bearer ${token}` };
+          for (let i = 1; i <= 31; i++) {
+            const res = await fetch(`/api/v1/meeting/rooms/${roomCode}/chats`, {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({ content: `history line ${i}` }),
+            });
+            if (res.status !== 201) return res.status;
+          }
+          return 201;
+        },
+        { roomCode: code, token },
+      );
       assert.equal(posted, 201);
 
       // B tries the code: asked for the password, B cancels.

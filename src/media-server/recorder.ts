@@ -78,7 +78,6 @@ interface Track {
 
 interface Active {
   manifest: RecordingManifest;
-  readonly roomCode: string;
   readonly tracks: Map<string, Track>;
   readonly unsubscribe: () => void;
   /** Tracks being started: awaited by `stop`. */
@@ -140,7 +139,6 @@ export class Recorder {
         status: 'recording',
         tracks: [],
       },
-      roomCode,
       tracks: new Map(),
       starting: new Set(),
       unsubscribe: this.bus.subscribe((event) => {

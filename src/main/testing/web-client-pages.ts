@@ -214,3 +214,15 @@ export async function receivesScreenOf(
     await sleep(300);
   }
 }
+
+/** What the page's global scope holds that Node's types do not know (the code runs there). */
+interface PageStorage {
+  readonly sessionStorage: { getItem(key: string): string | null };
+}
+
+/** The access token the page's session keeps (what its REST calls carry). */
+export function pageToken(page: Page): Promise<string | null> {
+  return page.evaluate(() =>
+    (globalThis as unknown as PageStorage).sessionStorage.getItem('rooms.token'),
+  );
+}
