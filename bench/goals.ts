@@ -103,6 +103,11 @@ export const GOALS: readonly Goal[] = [
     'Fan-out to 2,000 sockets: ours / bare ws (scale)',
     0.8,
   ),
+  atMost(
+    'simulcast_grid_downstream_ratio',
+    'Meeting viewer of a 9-tile grid, downstream: simulcast / one layer',
+    0.4,
+  ),
   // bench:big-room: one room's audience over origin and edge routers.
   atLeast('big_room_piped_cost_ratio', 'Big room: CPU per consumer, origin / piped edge', 0.9),
   atMost('big_room_pipe_hop_p99_ms', 'Big room: pipe hop, edge − origin arrival p99', 5, ' ms'),

@@ -33,6 +33,11 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
   },
   { name: 'dtx', file: 'bench/dtx.bench.ts', what: 'a silent microphone, DTX or not' },
   { name: 'recording', file: 'bench/recording.bench.ts', what: 'a meeting recording, per track' },
+  {
+    name: 'simulcast',
+    file: 'bench/simulcast.bench.ts',
+    what: 'a 9-tile meeting viewer downstream, simulcast on / off',
+  },
   { name: 'big-room', file: 'bench/big-room.bench.ts', what: 'one room over several workers' },
   { name: 'scale', file: 'bench/scale.bench.ts', what: 'cost against size, per dimension' },
 ];

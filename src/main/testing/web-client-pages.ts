@@ -226,3 +226,36 @@ export function pageToken(page: Page): Promise<string | null> {
     (globalThis as unknown as PageStorage).sessionStorage.getItem('rooms.token'),
   );
 }
+
+/** A meeting page's inbound bytes of `from`'s microphone. */
+async function microphoneBytes(page: Page, from: number): Promise<number> {
+  const audio = (await received(page)).find(
+    (r) => r.userId === from && r.kind === 'audio' && (r.source ?? 'microphone') === 'microphone',
+  );
+  return audio?.bytes ?? 0;
+}
+
+/**
+ * Waits until a meeting page's inbound microphone audio of `from` grows (`growing`) or stops:
+ * two samples `quietMs` apart with the same bytes (packets already on their way may arrive
+ * first, so it samples again until then).
+ */
+export async function microphoneOf(
+  page: Page,
+  from: number,
+  growing: boolean,
+  quietMs = 2_000,
+): Promise<void> {
+  const deadline = Date.now() + PAGE_WAIT_MS;
+  let before = await microphoneBytes(page, from);
+  for (;;) {
+    await sleep(growing ? 300 : quietMs);
+    const now = await microphoneBytes(page, from);
+    if (growing ? now > before && before > 0 : now === before) return;
+    if (Date.now() > deadline) {
+      const state = growing ? 'not growing' : 'still growing';
+      throw new Error(`microphone of ${from} ${state} (${before} → ${now})`);
+    }
+    before = now;
+  }
+}

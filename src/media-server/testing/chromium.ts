@@ -24,8 +24,36 @@ const CHROMIUM_ARGS = [
   '--allow-loopback-in-peer-connection',
 ];
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+/**
+ * Chromium with the fake devices: its microphone beeps, or plays `microphoneFile` (a WAV,
+ * looped) instead, say silence for a member who does not talk.
+ */
+export function launchChromium(options: { microphoneFile?: string } = {}): Promise<Browser> {
+  const file = options.microphoneFile;
+  const args = file
+    ? [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${file}`]
+    : CHROMIUM_ARGS;
+  return chromium.launch({ executablePath: CHROMIUM, args });
+}
+
+/** A WAV of `seconds` of silence (48 kHz, 16-bit mono): a fake microphone that never talks. */
+export function silentWav(seconds = 1): Buffer {
+  const rate = 48_000;
+  const data = rate * 2 * seconds;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16); // the fmt chunk's size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28); // bytes per second
+  header.writeUInt16LE(2, 32); // bytes per frame
+  header.writeUInt16LE(16, 34); // bits per sample
+  header.write('data', 36);
+  header.writeUInt32LE(data, 40);
+  return Buffer.concat([header, Buffer.alloc(data)]);
 }
 
 /** False when the worker and Chromium are there; else why the test skips (never in CI). */

@@ -56,3 +56,36 @@ export function feedRtpParameters(kind: 'audio' | 'video', ssrc: number) {
         encodings: [{ ssrc }],
       };
 }
+
+/**
+ * FFmpeg sending a 640×360 test pattern at 30 fps as a browser's simulcast camera would:
+ * two VP8 encodings of the same picture, 320 and 640 pixels wide, at `bitrates` (bits per
+ * second, smallest layer first), each as RTP and RTCP with its own SSRC to its own port; a
+ * key frame every 2 s. Until killed, in real time.
+ */
+export function ffmpegSimulcastFeed(
+  layers: readonly { port: number; ssrc: number; bitrate: number }[],
+): ChildProcess {
+  const [small, large] = layers;
+  if (!small || !large || layers.length !== 2) throw new Error('two layers');
+  const encode = (layer: { port: number; ssrc: number; bitrate: number }, stream: string) => [
+    ...['-map', stream, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8'],
+    ...['-b:v', String(layer.bitrate), '-maxrate', String(layer.bitrate)],
+    ...['-bufsize', String(layer.bitrate), '-g', '60'],
+    ...['-payload_type', '96', '-ssrc', String(layer.ssrc)],
+    // RTCP (its sender reports) to the same port: a consumer switches layers only once it
+    // can map each layer's timestamps to the others'.
+    ...['-f', 'rtp', `rtp://127.0.0.1:${layer.port}?rtcpport=${layer.port}`],
+  ];
+  return spawn(
+    'ffmpeg',
+    [
+      ...['-nostdin', '-loglevel', 'error', '-re'],
+      ...['-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=30'],
+      ...['-filter_complex', '[0:v]split[l][h];[l]scale=320:180[small]'],
+      ...encode(small, '[small]'),
+      ...encode(large, '[h]'),
+    ],
+    { stdio: 'ignore' },
+  );
+}

@@ -23,6 +23,7 @@ import { ChangeListeners } from './changes.js';
 import type { MediaDevice, MediaFrame, MediaSocket } from './ports.js';
 import { backoff, CONSUME_ATTEMPTS, mayPass, RETRY_MS, RetryTimers } from './retry.js';
 import { MICROPHONE_OPUS, signalled } from './transports.js';
+import { CAMERA_SIMULCAST } from './camera-layers.js';
 
 /** What a member sends, as the page shows it (replaced, never mutated, at a change). */
 export interface RemoteMedia {
@@ -57,16 +58,7 @@ export interface TileView {
   readonly visible: boolean;
 }
 
-/**
- * The camera (640×360) in two simulcast layers, 320 and 640 pixels wide (the server's
- * ladder: src/edge/room-media/layers.ts); a viewer gets the one its tile needs. Two, not
- * three: Chromium sends at most two layers of a camera this size and drops the top ones
- * (a third, 160-pixel layer would leave the 640 one unsent).
- */
-export const CAMERA_SIMULCAST = [
-  { scaleResolutionDownBy: 2, maxBitrate: 300_000 },
-  { scaleResolutionDownBy: 1, maxBitrate: 900_000 },
-];
+export { CAMERA_SIMULCAST };
 
 /** A meeting's router, from its join's ACK or `meeting.media.reset`. */
 export interface MeetingRouter {
