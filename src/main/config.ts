@@ -122,6 +122,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       advertiseUrl: e.ROOMS_MEDIA_ADVERTISE_URL ?? null,
       registrationTtlMs: e.ROOMS_MEDIA_REGISTRATION_TTL_MS,
       holderTtlMs: e.ROOMS_MEDIA_HOLDER_TTL_MS,
+      turn:
+        e.ROOMS_TURN_URLS && e.ROOMS_TURN_SECRET
+          ? {
+              urls: splitList(e.ROOMS_TURN_URLS),
+              secret: e.ROOMS_TURN_SECRET,
+              credentialTtlS: e.ROOMS_TURN_CREDENTIAL_TTL_S,
+            }
+          : null,
     },
     outbox: {
       enabled: roles.relay && e.ROOMS_OUTBOX_ENABLED,

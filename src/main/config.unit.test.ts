@@ -75,6 +75,9 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_MEDIA_PEER_LOST_MS: '1500',
   ROOMS_MEDIA_TIMEOUT_MS: '2500',
   ROOMS_MEDIA_CLOSE_RETRY: '4',
+  ROOMS_TURN_URLS: 'turns:turn.example.com:443?transport=tcp',
+  ROOMS_TURN_SECRET: 'a-turn-secret-of-16+',
+  ROOMS_TURN_CREDENTIAL_TTL_S: '600',
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: '3',
   ROOMS_MEDIA_USER_MAX_PRODUCERS: '2',
   ROOMS_MEDIA_USER_MAX_CONSUMERS: '20',
@@ -141,6 +144,7 @@ const DEFAULT_MEDIA: Config['media'] = {
   advertiseUrl: null,
   registrationTtlMs: 3_000,
   holderTtlMs: 15_000,
+  turn: null,
   server: {
     host: '127.0.0.1',
     port: 7070,
@@ -203,6 +207,22 @@ void describe('loadConfig', () => {
     const separate = { ROOMS_MEDIA_EMBEDDED: 'false', ROOMS_MEDIA_INTERNAL_TOKEN: 'x'.repeat(16) };
     assert.equal(loadConfig(separate).media.serverId, 'media-1');
     assert.equal(loadConfig({ ...separate, ROOMS_MEDIA_SERVER_ID: 'm.2' }).media.serverId, 'm.2');
+  });
+
+  void it('hands TURN URLs out with their secret, never one without the other', () => {
+    const urls =
+      'turn:turn.example.com:3478?transport=udp, turns:turn.example.com:443?transport=tcp';
+    const secret = 's'.repeat(32);
+    assert.deepEqual(loadConfig({ ROOMS_TURN_URLS: urls, ROOMS_TURN_SECRET: secret }).media.turn, {
+      urls: [
+        'turn:turn.example.com:3478?transport=udp',
+        'turns:turn.example.com:443?transport=tcp',
+      ],
+      secret,
+      credentialTtlS: 86_400,
+    });
+    assert.throws(() => loadConfig({ ROOMS_TURN_URLS: urls }), /ROOMS_TURN_SECRET/);
+    assert.throws(() => loadConfig({ ROOMS_TURN_SECRET: secret }), /ROOMS_TURN_URLS/);
   });
 
   void it('uses the documented defaults for an empty environment', () => {
@@ -366,6 +386,11 @@ void describe('loadConfig', () => {
         advertiseUrl: null,
         registrationTtlMs: 3_000,
         holderTtlMs: 15_000,
+        turn: {
+          urls: ['turns:turn.example.com:443?transport=tcp'],
+          secret: 'a-turn-secret-of-16+',
+          credentialTtlS: 600,
+        },
         server: {
           host: '0.0.0.0',
           port: 7171,
@@ -594,6 +619,10 @@ void describe('loadConfig', () => {
       ['ROOMS_NOTIFICATION_MAX_PER_USER', '-1'],
       ['ROOMS_NOTIFICATION_MAX_PER_USER', '1000001'],
       ['ROOMS_ADMIN_TOKEN', 'short'],
+      ['ROOMS_TURN_URLS', 'stun:turn.example.com'],
+      ['ROOMS_TURN_URLS', 'turn:a.example,https://b.example'],
+      ['ROOMS_TURN_SECRET', 'short'],
+      ['ROOMS_TURN_CREDENTIAL_TTL_S', '59'],
       ['ROOMS_TRTC_APPS', 'abc:default:key'],
       ['ROOMS_TRTC_APPS', '1400000001:default'],
       ['ROOMS_PRESENCE_TIMEOUT_MS', '10'],

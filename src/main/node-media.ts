@@ -168,6 +168,7 @@ export async function wireRoomsMedia(
     nodeId: config.nodeId,
     presenceTtlMs: config.meeting.presenceTtlMs,
     caps: config.media.caps,
+    turn: config.media.turn,
   });
   const signalling = meetingMedia;
   const voiceAudio = wireVoiceMedia({

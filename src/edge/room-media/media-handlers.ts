@@ -20,6 +20,7 @@ import { errors } from '../../shared/error-codes.js';
 import type { WsContext } from '../ws/hub.js';
 import { closeHeld } from './close-held.js';
 import { keepMade, unmake } from './keep-made.js';
+import { iceServersFor, type TurnSettings } from './ice-servers.js';
 import { DEFAULT_MEDIA_CAPS, MediaAdmission, type MediaCaps } from './media-admission.js';
 import { asMediaError, mediaCall, type RoomBroadcaster } from './media-call.js';
 import {
@@ -52,6 +53,8 @@ export interface MediaHandlerDeps {
   readonly holders?: MediaHolders;
   /** How much a user may hold in a room, and a socket (default {@link DEFAULT_MEDIA_CAPS}). */
   readonly caps?: MediaCaps;
+  /** TURN servers handed to every transport (`iceServers`); absent: none. */
+  readonly turn?: TurnSettings | null;
 }
 
 export class MediaHandlers {
@@ -89,7 +92,7 @@ export class MediaHandlers {
           { transports: [info.id] },
           () => media.closeTransport(info.id),
         );
-        return info;
+        return { ...info, iceServers: iceServersFor(this.deps.turn ?? null, userId) };
       },
       idOf: (info) => info.id,
       undo: (info) =>

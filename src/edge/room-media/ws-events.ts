@@ -19,6 +19,19 @@ export const TransportAck = z
     iceParameters: mediaJson,
     iceCandidates: z.array(mediaJson).readonly(),
     dtlsParameters: mediaJson,
+    iceServers: z
+      .array(
+        z.strictObject({
+          urls: z.array(z.string()).readonly(),
+          username: z.string(),
+          credential: z.string(),
+        }),
+      )
+      .readonly()
+      .describe(
+        'TURN servers with time-limited credentials (empty: none configured); pass as ' +
+          'createSendTransport / createRecvTransport’s iceServers',
+      ),
   })
   .describe('For mediasoup-client’s Device.createSendTransport / createRecvTransport');
 
@@ -34,7 +47,7 @@ export const ConsumerAck = z
 export const ProducerAck = z.strictObject({ producer_id: z.string() });
 
 // The declared ACKs are what the media server's answers are (checked here, at compile time).
-const _transport: z.input<typeof TransportAck> = {} as TransportInfo;
+const _transport: z.input<typeof TransportAck> = {} as TransportInfo & { iceServers: [] };
 const _consumer: z.input<typeof ConsumerAck> = {} as ConsumerInfo;
 void [_transport, _consumer];
 

@@ -10,6 +10,7 @@ import {
   mediaServerRules,
   mediaServerVariables,
 } from '../../media-server/config.js';
+import { TURN_URL } from '../../edge/room-media/ice-servers.js';
 import { DEFAULT_MEDIA_CAPS } from '../../edge/room-media/media-admission.js';
 import { DestinationPolicy } from '../../outbox/destinations.js';
 import { flag, int, logLevelVariable, nodeIdVariable } from '../../shared/env.js';
@@ -148,6 +149,16 @@ const schema = z.object({
   ROOMS_MEDIA_TIMEOUT_MS: int(100, 120_000).default(5_000),
   ROOMS_MEDIA_HOLDER_TTL_MS: int(1_000, 600_000).default(15_000),
   ROOMS_MEDIA_CLOSE_RETRY: int(0, 10).default(2),
+  // TURN for clients whose network blocks UDP or all but 443 (../../edge/room-media/ice-servers.ts).
+  ROOMS_TURN_URLS: z
+    .string()
+    .refine(
+      (v) => splitList(v).every((url) => TURN_URL.test(url)),
+      'comma-separated turn: / turns: URLs, e.g. turn:turn.example.com:3478?transport=tcp',
+    )
+    .optional(),
+  ROOMS_TURN_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  ROOMS_TURN_CREDENTIAL_TTL_S: int(60, 7 * 86_400).default(86_400),
   // What one user may hold in one room (counted on the shared records), and one socket.
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: int(2, 1000).default(DEFAULT_MEDIA_CAPS.perUser.transports),
   ROOMS_MEDIA_USER_MAX_PRODUCERS: int(1, 1000).default(DEFAULT_MEDIA_CAPS.perUser.producers),
@@ -278,8 +289,17 @@ function grpcRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
   }
 }
 
+/** TURN URLs and their secret go together: a TURN server refuses credentials made without one. */
+function turnRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
+  if (Boolean(e.ROOMS_TURN_URLS) === Boolean(e.ROOMS_TURN_SECRET)) return;
+  const path = e.ROOMS_TURN_URLS ? 'ROOMS_TURN_SECRET' : 'ROOMS_TURN_URLS';
+  const message = 'ROOMS_TURN_URLS and ROOMS_TURN_SECRET go together: set both or neither';
+  ctx.addIssue({ code: 'custom', path: [path], message });
+}
+
 function mediaAndOutboxRules(e: z.infer<typeof schema>, ctx: z.RefinementCtx): void {
   roleRules(e, ctx);
+  turnRules(e, ctx);
   mediaRules(e, ctx);
   outboxRules(e, ctx);
   grpcRules(e, ctx);

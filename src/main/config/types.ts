@@ -1,6 +1,7 @@
 /** The shape of a rooms node's configuration, as ../config.ts's `loadConfig` returns it. */
 import type { MediaServerSettings } from '../../media-server/config.js';
 import type { RateRule } from '../../shared/rate-limiter.js';
+import type { TurnSettings } from '../../edge/room-media/ice-servers.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import type { NodeRoles } from '../roles.js';
 
@@ -147,6 +148,8 @@ export interface Config {
      * node dead this long held on the media servers is released by another node.
      */
     readonly holderTtlMs: number;
+    /** TURN servers and their shared secret (`ROOMS_TURN_*`); null: none. */
+    readonly turn: TurnSettings | null;
   };
   /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
   readonly outbox: {

@@ -81,9 +81,11 @@ void describe('meeting signalling: media', { skip: mediaSkipReason() }, () => {
       'dtlsParameters',
       'iceCandidates',
       'iceParameters',
+      'iceServers',
       'id',
     ]);
     assert.ok((info.iceCandidates as unknown[]).length > 0);
+    assert.deepEqual(info.iceServers, [], 'no TURN configured');
     assert.equal(server.registry.transport(info.id as string).peerId, '16');
     assert.equal(server.registry.transport(info.id as string).direction, 'send');
     const connect = await host.request('meeting.transport.connect', {

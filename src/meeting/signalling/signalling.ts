@@ -26,6 +26,7 @@ import type { z } from 'zod';
 import type { WsContext, WsHub, WsUser } from '../../edge/ws/hub.js';
 import type { RoomBroadcaster } from '../../edge/room-media/media-call.js';
 import { MediaHandlers } from '../../edge/room-media/media-handlers.js';
+import type { TurnSettings } from '../../edge/room-media/ice-servers.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
 import {
@@ -76,6 +77,8 @@ export interface MeetingSignallingDeps {
   readonly holders?: MediaHolders;
   /** How much media a user may hold in a room, and a socket (../../edge/room-media/media-admission.ts). */
   readonly caps?: MediaCaps;
+  /** TURN servers handed to every transport (`iceServers`); absent: none. */
+  readonly turn?: TurnSettings | null;
 }
 
 /** Payloads as the hub parsed them with the events' declarations (./ws-protocol.ts). */

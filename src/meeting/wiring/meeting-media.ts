@@ -15,6 +15,7 @@ import { meetingMembership } from '../api/membership.js';
 import { MeetingSignalling } from '../signalling/signalling.js';
 import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
+import type { TurnSettings } from '../../edge/room-media/ice-servers.js';
 import { resetRoomMedia } from '../../edge/room-media/media-reset.js';
 import type { WsHub } from '../../edge/ws/hub.js';
 import { FAILOVER_CALLER, type MediaFailover } from '../../media-cluster/media-failover.js';
@@ -123,6 +124,8 @@ export function wireMeetingMedia(deps: {
   holders: MediaHolders | null;
   /** How much media a user may hold in a meeting, and a socket (`ROOMS_MEDIA_*_MAX_*`). */
   caps?: MediaCaps;
+  /** TURN servers handed to every transport (`ROOMS_TURN_*`). */
+  turn: TurnSettings | null;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
   const { media, failover } = deps;
@@ -138,6 +141,7 @@ export function wireMeetingMedia(deps: {
     ...(failover ? { rescue: (key, from) => failover.rescue('meeting', key, from) } : {}),
     ...(deps.holders ? { holders: deps.holders } : {}),
     ...(deps.caps ? { caps: deps.caps } : {}),
+    turn: deps.turn,
   });
   // Asked without the lookup limits: a reaction is the server's question, not the user's.
   const members = meetingMembership(deps.meetings.api);

@@ -30,6 +30,7 @@ import { PeriodicSweep } from '../../shared/periodic-sweep.js';
 import type { RoomBroadcaster } from '../../edge/room-media/media-call.js';
 import { mediaCall } from '../../edge/room-media/media-call.js';
 import { MediaHandlers } from '../../edge/room-media/media-handlers.js';
+import type { TurnSettings } from '../../edge/room-media/ice-servers.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
@@ -59,6 +60,8 @@ export interface VoiceMediaSignallingDeps {
   readonly holders?: MediaHolders;
   /** How much media a user may hold in a room, and a socket (../../edge/room-media/media-admission.ts). */
   readonly caps?: MediaCaps;
+  /** TURN servers handed to every transport (`iceServers`); absent: none. */
+  readonly turn?: TurnSettings | null;
 }
 
 /** `voice.media.join`'s payload, as the hub parsed it with its declaration (./ws-protocol.ts). */

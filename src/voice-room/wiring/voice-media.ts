@@ -56,6 +56,7 @@ export function wireVoiceMedia(deps: {
     ...(failover ? { rescue: (key, from) => failover.rescue('voice_room', key, from) } : {}),
     ...(deps.holders ? { holders: deps.holders } : {}),
     caps: config.media.caps,
+    turn: config.media.turn,
   });
   const bridge = new VoiceMediaBridge({
     api: deps.api,

@@ -231,6 +231,14 @@ export interface WsProtocol {
         dtlsParameters: {
           [k: string]: unknown | undefined;
         };
+        /**
+         * TURN servers with time-limited credentials (empty: none configured); pass as createSendTransport / createRecvTransport’s iceServers
+         */
+        iceServers: {
+          urls: string[];
+          username: string;
+          credential: string;
+        }[];
       };
       /**
        * The stable refusal code
@@ -659,6 +667,14 @@ export interface WsProtocol {
         dtlsParameters: {
           [k: string]: unknown | undefined;
         };
+        /**
+         * TURN servers with time-limited credentials (empty: none configured); pass as createSendTransport / createRecvTransport’s iceServers
+         */
+        iceServers: {
+          urls: string[];
+          username: string;
+          credential: string;
+        }[];
       };
       /**
        * The stable refusal code

@@ -86,6 +86,8 @@ interface TransportInfo {
   iceParameters: never;
   iceCandidates: never;
   dtlsParameters: never;
+  /** TURN servers with time-limited credentials, when the deployment has them. */
+  iceServers: RTCIceServer[];
 }
 
 interface ConsumerInfo {
