@@ -26,14 +26,19 @@ const CHROMIUM_ARGS = [
 
 /**
  * Chromium with the fake devices: its microphone beeps, or plays `microphoneFile` (a WAV,
- * looped) instead, say silence for a member who does not talk.
+ * looped) instead, say silence for a member who does not talk. `executable`: another way to
+ * start it (a wrapper that runs it in a network namespace); `args`: more flags.
  */
-export function launchChromium(options: { microphoneFile?: string } = {}): Promise<Browser> {
+export function launchChromium(
+  options: { microphoneFile?: string; executable?: string; args?: readonly string[] } = {},
+): Promise<Browser> {
   const file = options.microphoneFile;
-  const args = file
-    ? [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${file}`]
-    : CHROMIUM_ARGS;
-  return chromium.launch({ executablePath: CHROMIUM, args });
+  const args = [
+    ...CHROMIUM_ARGS,
+    ...(file ? [`--use-file-for-fake-audio-capture=${file}`] : []),
+    ...(options.args ?? []),
+  ];
+  return chromium.launch({ executablePath: options.executable ?? CHROMIUM, args });
 }
 
 /** A WAV of `seconds` of silence (48 kHz, 16-bit mono): a fake microphone that never talks. */
