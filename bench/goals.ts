@@ -104,6 +104,12 @@ export const GOALS: readonly Goal[] = [
     0.8,
   ),
   atMost(
+    'join_to_first_audio_p99_ms',
+    'Meeting join in Chromium: REST join → first audio of the host, p99 of 20',
+    1_000,
+    ' ms',
+  ),
+  atMost(
     'simulcast_grid_downstream_ratio',
     'Meeting viewer of a 9-tile grid, downstream: simulcast / one layer',
     0.4,

@@ -34,6 +34,11 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
   { name: 'dtx', file: 'bench/dtx.bench.ts', what: 'a silent microphone, DTX or not' },
   { name: 'recording', file: 'bench/recording.bench.ts', what: 'a meeting recording, per track' },
   {
+    name: 'continuity',
+    file: 'bench/continuity.bench.ts',
+    what: 'REST join to first audio in a browser',
+  },
+  {
     name: 'simulcast',
     file: 'bench/simulcast.bench.ts',
     what: 'a 9-tile meeting viewer downstream, simulcast on / off',
