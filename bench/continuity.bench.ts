@@ -1,15 +1,27 @@
 /**
  * `npm run bench:continuity`: how long a person waits for sound, with real browsers. One node
  * (embedded SQLite and media server, in this process), headless Chromium pages of the web
- * client: host A sends its (fake, beeping) microphone and camera in a meeting; B, in its own
- * page, joins from the lobby by the code BENCH_JOINS (20) times, leaving in between. Each
- * join is timed inside B's page, from the click that sends the REST join to the first audio
- * RTP of A that B's consumer receives (inbound-rtp bytes, read every 10 ms): the page's
- * navigation, its socket's `meeting.room.join`, both transports, the consumer and its resume
- * are all inside it.
+ * client: host A sends its (fake, beeping) microphone and camera in a meeting.
+ *
+ * 1. Join: B, in its own page, joins from the lobby by the code BENCH_JOINS (20) times,
+ *    leaving in between. Each join is timed inside B's page, from the click that sends the
+ *    REST join to the first audio RTP of A that B's consumer receives (inbound-rtp bytes, read
+ *    every 10 ms): the page's navigation, its socket's `meeting.room.join`, both transports,
+ *    the consumer and its resume are all inside it.
+ * 2. Network switch: a Chromium runs on a client host behind NAT made of network namespaces
+ *    (src/testing/hard-network.ts, no firewall) with two links. BENCH_SWITCHES (5) times, a
+ *    listener there joins and hears A; then its link goes down with its address, its traffic
+ *    moves to the other link (a new address, a new path) and its socket drops; timed from the
+ *    switch until A's audio grows again in its page, on the new socket (the page joins again
+ *    and makes its media again by itself).
+ *
+ * 3. Node death: ./continuity-node-death.ts, BENCH_KILLS (3) times (MariaDB and Redis).
  *
  * Last lines machine-readable: `join_to_first_audio_p50_ms=`, `join_to_first_audio_p99_ms=`
- * (of 20: the slowest; the goal is under 1 s).
+ * (of 20: the slowest; the goal is under 1 s), `network_switch_recovery_ms=` (the median of
+ * the switches; the goal is under 5 s), `network_switch_recovery_max_ms=`,
+ * `node_death_recovery_ms=` (the median of the kills; the goal is under 5 s) and
+ * `node_death_recovery_max_ms=`. Needs root for the namespaces.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
@@ -20,10 +32,14 @@ import {
   receivesMediaOf,
   signUp,
 } from '../src/main/testing/web-client-pages.js';
-import { launchChromium } from '../src/media-server/testing/chromium.js';
-import { quantile } from './load.js';
+import { CHROMIUM, launchChromium } from '../src/media-server/testing/chromium.js';
+import { hardNetwork } from '../src/testing/hard-network.js';
+import { hearsAgain, nodeDeathRecovery } from './continuity-node-death.js';
+import { median, quantile } from './load.js';
 
 const JOINS = Number(process.env.BENCH_JOINS ?? 20);
+const SWITCHES = Number(process.env.BENCH_SWITCHES ?? 5);
+const KILLS = Number(process.env.BENCH_KILLS ?? 3);
 
 /**
  * Runs in B's page (a string: the bench's transpiler would wrap named functions in helpers
@@ -47,11 +63,25 @@ const timeJoin = (from: number) => `(async () => {
 })()`;
 
 buildWebClient();
-const rooms = await startMeetingNode([]);
-const browser = await launchChromium();
+const network = hardNetwork({ firewall: false });
+const ip = network.serverIp;
+const rooms = await startMeetingNode([], { ROOMS_HTTP_HOST: ip, ROOMS_MEDIA_LISTEN_IP: ip });
+// Plain http on a non-loopback address: the pages may still use the camera there.
+const args = [`--unsafely-treat-insecure-origin-as-secure=${rooms.node.httpAddress}`];
+const browser = await launchChromium({ args });
+const roaming = await launchChromium({ args, executable: network.wrap(CHROMIUM) });
+/** The first two figures' browsers, node and network, closed once. */
+let closed: Promise<void> | undefined;
+const closeFirst = () =>
+  (closed ??= (async () => {
+    await roaming.close();
+    await browser.close();
+    await rooms.close();
+    network.close();
+  })());
 try {
-  const open = async () => {
-    const page: Page = await (await browser.newContext()).newPage();
+  const open = async (on = browser) => {
+    const page: Page = await (await on.newContext()).newPage();
     page.setDefaultTimeout(PAGE_WAIT_MS);
     await page.goto(`${rooms.node.httpAddress}/`);
     return page;
@@ -67,7 +97,7 @@ try {
   // One join first, uncounted: the page's code and the node's paths are warm, as in use.
   await b.getByLabel('会议号').fill(code);
   await b.locator('[data-test=join-meeting]').click();
-  await receivesMediaOf(b, idA, async () => 'warm-up join');
+  await receivesMediaOf(b, idA, () => Promise.resolve('warm-up join'));
 
   const times: number[] = [];
   for (let i = 0; i <= JOINS; i++) {
@@ -76,7 +106,7 @@ try {
     await sleep(300); // the leave's media closes reach the server
     if (i === JOINS) break;
     await b.getByLabel('会议号').fill(code);
-    const ms = (await b.evaluate(timeJoin(idA))) as number;
+    const ms = await b.evaluate<number>(timeJoin(idA));
     if (ms < 0) throw new Error(`join ${i + 1}: no audio of A within 20 s`);
     times.push(ms);
     console.log(`join ${i + 1}: ${ms.toFixed(0)} ms`);
@@ -84,13 +114,48 @@ try {
   const sorted = [...times].sort((x, y) => x - y);
   const p50 = quantile(sorted, 0.5);
   const p99 = quantile(sorted, 0.99);
+
+  // 2. A listener on the roaming host switches networks, one listener per switch: a user's
+  // second switch within the server's notice of the first one's dead socket finds its
+  // transports at their cap (ROOMS_MEDIA_USER_MAX_TRANSPORTS), which this figure leaves out.
+  const switches: number[] = [];
+  for (let i = 0; i < SWITCHES; i++) {
+    const c = await open(roaming);
+    await signUp(c, `bench_roaming_${i}`);
+    await c.getByLabel('会议号').fill(code);
+    await c.locator('[data-test=join-meeting]').click();
+    await receivesMediaOf(c, idA, () => Promise.resolve(`C${i} joins`));
+    const t0 = performance.now();
+    network.switchLink();
+    if (!(await c.evaluate(hearsAgain(idA, { drop: true })))) {
+      const shown = (await c.locator('main').innerText()).slice(0, 1_500);
+      throw new Error(`switch ${i + 1}: no audio of A in 30 s; the page: ${shown}`);
+    }
+    switches.push(performance.now() - t0);
+    console.log(`network switch ${i + 1}: ${switches.at(-1)!.toFixed(0)} ms`);
+    await c.locator('[data-test=leave]').click();
+    await c.context().close();
+  }
+
+  await closeFirst();
+
+  // 3. The node behind a page dies.
+  const kills = await nodeDeathRecovery(KILLS);
+
   console.log(
     `REST join → first audio of the host, in the joiner's page: p50 ${p50.toFixed(0)} ms, ` +
-      `p99 ${p99.toFixed(0)} ms over ${times.length} joins (one node, Chromium, loopback)`,
+      `p99 ${p99.toFixed(0)} ms over ${times.length} joins; a network switch → the host's ` +
+      `audio again: median ${median(switches).toFixed(0)} ms, slowest ` +
+      `${Math.max(...switches).toFixed(0)} ms of ${switches.length}; the page's node killed → ` +
+      `the host's audio again: median ${median(kills).toFixed(0)} ms, slowest ` +
+      `${Math.max(...kills).toFixed(0)} ms of ${kills.length} (Chromium, this machine)`,
   );
   console.log(`join_to_first_audio_p50_ms=${p50.toFixed(0)}`);
   console.log(`join_to_first_audio_p99_ms=${p99.toFixed(0)}`);
+  console.log(`network_switch_recovery_ms=${median(switches).toFixed(0)}`);
+  console.log(`network_switch_recovery_max_ms=${Math.max(...switches).toFixed(0)}`);
+  console.log(`node_death_recovery_ms=${median(kills).toFixed(0)}`);
+  console.log(`node_death_recovery_max_ms=${Math.max(...kills).toFixed(0)}`);
 } finally {
-  await browser.close();
-  await rooms.close();
+  await closeFirst();
 }

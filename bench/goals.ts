@@ -110,6 +110,18 @@ export const GOALS: readonly Goal[] = [
     ' ms',
   ),
   atMost(
+    'network_switch_recovery_ms',
+    'A page’s network switch → the host’s audio again, median',
+    5_000,
+    ' ms',
+  ),
+  atMost(
+    'node_death_recovery_ms',
+    'A page’s node killed behind a balancer → the host’s audio again, median',
+    5_000,
+    ' ms',
+  ),
+  atMost(
     'simulcast_grid_downstream_ratio',
     'Meeting viewer of a 9-tile grid, downstream: simulcast / one layer',
     0.4,

@@ -36,7 +36,7 @@ const BENCHES: readonly { name: string; file: string; what: string }[] = [
   {
     name: 'continuity',
     file: 'bench/continuity.bench.ts',
-    what: 'REST join to first audio in a browser',
+    what: 'join to first audio, a network switch, a node death: in Chromium',
   },
   {
     name: 'simulcast',

@@ -6,8 +6,10 @@
  *   host (server, 198.18.N.1) ── veth ── router (198.18.N.2; NAT) ── veth ── client (198.19.N.2)
  *
  * The router masquerades the client's traffic, so the server sees it come from 198.18.N.2.
- * The client's firewall drops everything it sends but TCP to the server's `allowTcp` ports
- * (and what answers it): no UDP at all, no TCP to the media ports. What runs in the client
+ * With `firewall` (the default) the client drops everything it sends but TCP to the server's
+ * `allowTcp` ports (and what answers it): no UDP at all, no TCP to the media ports. The
+ * client also has a second link to the router (198.20.N.2), down until `switchLink()` moves
+ * its traffic there, as a phone leaving Wi-Fi for its mobile network. What runs in the client
  * runs through `ip netns exec` (`wrap`). Needs root; `close()` removes it all.
  */
 import { execFileSync } from 'node:child_process';
@@ -23,6 +25,12 @@ export interface HardNetwork {
   readonly natIp: string;
   /** Allows the client TCP to these ports of the server. */
   allowTcp(ports: readonly number[]): void;
+  /**
+   * Takes the client's current link down and routes it over the other (the second, then the
+   * first again, …): a new address and a new path, as a phone leaving Wi-Fi for its mobile
+   * network.
+   */
+  switchLink(): void;
   /** An executable that runs `program` with its arguments inside the client namespace. */
   wrap(program: string): string;
   close(): void;
@@ -54,15 +62,20 @@ function commandExists(cmd: string): boolean {
 
 const run = (cmd: string, ...args: string[]) => execFileSync(cmd, args, { stdio: 'pipe' });
 
-export function hardNetwork(): HardNetwork {
+export function hardNetwork(options: { firewall?: boolean } = {}): HardNetwork {
   const n = randomInt(1, 250);
   const id = `${process.pid % 10_000}${n}`;
   const router = `echo-r-${id}`;
   const client = `echo-c-${id}`;
   // Interface names: at most 15 characters.
-  const [hostEnd, routerUp, routerDown, clientEnd] = ['h', 'u', 'd', 'c'].map(
-    (end) => `ec${end}${id}`,
-  ) as [string, string, string, string];
+  const [hostEnd, routerUp, routerDown, clientEnd, routerDown2, clientEnd2] = [
+    'h',
+    'u',
+    'd',
+    'c',
+    'e',
+    'f',
+  ].map((end) => `ec${end}${id}`) as [string, string, string, string, string, string];
   const serverIp = `198.18.${n}.1`;
   const natIp = `198.18.${n}.2`;
   const dir = mkdtempSync(path.join(tmpdir(), 'hard-network-'));
@@ -100,24 +113,33 @@ export function hardNetwork(): HardNetwork {
     inClient('ip', 'addr', 'add', `198.19.${n}.2/24`, 'dev', clientEnd);
     for (const dev of ['lo', clientEnd]) inClient('ip', 'link', 'set', dev, 'up');
     inClient('ip', 'route', 'add', 'default', 'via', `198.19.${n}.1`);
-    // The firewall: loopback and answers pass; new traffic only as allowTcp says.
-    inClient('iptables', '-A', 'OUTPUT', '-o', 'lo', '-j', 'ACCEPT');
-    inClient(
-      'iptables',
-      '-A',
-      'OUTPUT',
-      '-m',
-      'state',
-      '--state',
-      'ESTABLISHED,RELATED',
-      '-j',
-      'ACCEPT',
-    );
-    inClient('iptables', '-P', 'OUTPUT', 'DROP');
+    // The second link, up on both ends, without an address until switchLink() moves there.
+    inRouter('ip', 'link', 'add', routerDown2, 'type', 'veth', 'peer', 'name', clientEnd2);
+    inRouter('ip', 'link', 'set', clientEnd2, 'netns', client);
+    inRouter('ip', 'addr', 'add', `198.20.${n}.1/24`, 'dev', routerDown2);
+    inRouter('ip', 'link', 'set', routerDown2, 'up');
+    inClient('ip', 'link', 'set', clientEnd2, 'up');
+    if (options.firewall ?? true) {
+      // The firewall: loopback and answers pass; new traffic only as allowTcp says.
+      inClient('iptables', '-A', 'OUTPUT', '-o', 'lo', '-j', 'ACCEPT');
+      inClient(
+        'iptables',
+        '-A',
+        'OUTPUT',
+        '-m',
+        'state',
+        '--state',
+        'ESTABLISHED,RELATED',
+        '-j',
+        'ACCEPT',
+      );
+      inClient('iptables', '-P', 'OUTPUT', 'DROP');
+    }
   } catch (error) {
     close();
     throw error;
   }
+  let onSecond = false;
   return {
     serverIp,
     natIp,
@@ -137,6 +159,20 @@ export function hardNetwork(): HardNetwork {
           'ACCEPT',
         );
       }
+    },
+    switchLink() {
+      const links = [
+        { dev: clientEnd, address: `198.19.${n}.2/24`, via: `198.19.${n}.1` },
+        { dev: clientEnd2, address: `198.20.${n}.2/24`, via: `198.20.${n}.1` },
+      ];
+      const [from, to] = onSecond ? [links[1]!, links[0]!] : [links[0]!, links[1]!];
+      onSecond = !onSecond;
+      // The old address goes with the old network: what was bound to it is cut off.
+      inClient('ip', 'addr', 'flush', 'dev', from.dev);
+      inClient('ip', 'link', 'set', from.dev, 'down');
+      inClient('ip', 'link', 'set', to.dev, 'up');
+      inClient('ip', 'addr', 'add', to.address, 'dev', to.dev);
+      inClient('ip', 'route', 'replace', 'default', 'via', to.via, 'dev', to.dev);
     },
     wrap(program) {
       const file = path.join(dir, `${path.basename(program)}-in-${client}`);

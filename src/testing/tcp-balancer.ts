@@ -5,7 +5,9 @@
  * per new connection: the first of its own order that is not marked down, or, without an
  * order, the next one in turn (or the one it is pinned to). A dead backend is used until the
  * test marks it down, as a balancer's health check notices a node only after a while:
- * meanwhile its new connections fail.
+ * meanwhile its new connections fail. With `redispatch`, a connection the backend refuses
+ * marks it down and goes to the next one at once, as nginx's `proxy_next_upstream error` or
+ * HAProxy's `option redispatch` do.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 
@@ -26,7 +28,10 @@ export class TcpBalancer {
   /** Where each connection went so far (`host:port`), in order. */
   readonly connections: string[] = [];
 
-  constructor(private readonly backends: readonly Backend[]) {}
+  constructor(
+    private readonly backends: readonly Backend[],
+    private readonly options: { redispatch?: boolean } = {},
+  ) {}
 
   /** A balancer in front of `host:port` backends, with one round-robin front: its address. */
   static async roundRobin(
@@ -93,6 +98,11 @@ export class TcpBalancer {
 
   private forward(client: Socket, order: readonly number[] | undefined): void {
     this.track(client);
+    this.connect(client, order);
+  }
+
+  /** Pipes `client` to the backend picked, once connected (nothing it sent is lost before). */
+  private connect(client: Socket, order: readonly number[] | undefined): void {
     const index = this.pick(order);
     if (index === undefined) {
       client.destroy();
@@ -101,14 +111,29 @@ export class TcpBalancer {
     this.connections.push(addressOf(this.backends[index]!));
     const upstream = createConnection(this.backends[index]!);
     this.track(upstream);
+    let connected = false;
     const end = () => {
       client.destroy();
       upstream.destroy();
     };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const onClientGone = () => upstream.destroy();
+    client.on('error', onClientGone).on('close', onClientGone);
+    upstream.once('connect', () => {
+      connected = true;
+      client.off('error', onClientGone).off('close', onClientGone);
+      client.on('error', end).on('close', end);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    upstream.on('error', () => {
+      if (connected || !this.options.redispatch || client.destroyed) return end();
+      client.off('error', onClientGone).off('close', onClientGone);
+      this.markDown(index);
+      this.connect(client, order);
+    });
+    upstream.on('close', () => {
+      if (connected) end();
+    });
   }
 
   private track(socket: Socket): void {

@@ -149,9 +149,16 @@ export class RealtimeClient {
     this.setStatus('closed', '');
   }
 
-  /** Drops the socket as a network failure would (then reconnects): for tests and a UI. */
+  /**
+   * Drops the socket as a network failure would, and reconnects at once: after a network
+   * change (the page's `online` event, a test). The old socket is not waited for: on a path
+   * that is gone its closing handshake would never finish.
+   */
   drop(): void {
-    this.socket?.close(4000, 'dropped by the client');
+    const socket = this.socket;
+    if (!socket) return;
+    socket.close(4000, 'dropped by the client');
+    socket.onclose?.({ code: 4000, reason: 'dropped by the client' });
   }
 
   /**
