@@ -13,7 +13,8 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # The dependencies and mediasoup's worker first, in a layer of their own: rebuilt only when
-# the lockfile or the install scripts change (the worker's offline build takes minutes).
+# package.json, the lockfile or the install scripts change (the worker's offline build takes
+# minutes).
 ENV MEDIASOUP_WORKER_CACHE=/app/.cache/mediasoup-worker
 COPY package.json package-lock.json ./
 COPY scripts/install-media.mjs scripts/build-mediasoup-worker.sh scripts/
