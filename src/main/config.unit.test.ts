@@ -138,7 +138,7 @@ const DEFAULT_MEDIA: Config['media'] = {
   timeoutMs: 5_000,
   closeRetry: 2,
   caps: {
-    perUser: { transports: 4, producers: 4, consumers: 64 },
+    perUser: { transports: 6, producers: 4, consumers: 64 },
     perSocket: { transports: 8, producers: 8, consumers: 128 },
   },
   advertiseUrl: null,

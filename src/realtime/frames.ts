@@ -123,8 +123,10 @@ export const END_FOLLOWS = 'end-follows';
 
 /** Payload of a user channel message. */
 export interface UserMessage {
-  /** Absent: the message only ends a follow. */
+  /** Absent: the message only ends a follow or cuts a replaced socket. */
   readonly frame?: WsFrame;
   /** The room the user's sockets stop following. */
   readonly unfollow?: { readonly app_code: string; readonly room_id: string };
+  /** The user's socket of this `connection_id` is cut: a reconnect replaced it. */
+  readonly replaced?: string;
 }

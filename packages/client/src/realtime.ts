@@ -96,9 +96,31 @@ export function socketUrl(baseUrl: string, token: string): string {
   return url.toString();
 }
 
+/** A socket's `connection_id`: 16 random bytes, base64url (`getRandomValues`: any page). */
+function newConnectionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+}
+
+/**
+ * The socket's URL with its `connection_id` and, on a reconnect, `replaces` (the previous
+ * socket's id): the node cuts that one at once, wherever it is, and releases what it held
+ * (its media), instead of waiting for it to miss a ping on a path that is gone.
+ */
+function withConnection(url: string, id: string, replaces: string | null): string {
+  const params = new URLSearchParams({ connection_id: id });
+  if (replaces !== null) params.set('replaces', replaces);
+  return `${url}${url.includes('?') ? '&' : '?'}${params.toString()}`;
+}
+
 export class RealtimeClient {
   /** How many times the socket opened (1 + reconnects). */
   opens = 0;
+  /** The `connection_id` of the last socket that opened (a reconnect replaces it). */
+  private lastOpened: string | null = null;
   private current: SocketStatus = 'idle';
   private socket: SocketLike | null = null;
   private active = false;
@@ -145,6 +167,7 @@ export class RealtimeClient {
     const socket = this.socket;
     this.socket = null;
     socket?.close(1000, 'bye');
+    this.lastOpened = null; // closed cleanly: nothing of it to replace
     this.failPending('the connection was closed');
     this.setStatus('closed', '');
   }
@@ -283,10 +306,12 @@ export class RealtimeClient {
     const Socket =
       this.options.WebSocket ?? (globalThis as { WebSocket?: SocketConstructor }).WebSocket;
     if (!Socket) throw new Error('no WebSocket: pass one as options.WebSocket');
-    const socket = new Socket(this.options.url());
+    const id = newConnectionId();
+    const socket = new Socket(withConnection(this.options.url(), id, this.lastOpened));
     this.socket = socket;
     socket.onopen = () => {
       if (this.socket !== socket) return;
+      this.lastOpened = id;
       this.attempt = 0;
       this.opens += 1;
       this.setStatus('open', '');

@@ -28,6 +28,9 @@ const TRANSIENT_REASONS: ReadonlySet<string> = new Set([
   'MEDIA_SERVER_ERROR',
   'MEDIA_NO_WORKER',
   'MEDIA_STATE_UNAVAILABLE',
+  // The user's media through a socket that is gone (a reconnect whose old socket's close
+  // is still on its way, on another node) is released by that close, or at its missed ping.
+  'MEDIA_USER_LIMIT',
 ]);
 
 /**

@@ -53,4 +53,34 @@ void describe('RealtimeClient.drop', () => {
     assert.equal(client.status, 'open');
     client.close();
   });
+
+  void it('names each socket, and the one a reconnect replaces, in the URL', async () => {
+    DeadPathSocket.made = [];
+    const client = new RealtimeClient({
+      url: () => 'ws://node.example/ws?token=t',
+      WebSocket: DeadPathSocket,
+      maxBackoffMs: 300,
+    });
+    client.connect();
+    for (let i = 0; i < 50 && client.opens < 1; i++) await sleep(20);
+    client.drop();
+    for (let i = 0; i < 50 && client.opens < 2; i++) await sleep(20);
+    client.drop();
+    for (let i = 0; i < 50 && client.opens < 3; i++) await sleep(20);
+    const urls = DeadPathSocket.made.map((s) => new URL(s.url));
+    assert.equal(urls.length, 3);
+    const ids = urls.map((u) => u.searchParams.get('connection_id') ?? '');
+    for (const id of ids) assert.match(id, /^[A-Za-z0-9_-]{8,64}$/);
+    assert.equal(new Set(ids).size, 3);
+    assert.equal(urls[0]!.searchParams.get('token'), 't');
+    assert.equal(urls[0]!.searchParams.get('replaces'), null);
+    assert.equal(urls[1]!.searchParams.get('replaces'), ids[0]);
+    assert.equal(urls[2]!.searchParams.get('replaces'), ids[1]);
+    client.close();
+    // After a close for good, the next connect replaces nothing.
+    client.connect();
+    for (let i = 0; i < 50 && client.opens < 4; i++) await sleep(20);
+    assert.equal(new URL(DeadPathSocket.made[3]!.url).searchParams.get('replaces'), null);
+    client.close();
+  });
 });

@@ -15,6 +15,11 @@
  * on its way when a release of the same user's media in the room started (a kick, a leave,
  * the last socket closing) would be recorded after the release's read and outlive it; such a
  * creation is undone (closed, forgotten, never announced) and refused.
+ *
+ * A closed socket's media: what the socket made is listed here while it lives, so its close
+ * releases exactly that ({@link MediaAdmission.socketClosed}), never what the same user made
+ * through another socket (a reconnect that came first, another node). Its creations still
+ * on their way are undone when they land.
  */
 import { routeKey, type CellKey } from '../../cell/lease.js';
 import { errors } from '../../shared/error-codes.js';
@@ -30,12 +35,14 @@ export interface MediaCaps {
 }
 
 /**
- * A member needs 2 transports (send + recv) and a producer per kind; the spare ones cover a
- * reconnect that makes its new media before the old is released. Consumers: one per
+ * A member needs 2 transports (send + recv) and a producer per kind; the spare transports
+ * cover two reconnects that make their new media before the old is released: a replaced
+ * socket whose release is on its way, and one on a dead node, released by the orphan sweep
+ * (./orphan-media.ts) once that node's beat has lapsed. Consumers: one per
  * producer of the others, far above a full meeting's (7 others × audio + video = 14).
  */
 export const DEFAULT_MEDIA_CAPS: MediaCaps = {
-  perUser: { transports: 4, producers: 4, consumers: 64 },
+  perUser: { transports: 6, producers: 4, consumers: 64 },
   perSocket: { transports: 8, producers: 8, consumers: 128 },
 };
 
@@ -52,6 +59,13 @@ interface SocketRoom {
   readonly ids: Record<MediaSlot, Set<string>>;
 }
 
+/** What a closed socket made in one room (ids by slot), to release. */
+export interface SocketMedia {
+  readonly key: CellKey;
+  readonly userId: string;
+  readonly ids: Readonly<Record<MediaSlot, ReadonlySet<string>>>;
+}
+
 /** A creation on its way; `overlapped` once a release of its user's media in its room starts. */
 interface Flight {
   overlapped: boolean;
@@ -64,6 +78,8 @@ export class MediaAdmission {
   readonly #sockets = new WeakMap<object, Map<string, SocketRoom>>();
   /** Per (room, user): the creations on their way, and how many releases run. */
   readonly #rooms = new Map<string, { flights: Set<Flight>; releases: number }>();
+  /** Sockets that closed: what they still create is undone. */
+  readonly #closed = new WeakSet<object>();
 
   constructor(
     private readonly deps: { readonly state: RoomMediaState; readonly caps: MediaCaps },
@@ -89,7 +105,7 @@ export class MediaAdmission {
       readonly admitted?: (made: T) => void;
     },
   ): Promise<T> {
-    return this.#serially(`${key.appCode}\u0000${userId}`, async () => {
+    return this.#serially(userLane(key.appCode, userId), async () => {
       await this.#check(socket, key, userId, slot);
       const flight = this.#depart(key, userId);
       let made: T;
@@ -98,7 +114,7 @@ export class MediaAdmission {
       } finally {
         this.#land(key, userId, flight);
       }
-      if (flight.overlapped) {
+      if (flight.overlapped || this.#closed.has(socket)) {
         await steps.undo(made);
         throw errors.MEDIA_RESOURCE_NOT_FOUND();
       }
@@ -124,6 +140,25 @@ export class MediaAdmission {
       entry.releases -= 1;
       this.#tidy(id, entry);
     }
+  }
+
+  /**
+   * The socket closed: `release` runs for each room it made media in, with what it made
+   * there, in its user's lane (the user's next creations on this node wait for it, so a
+   * reconnect's transports are counted after the old socket's are gone). Resolves when all
+   * ran; rejects with the first failure.
+   */
+  async socketClosed(socket: object, release: (made: SocketMedia) => Promise<void>): Promise<void> {
+    this.#closed.add(socket);
+    const rooms = [...(this.#sockets.get(socket)?.values() ?? [])];
+    this.#sockets.delete(socket);
+    const results = await Promise.allSettled(
+      rooms.map((room) =>
+        this.#serially(userLane(room.key.appCode, room.userId), () => release(room)),
+      ),
+    );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async #check(socket: object, key: CellKey, userId: string, slot: MediaSlot): Promise<void> {
@@ -214,4 +249,5 @@ export class MediaAdmission {
   }
 }
 
+const userLane = (appCode: string, userId: string) => `${appCode}\u0000${userId}`;
 const roomUser = (key: CellKey, userId: string) => `${routeKey(key)}\u0000${userId}`;

@@ -31,6 +31,7 @@ import {
   type RoomMediaRules,
   type RoomMediaState,
   type TransportRecord,
+  type UserMediaResources,
 } from './ports.js';
 import type { MediaPayloads } from './schemas.js';
 
@@ -260,27 +261,61 @@ export class MediaHandlers {
     );
   }
 
-  private async releaseHeld(
+  private releaseHeld(
     key: CellKey,
     userId: string,
     mediaServer: string | null,
     holder: string | undefined,
   ): Promise<void> {
-    const all = await this.deps.state.resources(key, userId);
     const mine = (r: { holder?: string | undefined }) =>
       holder === undefined || r.holder === holder;
-    const held = {
-      producers: all.producers.filter(mine),
-      consumers: all.consumers.filter(mine),
-      transports: all.transports.filter(mine),
+    return this.releaseSome(key, userId, mediaServer, holder === undefined, {
+      producers: mine,
+      consumers: mine,
+      transports: mine,
+    }).then(() => (holder === undefined ? this.unhold(key, userId) : undefined));
+  }
+
+  /**
+   * A socket closed: what it made, in every room of the kind, is closed on the room's media
+   * server (`serverOf`) and forgotten, its producers announced closed. What the same user made
+   * through another socket (a reconnect that came before this close was noticed, another
+   * node) stays theirs.
+   */
+  releaseSocket(socket: object, serverOf: (key: CellKey) => Promise<string | null>) {
+    return this.admission.socketClosed(socket, async ({ key, userId, ids }) => {
+      const made = (slot: keyof typeof ids) => (r: { id: string }) => ids[slot].has(r.id);
+      const server = await serverOf(key);
+      await this.releaseSome(key, userId, server, false, {
+        producers: made('producers'),
+        consumers: made('consumers'),
+        transports: made('transports'),
+      });
+    });
+  }
+
+  /**
+   * Closes the user's records in the room that `pick` selects, forgets what closed and
+   * announces closed producers; what failed stays recorded, and the first failure is thrown.
+   * `whole`: every record of the user is picked (their consumers close with the transports).
+   */
+  private async releaseSome(
+    key: CellKey,
+    userId: string,
+    mediaServer: string | null,
+    whole: boolean,
+    pick: { [S in keyof UserMediaResources]: (r: UserMediaResources[S][number]) => boolean },
+  ): Promise<void> {
+    const all = await this.deps.state.resources(key, userId);
+    const held: UserMediaResources = {
+      producers: all.producers.filter(pick.producers),
+      consumers: all.consumers.filter(pick.consumers),
+      transports: all.transports.filter(pick.transports),
     };
     // Most members who leave never used media: nothing to close, nothing to write.
-    if (held.producers.length + held.consumers.length + held.transports.length === 0) {
-      if (holder === undefined) await this.unhold(key, userId);
-      return;
-    }
+    if (held.producers.length + held.consumers.length + held.transports.length === 0) return;
     const media = this.deps.media.of(mediaServer);
-    const closed = await closeHeld(media, held, holder === undefined);
+    const closed = await closeHeld(media, held, whole);
     const ids: MediaResourceIds = {
       producers: closed.producers.map((p) => p.id),
       consumers: closed.consumers,
@@ -289,7 +324,6 @@ export class MediaHandlers {
     await this.deps.state.forget(key, userId, ids);
     for (const p of closed.producers) this.announce(key, userId, p.id, p.kind, true);
     if (closed.failure !== null) throw asMediaError(closed.failure);
-    if (holder === undefined) await this.unhold(key, userId);
   }
 
   /** The user's media in the room is released: this process no longer holds any there. */

@@ -27,6 +27,8 @@ const CLOSE_CODES: Readonly<Record<keyof typeof CLOSE, string>> = {
   rateLimited: 'too many frames, or too many requests waiting; reconnect later, send slower',
   goingAway: 'the node is shutting down; reconnect (any node), refetch',
   tryAgainLater: 'the token could not be checked right now; reconnect after a short delay',
+  badConnectionId: 'connection_id or replaces is not 8-64 of A-Z a-z 0-9 - _, or they are equal',
+  replaced: 'a newer socket of this client named this one in `replaces`; do not reconnect it',
 };
 
 /** The keys every room event frame's data carries (src/realtime/frames.ts `roomEventFrame`). */
@@ -229,7 +231,23 @@ export function buildAsyncApi(protocols: readonly WsProtocol[], host = 'localhos
             query: {
               type: 'object',
               required: ['token'],
-              properties: { token: { type: 'string', description: 'The access token (JWT)' } },
+              properties: {
+                token: { type: 'string', description: 'The access token (JWT)' },
+                connection_id: {
+                  type: 'string',
+                  pattern: '^[A-Za-z0-9_-]{8,64}$',
+                  description:
+                    'Optional: this socket’s id, chosen by the client (random), for a later `replaces`',
+                },
+                replaces: {
+                  type: 'string',
+                  pattern: '^[A-Za-z0-9_-]{8,64}$',
+                  description:
+                    'Optional, on a reconnect: the `connection_id` of the socket this one replaces. ' +
+                    `That socket of the same user is cut at once on every node (${CLOSE.replaced}), and ` +
+                    'what it made on the media server is released, instead of when it misses a ping',
+                },
+              },
             },
             bindingVersion: '0.1.0',
           },

@@ -60,7 +60,7 @@ describe('AsyncAPI document of /ws', () => {
     }
     assert.deepEqual(
       doc.channels.ws['x-close-codes'].map((c) => c.code).sort(),
-      [1001, 1013, 4001, 4008, 4029],
+      [1001, 1013, 4001, 4008, 4029, 4400, 4409],
     );
     // Every framed voice-room event has its declared data (and so a message).
     for (const name of Object.values(ROOM_FRAMES)) {

@@ -36,6 +36,8 @@ export class WsConnection {
   constructor(
     readonly ws: WebSocket,
     readonly user: WsUser,
+    /** The client's `connection_id` (its reconnect may name it in `replaces`), or null. */
+    readonly clientId: string | null,
     private readonly maxBufferedBytes: number,
     private readonly onSlow: (connection: WsConnection) => void,
     limits: FrameLimits = DEFAULT_FRAME_LIMITS,
@@ -87,6 +89,19 @@ export class WsConnection {
     const timer = setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS);
     timer.unref();
     this.ws.once('close', () => clearTimeout(timer));
+  }
+
+  /**
+   * A newer socket of the same client replaced this one: a close frame (4409) for a peer
+   * that may still read, and the socket cut at once, for one whose path is gone.
+   */
+  replaced(): boolean {
+    if (this.closedByServer) return false;
+    this.closedByServer = true;
+    if (this.ws.readyState === WebSocket.OPEN)
+      this.ws.close(CLOSE.replaced, 'replaced by a newer connection');
+    this.ws.terminate();
+    return true;
   }
 
   /** Immediate: for a peer that stopped answering pings. */

@@ -32,13 +32,15 @@ export interface WsContext {
 
 /**
  * Called once per closed socket, after it left every channel, with the rooms it still
- * followed (room kinds release what the socket held, e.g. a meeting's media).
- * `shuttingDown` is true when the hub itself is closing. Must not throw.
+ * followed (room kinds release what the socket held, e.g. a meeting's media) and the
+ * socket's {@link WsContext.socket}. `shuttingDown` is true when the hub itself is closing.
+ * Must not throw.
  */
 export type SocketClosedListener = (
   user: WsUser,
   rooms: readonly CellKey[],
   shuttingDown: boolean,
+  socket: object,
 ) => void;
 /**
  * A C→S event's handler: it gets the payload as the event's declaration parsed it (the hub

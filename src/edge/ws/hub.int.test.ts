@@ -66,9 +66,9 @@ void describe('WebSocket hub', () => {
     const port = (server.address() as AddressInfo).port;
     return {
       hub,
-      connect: async (token: string) => {
+      connect: async (token: string, query = '') => {
         const client = await TestClient.connect(
-          `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`,
+          `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}${query}`,
         );
         clients.push(client);
         return client;
@@ -473,5 +473,53 @@ void describe('WebSocket hub', () => {
     second.close();
     await second.until(() => closedSockets.length === 2);
     assert.deepEqual(closedSockets[1], { userId: '42', rooms: [] });
+  });
+
+  void it('a reconnect naming its old socket in replaces cuts it at once, on this node and through the bus on another; only the user’s own', async () => {
+    const a = await startHub();
+    const b = await startHub();
+    const cut: string[] = [];
+    a.hub.onSocketClosed((user) => cut.push(user.userId));
+    const token = await tokens.sign('50');
+    // Its path is gone: it would answer no ping and no close frame.
+    const old = await a.connect(token, '&connection_id=old-socket-1');
+    (old.ws as unknown as { _socket: Socket })._socket.pause();
+    const someoneElse = await a.connect(await tokens.sign('51'), '&connection_id=theirs-0001');
+    assert.equal(a.hub.connectionCount, 2);
+    // Another user naming the other's socket: nothing happens to it.
+    const hostile = await b.connect(token, '&connection_id=new-socket-0&replaces=theirs-0001');
+    // The reconnect through node b names the old socket on node a.
+    const again = await b.connect(token, '&connection_id=new-socket-1&replaces=old-socket-1');
+    await again.until(() => (cut.length === 1 ? true : undefined), 5_000);
+    assert.deepEqual(cut, ['50']);
+    assert.equal(a.hub.connectionCount, 1);
+    assert.equal(someoneElse.closed, null);
+    assert.equal(hostile.closed, null);
+    // On the same node: the socket is cut with 4409 (a peer that still reads sees why).
+    const third = await b.connect(token, '&connection_id=new-socket-2&replaces=new-socket-1');
+    assert.deepEqual(await again.waitClosed(), {
+      code: 4409,
+      reason: 'replaced by a newer connection',
+    });
+    assert.equal(third.closed, null);
+    const closed = await b.hub.metrics.closed.get();
+    assert.equal(closed.values.find((v) => v.labels.reason === 'replaced')?.value, 1);
+  });
+
+  void it('closes with 4400 a malformed connection_id or replaces, and one that replaces itself', async () => {
+    const { connect } = await startHub();
+    const token = await tokens.sign('52');
+    for (const query of [
+      '&connection_id=short',
+      '&connection_id=' + 'x'.repeat(65),
+      '&connection_id=has%20space1',
+      '&replaces=bad%2Fslash1',
+      '&connection_id=same-id-01&replaces=same-id-01',
+    ]) {
+      const client = await connect(token, query);
+      assert.equal((await client.waitClosed()).code, 4400, query);
+    }
+    const fine = await connect(token, '&connection_id=fine-id_01');
+    assert.equal((await fine.request('room.subscribe', { room_id: freshRoom().roomId })).code, 0);
   });
 });

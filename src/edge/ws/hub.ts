@@ -53,6 +53,20 @@ export type {
   WsHandler,
 } from './hub-types.js';
 
+const CONNECTION_ID = /^[A-Za-z0-9_-]{8,64}$/;
+const BAD_CONNECTION_ID = 'connection_id and replaces: 8-64 of A-Z a-z 0-9 - _, not equal';
+
+/** The socket's `connection_id` and the one it `replaces` (each optional); null if malformed. */
+function connectionIds(
+  params: URLSearchParams,
+): { id: string | null; replaces: string | null } | null {
+  const id = params.get('connection_id');
+  const replaces = params.get('replaces');
+  for (const value of [id, replaces]) if (value !== null && !CONNECTION_ID.test(value)) return null;
+  if (replaces !== null && replaces === id) return null;
+  return { id, replaces };
+}
+
 export class WsHub {
   readonly metrics: RealtimeMetrics;
   private readonly logger: Logger;
@@ -122,7 +136,7 @@ export class WsHub {
         return;
       }
       socket.on('error', () => socket.destroy());
-      void this.upgrade(request, socket, head, url.searchParams.get('token') ?? '');
+      void this.upgrade(request, socket, head, url.searchParams);
     });
   }
 
@@ -186,8 +200,10 @@ export class WsHub {
     request: IncomingMessage,
     socket: Duplex,
     head: Buffer,
-    token: string,
+    params: URLSearchParams,
   ): Promise<void> {
+    const token = params.get('token') ?? '';
+    const ids = connectionIds(params);
     let user: WsUser | null = null;
     let failed = false;
     try {
@@ -210,14 +226,43 @@ export class WsHub {
         );
         return;
       }
-      this.accept(ws, user);
+      if (!ids) {
+        this.metrics.closed.inc({ reason: 'bad_connection_id' });
+        ws.close(CLOSE.badConnectionId, BAD_CONNECTION_ID);
+        return;
+      }
+      const connection = this.accept(ws, user, ids.id);
+      if (ids.replaces !== null) this.replace(connection, ids.replaces);
     });
   }
 
-  private accept(ws: WebSocket, user: WsUser): void {
+  /**
+   * A reconnect names the socket it replaces: that socket of the same user is cut at once
+   * (4409), here and, through the user's channel, on every other node, so what it held (a
+   * meeting's media) is released now, not once it misses a ping on a path that is gone.
+   * Only the caller's own sockets can be named: the id is looked up among them alone.
+   */
+  private replace(by: WsConnection, replaced: string): void {
+    const channel = userChannel(by.user.appCode, by.user.userId);
+    this.cutReplaced(this.users.members(channel), replaced);
+    const message: UserMessage = { replaced };
+    this.deps.bus.publish(channel, JSON.stringify(message)).catch((err: unknown) => {
+      this.logger.warn({ err }, 'telling other nodes of a replaced socket failed');
+    });
+  }
+
+  private cutReplaced(members: ReadonlySet<WsConnection>, replaced: string): void {
+    for (const connection of [...members]) {
+      if (connection.clientId !== replaced || !this.connections.has(connection)) continue;
+      if (connection.replaced()) this.metrics.closed.inc({ reason: 'replaced' });
+    }
+  }
+
+  private accept(ws: WebSocket, user: WsUser, clientId: string | null): WsConnection {
     const connection = new WsConnection(
       ws,
       user,
+      clientId,
       this.options.maxBufferedBytes,
       () => this.metrics.closed.inc({ reason: 'slow_consumer' }),
       this.options.frames ?? DEFAULT_FRAME_LIMITS,
@@ -240,6 +285,7 @@ export class WsHub {
     this.users.add(userChannel(user.appCode, user.userId), connection).catch((err: unknown) => {
       this.logger.warn({ err }, 'user channel subscribe failed');
     });
+    return connection;
   }
 
   /** Charges one frame to the socket's budget; past it the socket is closed (4029). */
@@ -269,7 +315,7 @@ export class WsHub {
     this.metrics.followedRooms.set(this.rooms.size);
     for (const listener of this.closedListeners) {
       try {
-        listener(connection.user, followed, this.closing !== null);
+        listener(connection.user, followed, this.closing !== null, connection);
       } catch (err) {
         this.logger.error({ err }, 'socket-closed listener failed');
       }
@@ -371,6 +417,7 @@ export class WsHub {
     } catch {
       return;
     }
+    if (typeof message.replaced === 'string') this.cutReplaced(members, message.replaced);
     const frame = message.frame ? JSON.stringify(message.frame) : null;
     for (const connection of [...members]) {
       if (frame !== null && connection.send(frame)) this.metrics.framesSent.inc();

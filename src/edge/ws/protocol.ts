@@ -11,6 +11,10 @@ import { errors } from '../../shared/error-codes.js';
 export const CLOSE = {
   /** Missing or invalid token (seed: the handshake is closed with 4001). */
   unauthorized: 4001,
+  /** `connection_id` or `replaces` is not 8-64 letters, digits, `-` or `_` (or they are equal). */
+  badConnectionId: 4400,
+  /** A newer socket of the same user named this one in `replaces` (its reconnect). */
+  replaced: 4409,
   /** The client does not read fast enough: its send buffer passed the limit. */
   slowConsumer: 4008,
   /** The client sent frames faster than its budget, or too many requests at once. */

@@ -5,6 +5,7 @@
  * disconnect; the media events are in media.int.test.ts.
  */
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { MediaServer } from '../../media-server/server.js';
 import type { MediaOrchestrator } from '../../media-cluster/media-orchestrator.js';
@@ -410,17 +411,33 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     );
   });
 
-  void it('the close of the user’s last socket on the meeting releases its media and tells the meeting; an earlier one does not', async () => {
+  void it('a socket’s close releases what it made and only that; the close of the user’s last socket also tells the meeting', async () => {
     const first = await joined('16');
     const second = await joined('16');
     const member = await joined('17');
-    const { producerIds } = await publish(first);
-    assert.equal(await routerTransports(server, code), 1);
-    second.close();
-    await settle();
-    assert.equal(await routerTransports(server, code), 1, 'released while a socket remained');
-    assert.deepEqual(stack.membership.ops('socketsGone'), []);
+    const made = await publish(first);
+    // A reconnect's socket that made its media before the old one's close was noticed.
+    const again = await publish(second);
+    assert.equal(await routerTransports(server, code), 2);
     first.close();
+    const closedFirst = await member.waitFor(
+      (f) => f.event === 'meeting.member.producer.new' && f.data.closed === true,
+    );
+    assert.equal(closedFirst.data.producer_id, made.producerIds[0]);
+    await waitFor(
+      async () => ((await routerTransports(server, code)) === 1 ? true : undefined),
+      'the first socket’s transport closed',
+    );
+    await settle();
+    assert.equal(await routerTransports(server, code), 1, 'the second socket’s media was released');
+    assert.equal(server.registry.stats.producers, 1);
+    const held = await stack.state.resources({ appCode: 'default', roomId: code }, '16');
+    assert.deepEqual(
+      held.transports.map((t) => t.id),
+      [again.transportId],
+    );
+    assert.deepEqual(stack.membership.ops('socketsGone'), []);
+    second.close();
     await waitFor(
       async () => ((await routerTransports(server, code)) === 0 ? true : undefined),
       'the transports closed',
@@ -432,9 +449,12 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
     );
     assert.equal(stack.membership.calls.find((c) => c.op === 'socketsGone')?.nodeId, STACK_NODE_ID);
     const closed = await member.waitFor(
-      (f) => f.event === 'meeting.member.producer.new' && f.data.closed === true,
+      (f) =>
+        f.event === 'meeting.member.producer.new' &&
+        f.data.closed === true &&
+        f.data.producer_id === again.producerIds[0],
     );
-    assert.equal(closed.data.producer_id, producerIds[0]);
+    assert.ok(closed);
     const late = await stack.connect('18');
     stack.membership.meeting(code)!.active.add('18');
     await late.request('meeting.room.join', { room_code: code });
@@ -444,6 +464,45 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
       0,
       'a released producer is listed',
     );
+  });
+  void it('two network switches in a row: each reconnect names the socket it replaces, whose media is released at once, and the third socket gets its transports', async () => {
+    const member = await joined('17');
+    const key = { appCode: 'default', roomId: code };
+    /** A socket of user 16 that joins, sends and receives, then loses its path. */
+    const socketOn = async (id: string, replaces?: string) => {
+      const query = `&connection_id=${id}${replaces ? `&replaces=${replaces}` : ''}`;
+      const client = await stack.connect('16', undefined, query);
+      assert.equal((await client.request('meeting.room.join', { room_code: code })).code, 0);
+      const send = await publish(client);
+      const recv = await client.request('meeting.transport.create', {
+        room_code: code,
+        direction: 'recv',
+      });
+      assert.equal(recv.code, 0, recv.message);
+      (client.ws as unknown as { _socket: Socket })._socket.pause(); // no ping is answered
+      return { send, recv: recv.data.id as string };
+    };
+    const first = await socketOn('wifi-path-1');
+    await socketOn('cell-path-2', 'wifi-path-1');
+    // Without the replacement the user would hold 4 transports here, the cap: refused.
+    const last = await socketOn('wifi-path-3', 'cell-path-2');
+    const held = await stack.state.resources(key, '16');
+    assert.deepEqual(
+      held.transports.map((t) => t.id).sort(),
+      [last.send.transportId, last.recv].sort(),
+    );
+    assert.deepEqual(
+      held.producers.map((p) => p.id),
+      last.send.producerIds,
+    );
+    assert.equal(await routerTransports(server, code), 2);
+    const closedIds = () =>
+      member
+        .events('meeting.member.producer.new')
+        .filter((f) => f.data.closed === true)
+        .map((f) => f.data.producer_id);
+    await member.until(() => (closedIds().length === 2 ? true : undefined));
+    assert.ok(closedIds().includes(first.send.producerIds[0]));
   });
   void it('a reconnect’s live notice waits for the disconnect’s gone notice of the same node (never overtakes it)', async () => {
     stack.membership.goneDelayMs = 300; // a slow owner

@@ -6,9 +6,9 @@
  * sends (`meeting.member.joined`, `meeting.chat`, …) is dropped by the hub unanswered, so
  * no client can forge a broadcast.
  *
- * A user's media resources in a meeting live while one of the user's sockets on this node
- * follows the meeting: `meeting.room.leave`, or the close of the user's last such socket,
- * releases them on the media server.
+ * What a socket made on the media server lives as long as the socket: its close releases
+ * exactly that (a reconnect's new socket keeps what it made meanwhile, on any node), and
+ * `meeting.room.leave` releases everything the user holds in the meeting.
  *
  * Presence is per node: the meeting keeps a lease per (user, node) and judges "the host's
  * last socket" across all nodes. This node reports `socketLive` with its node id on
@@ -122,7 +122,9 @@ export class MeetingSignalling {
     hub.handle(media.producerClose, (c, d) => this.closeProducer(c, d));
     hub.handle(media.consumeResume, (c, d) => h.resume(c, d));
     hub.handle(MeetingConsumerPreferences, (c, d) => h.prefer(c, d));
-    deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
+    deps.hub.onSocketClosed((user, _rooms, _shuttingDown, socket) =>
+      this.onSocketClosed(user, socket),
+    );
     this.refresh = setInterval(
       () => this.keepLive(),
       deps.liveRefreshMs ?? DEFAULT_LIVE_REFRESH_MS,
@@ -205,7 +207,7 @@ export class MeetingSignalling {
     }
     this.remember(user, key, mediaServer);
     // The socket closed while joining: its close found nothing to release yet.
-    if (this.deps.hub.followers(user, key) === 0) this.onSocketClosed(user);
+    if (this.deps.hub.followers(user, key) === 0) this.goneIfUnfollowed(user);
     await this.deps.state.touch(key, user.userId);
     for (const p of await this.deps.state.liveProducers(key)) {
       if (p.userId === user.userId) continue;
@@ -250,36 +252,50 @@ export class MeetingSignalling {
   }
 
   /**
-   * A socket closed: for each meeting the user joined here that no socket of the user on
-   * this node follows any more, release the user's media and tell the meeting this node's
-   * sockets are gone. The media release is per node; the host grace is the meeting's
-   * judgement across nodes (it starts only when no node holds a lease of the host).
+   * A socket closed: what it made is released on the media server (whatever other sockets of
+   * the user made stays theirs), and each meeting the user joined here that no socket of the
+   * user on this node follows any more hears that this node's sockets are gone. The host
+   * grace is the meeting's judgement across nodes (it starts only when no node holds a lease
+   * of the host).
    */
-  private onSocketClosed(user: WsUser): void {
-    const entry = this.joined.get(userKey(user));
-    if (!entry) return;
-    for (const { key, mediaServer } of [...entry.meetings.values()]) {
-      if (this.deps.hub.followers(user, key) > 0) continue;
-      this.forgetJoin(user, key);
-      this.track(this.gone(user, key, mediaServer));
-    }
-  }
-
-  private async gone(user: WsUser, key: CellKey, joinedOn: string | null): Promise<void> {
-    const log = this.logger.child({ room: key, user_id: user.userId });
-    // Queued now, before any await: a reconnect's live notice queues behind it.
-    const told = this.notify(user, key, 'gone').catch((err: unknown) =>
-      log.warn({ err }, 'socketsGone after disconnect failed'),
+  private onSocketClosed(user: WsUser, socket: object): void {
+    const joinedOn = new Map(
+      [...(this.joined.get(userKey(user))?.meetings.values() ?? [])].map(
+        (m) => [routeKey(m.key), m.mediaServer] as const,
+      ),
     );
     // The meeting may have moved to another media server since the join (failover).
-    const mediaServer = await this.deps.membership
-      .member(user.appCode, key.roomId, user.userId)
-      .then((m) => m.mediaServer)
-      .catch(() => joinedOn);
-    await this.handlers
-      .release(key, user.userId, mediaServer)
-      .catch((err: unknown) => log.warn({ err }, 'media release after disconnect failed'));
-    await told;
+    const serverOf = (key: CellKey) =>
+      this.deps.membership
+        .member(user.appCode, key.roomId, user.userId)
+        .then((m) => m.mediaServer)
+        .catch(() => joinedOn.get(routeKey(key)) ?? null);
+    this.track(
+      this.handlers
+        .releaseSocket(socket, serverOf)
+        .catch((err: unknown) =>
+          this.logger.warn({ err, user_id: user.userId }, 'media release after disconnect failed'),
+        ),
+    );
+    this.goneIfUnfollowed(user);
+  }
+
+  /** Tells each meeting the user joined here that no socket of theirs here follows it. */
+  private goneIfUnfollowed(user: WsUser): void {
+    const entry = this.joined.get(userKey(user));
+    if (!entry) return;
+    for (const { key } of [...entry.meetings.values()]) {
+      if (this.deps.hub.followers(user, key) > 0) continue;
+      this.forgetJoin(user, key);
+      this.track(
+        this.notify(user, key, 'gone').catch((err: unknown) =>
+          this.logger.warn(
+            { err, room: key, user_id: user.userId },
+            'socketsGone after disconnect failed',
+          ),
+        ),
+      );
+    }
   }
 
   /**

@@ -6,6 +6,7 @@
  * decides where every node sends that meeting's media.
  */
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { meetingClient, type MeetingClient } from '../api/testing/meeting-client.js';
@@ -18,9 +19,11 @@ import {
 } from '../../testing/backends.js';
 import type { MediaServer } from '../../media-server/server.js';
 import {
+  CLIENT_DTLS,
   TEST_TOKEN,
   mediaSkipReason,
   startTestMediaServer,
+  waitFor,
 } from '../../media-server/testing/harness.js';
 import { TestClient } from '../../edge/ws/testing/ws-client.js';
 import { routerTransports } from '../signalling/testing/stack.js';
@@ -232,6 +235,55 @@ describe('meetings on two nodes', { skip }, () => {
       assert.equal(invites.length, 1, `${who}: one invite`);
     }
     await a.call('POST', `/meeting/rooms/${code}/end`, { as: 'carol', body: {} });
+  });
+
+  it('a reconnect through the other node: the old socket is cut at once (replaces) and releases what it made there, never what the new socket made', async () => {
+    const created = await a.call('POST', '/meeting/rooms', {
+      as: 'erin',
+      body: { title: 'switch' },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const code = created.body.data.room.room_code as string;
+    const [nodeA, nodeB] = nodes as [RoomsNode, RoomsNode];
+    const open = async (node: RoomsNode, query: string) => {
+      const url = `${node.httpAddress.replace(/^http/, 'ws')}/ws?token=${a.tokens.erin}${query}`;
+      const client = await TestClient.connect(url);
+      assert.equal((await client.request('meeting.room.join', { room_code: code })).code, 0);
+      const ack = await client.request('meeting.transport.create', {
+        room_code: code,
+        direction: 'send',
+      });
+      assert.equal(ack.code, 0, ack.message);
+      return { client, transportId: ack.data.id as string };
+    };
+    const old = await open(nodeA, '&connection_id=erin-wifi-01');
+    // Its path goes: node a would only notice at a missed ping.
+    (old.client.ws as unknown as { _socket: Socket })._socket.pause();
+    const fresh = await open(nodeB, '&connection_id=erin-cell-02&replaces=erin-wifi-01');
+    try {
+      await waitFor(
+        async () => ((await routerTransports(media!, code)) === 1 ? true : undefined),
+        'the old socket’s transport closed',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await routerTransports(media!, code), 1, 'the new socket’s transport closed');
+      const connect = await fresh.client.request('meeting.transport.connect', {
+        room_code: code,
+        transport_id: fresh.transportId,
+        dtls_parameters: CLIENT_DTLS,
+      });
+      assert.equal(connect.code, 0, connect.message);
+      const gone = await fresh.client.request('meeting.transport.connect', {
+        room_code: code,
+        transport_id: old.transportId,
+        dtls_parameters: CLIENT_DTLS,
+      });
+      assert.equal(gone.message, '会议资源不存在');
+    } finally {
+      old.client.close();
+      fresh.client.close();
+      await a.call('POST', `/meeting/rooms/${code}/end`, { as: 'erin', body: {} });
+    }
   });
 
   // Last: it closes a node.

@@ -16,7 +16,7 @@
  */
 import type { Logger } from 'pino';
 import type { ReactionHandler } from '../../cell/reactions.js';
-import { routeKey, type CellKey } from '../../cell/lease.js';
+import type { CellKey } from '../../cell/lease.js';
 import {
   isMediaResourceNotFound,
   isMediaServerError,
@@ -34,7 +34,7 @@ import type { TurnSettings } from '../../edge/room-media/ice-servers.js';
 import type { MediaCaps } from '../../edge/room-media/media-admission.js';
 import type { MediaHolders, RoomMediaState } from '../../edge/room-media/ports.js';
 import type { VoiceRoomApi } from '../api/voice-api.js';
-import type { WsContext, WsHub, WsUser } from '../../edge/ws/hub.js';
+import type { WsContext, WsHub } from '../../edge/ws/hub.js';
 import type { z } from 'zod';
 import { mediaServerOfRoom, speakingSeatOf, voiceMediaRules, voiceRoomOf } from './media-rules.js';
 import { resetRoomMedia } from '../../edge/room-media/media-reset.js';
@@ -70,8 +70,6 @@ type JoinPayload = z.output<typeof VoiceMediaJoin.payload>;
 export class VoiceMediaSignalling {
   private readonly logger: Logger;
   private readonly handlers: MediaHandlers;
-  /** Per user (app + id) on this node: the voice rooms it used media in. */
-  private readonly used = new Map<string, { user: WsUser; rooms: Map<string, CellKey> }>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly sweep: PeriodicSweep;
 
@@ -86,17 +84,13 @@ export class VoiceMediaSignalling {
     // Each by its declaration: the hub refuses a bad payload before the handler runs.
     const { hub } = deps;
     hub.handle(VoiceMediaJoin, (c, d) => this.join(c, d));
-    hub.handle(media.transportCreate, async (c, d) => {
-      const created = await h.createTransport(c, d);
-      this.remember(c.user, { appCode: c.user.appCode, roomId: d.room });
-      return created;
-    });
+    hub.handle(media.transportCreate, (c, d) => h.createTransport(c, d));
     hub.handle(media.transportConnect, (c, d) => h.connectTransport(c, d));
     hub.handle(media.produceStart, (c, d) => h.produce(c, d));
     hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
     hub.handle(media.producerClose, (c, d) => h.closeProducer(c, d));
     hub.handle(media.consumeResume, (c, d) => h.resume(c, d));
-    deps.hub.onSocketClosed((user) => this.onSocketClosed(user));
+    deps.hub.onSocketClosed((_user, _rooms, _shuttingDown, socket) => this.onSocketClosed(socket));
     this.sweep = new PeriodicSweep({
       intervalMs: deps.reconcileMs ?? DEFAULT_RECONCILE_MS,
       run: () => this.checkAllRooms(),
@@ -177,7 +171,6 @@ export class VoiceMediaSignalling {
       if (now === null || now === mediaServer) throw error;
       router = await mediaCall(() => this.deps.media.of(now).createRouter(name));
     }
-    this.remember(user, key);
     const producers = (await this.deps.state.liveProducers(key))
       .filter((p) => p.userId !== user.userId)
       .map((p) => ({ user_id: userIdJson(p.userId), producer_id: p.producerId, kind: p.kind }));
@@ -244,25 +237,15 @@ export class VoiceMediaSignalling {
     return closed;
   }
 
-  /** A socket closed: a user with no socket here following a room loses its media there. */
-  private onSocketClosed(user: WsUser): void {
-    const entry = this.used.get(userKey(user));
-    if (!entry) return;
-    for (const key of [...entry.rooms.values()]) {
-      if (this.deps.hub.followers(user, key) > 0) continue;
-      entry.rooms.delete(routeKey(key));
-      this.track(this.release(key, user.userId));
-    }
-    if (entry.rooms.size === 0) this.used.delete(userKey(user));
-  }
-
-  private remember(user: WsUser, key: CellKey): void {
-    let entry = this.used.get(userKey(user));
-    if (!entry) {
-      entry = { user, rooms: new Map() };
-      this.used.set(userKey(user), entry);
-    }
-    entry.rooms.set(routeKey(key), key);
+  /**
+   * A socket closed: what it made is closed on the media server and forgotten; what the same
+   * user made through another socket (a reconnect noticed first, another node) stays.
+   */
+  private onSocketClosed(socket: object): void {
+    const { api, fallbackServer } = this.deps;
+    this.track(
+      this.handlers.releaseSocket(socket, (key) => mediaServerOfRoom(api, key, fallbackServer)),
+    );
   }
 
   private track(work: Promise<unknown>): void {
@@ -273,5 +256,3 @@ export class VoiceMediaSignalling {
     void quiet.finally(() => this.pending.delete(quiet));
   }
 }
-
-const userKey = (user: WsUser) => `${user.appCode}\u0000${user.userId}`;

@@ -214,16 +214,16 @@ describe('voice rooms with audio through the media server', { skip: mediaSkipRea
     await post('bert', `/${roomId}/join`);
     const socket = await joined('bert', roomId);
     const acks = await Promise.all(
-      Array.from({ length: 7 }, () =>
+      Array.from({ length: 9 }, () =>
         socket.request('voice.transport.create', { room_id: roomId, direction: 'recv' }),
       ),
     );
-    assert.equal(acks.filter((a) => a.code === 0).length, 4);
+    assert.equal(acks.filter((a) => a.code === 0).length, 6);
     for (const refused of acks.filter((a) => a.code !== 0)) {
       assert.deepEqual(
         [refused.message, refused.reason],
         [
-          '媒体资源已达上限：每人在一个房间最多 4 个 transport，请先关闭不再使用的',
+          '媒体资源已达上限：每人在一个房间最多 6 个 transport，请先关闭不再使用的',
           'MEDIA_USER_LIMIT',
         ],
       );

@@ -8,7 +8,8 @@
  * the page has attached the track to its media element (`attached`).
  *
  * After a reconnect (`prepare`, join, `start` again), the old socket's resources are gone on
- * the server (its close released them): the device stays, the transports, producers and
+ * the server (its close released them; the reconnect named it in `replaces`, so it closed at
+ * once): the device stays, the transports, producers and
  * consumers are made again on the new socket, with the same local tracks.
  *
  * `meeting.media.reset {room_code, router_id, rtp_capabilities}` (the meeting's media server

@@ -123,8 +123,8 @@ export interface Stack {
   readonly media: HttpMediaOrchestrator;
   readonly signalling: MeetingSignalling;
   readonly hub: WsHub;
-  /** A socket of the user in the app (default `default`). */
-  connect(userId: string, appCode?: string): Promise<TestClient>;
+  /** A socket of the user in the app (default `default`); `query` is added to its URL. */
+  connect(userId: string, appCode?: string, query?: string): Promise<TestClient>;
   close(): Promise<void>;
 }
 
@@ -188,10 +188,10 @@ export async function startStack(
     media,
     signalling,
     hub,
-    connect: async (userId, appCode) => {
+    connect: async (userId, appCode, query = '') => {
       const token = await tokens.sign(userId, appCode);
       const client = await TestClient.connect(
-        `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}`,
+        `ws://127.0.0.1:${port}/ws?token=${encodeURIComponent(token)}${query}`,
       );
       clients.push(client);
       return client;
