@@ -6,14 +6,17 @@
  * can reach the media server neither over UDP nor over ICE-TCP. Host A's Chromium is on
  * the server's side.
  *
- * Two nodes (embedded SQLite and media server on the server's address): one hands out
- * `turn:…?transport=tcp` with credentials from the secret coturn checks
- * (`ROOMS_TURN_*`), the other none. On the first, A and B each receive the other's audio and
- * video, and the media server sees B's transport from coturn's relay address (not from the
- * NAT's); on the second, B's page gets no media and its transports never connect.
+ * Three nodes (embedded SQLite and media server on the server's address): one hands out
+ * `turn:…?transport=tcp` with credentials from the secret coturn checks (`ROOMS_TURN_*`),
+ * one `turns:…?transport=tcp` (TURN over TLS, coturn with a certificate for the server's
+ * address; B's Chromium is told to accept it, as it would trust a real one), the other none.
+ * On the first two, A and B each receive the other's audio and video, and the media server
+ * sees B's transport from coturn's relay address (not from the NAT's); coturn's log shows
+ * the TLS session for the second. On the third, B's page gets no media and its transports
+ * never connect.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -70,6 +73,7 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
   let coturnLog = '';
   let dir: string;
   let withTurn: MeetingNode;
+  let withTls: MeetingNode;
   let without: MeetingNode;
   let server: Browser;
   let client: Browser;
@@ -80,12 +84,24 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     const ip = network.serverIp;
     dir = await mkdtemp(path.join(tmpdir(), 'turn-network-'));
     const turnPort = await freePortOn(ip);
+    const tlsPort = await freePortOn(ip);
+    const [cert, key] = [path.join(dir, 'turn.crt'), path.join(dir, 'turn.key')];
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
+        ...['-nodes', '-days', '1', '-subj', '/CN=turn.echochat.test'],
+        ...['-addext', `subjectAltName=IP:${ip}`, '-keyout', key, '-out', cert],
+      ],
+      { stdio: 'ignore' },
+    );
     coturn = spawn(
       'turnserver',
       [
-        ...['-n', '--no-cli', '--log-file=stdout', '--simple-log'],
+        ...['-n', '-v', '--no-cli', '--log-file=stdout', '--simple-log'], // -v: sessions
         ...[`--listening-ip=${ip}`, `--listening-port=${turnPort}`, `--relay-ip=${ip}`],
-        ...['--min-port=41000', '--max-port=41199', '--no-tls', '--no-dtls', '--no-udp'],
+        ...['--min-port=41000', '--max-port=41199', '--no-dtls', '--no-udp'],
+        ...[`--tls-listening-port=${tlsPort}`, `--cert=${cert}`, `--pkey=${key}`],
         ...['--use-auth-secret', `--static-auth-secret=${SECRET}`, '--realm=echochat.test'],
         ...[`--allowed-peer-ip=${ip}`, `--pidfile=${path.join(dir, 'turn.pid')}`],
         `--userdb=${path.join(dir, 'turn.db')}`,
@@ -95,6 +111,7 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     coturn.stdout!.on('data', (chunk: Buffer) => (coturnLog += chunk.toString('utf8')));
     coturn.stderr!.on('data', (chunk: Buffer) => (coturnLog += chunk.toString('utf8')));
     await listening(ip, turnPort);
+    await listening(ip, tlsPort);
     const media = (min: number) => ({
       ROOMS_HTTP_HOST: ip,
       ROOMS_MEDIA_LISTEN_IP: ip,
@@ -106,18 +123,28 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
       ROOMS_TURN_URLS: `turn:${ip}:${turnPort}?transport=tcp`,
       ROOMS_TURN_SECRET: SECRET,
     });
+    withTls = await startMeetingNode([], {
+      ...media(41_500),
+      ROOMS_TURN_URLS: `turns:${ip}:${tlsPort}?transport=tcp`,
+      ROOMS_TURN_SECRET: SECRET,
+    });
     without = await startMeetingNode([], media(40_500));
-    const origins = [withTurn, without].map((n) => n.node.httpAddress);
-    network.allowTcp([turnPort, ...origins.map((o) => Number(new URL(o).port))]);
+    const origins = [withTurn, withTls, without].map((n) => n.node.httpAddress);
+    network.allowTcp([turnPort, tlsPort, ...origins.map((o) => Number(new URL(o).port))]);
     // Plain http on a non-loopback address: the pages may still use the camera there.
     const args = [`--unsafely-treat-insecure-origin-as-secure=${origins.join(',')}`];
     server = await launchChromium({ args });
-    client = await launchChromium({ args, executable: network.wrap(CHROMIUM) });
+    client = await launchChromium({
+      // The test's own certificate authority: what a real TURN server's certificate is signed by.
+      args: [...args, '--ignore-certificate-errors'],
+      executable: network.wrap(CHROMIUM),
+    });
   });
   after(async () => {
     await client?.close();
     await server?.close();
     await withTurn?.close();
+    await withTls?.close();
     await without?.close();
     coturn?.kill('SIGKILL');
     network?.close();
@@ -155,6 +182,16 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
       .map((p) => p.transportEntry.transport as types.WebRtcTransport);
   }
 
+  /** B's transports on `node` are seen from coturn's relay address, not from the NAT. */
+  function relayedThroughCoturn(node: MeetingNode, idB: number): void {
+    const tuples = transportsOf(node, idB).map((t) => t.iceSelectedTuple);
+    assert.ok(tuples.length > 0, 'B produces');
+    for (const tuple of tuples) {
+      // Over UDP from the relay: the NAT may not send UDP at all.
+      assert.deepEqual([tuple?.remoteIp, tuple?.protocol], [network.serverIp, 'udp']);
+    }
+  }
+
   const describePage = (page: Page) => async () =>
     `${await page.locator('main').innerText()}\ncoturn:\n${coturnLog.slice(-2_000)}`;
 
@@ -162,12 +199,7 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     const relayed = await meeting(withTurn, 'turn');
     await receivesMediaOf(relayed.b, relayed.idA, describePage(relayed.b));
     await receivesMediaOf(relayed.a, relayed.idB, describePage(relayed.a));
-    const tuples = transportsOf(withTurn, relayed.idB).map((t) => t.iceSelectedTuple);
-    assert.ok(tuples.length > 0, 'B produces');
-    for (const tuple of tuples) {
-      // From coturn's relay address over UDP: not from the NAT, which may not send UDP.
-      assert.deepEqual([tuple?.remoteIp, tuple?.protocol], [network.serverIp, 'udp']);
-    }
+    relayedThroughCoturn(withTurn, relayed.idB);
 
     const blocked = await meeting(without, 'none');
     // The same page flow and signalling; no path for the media: nothing arrives in 10 s.
@@ -177,5 +209,16 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     for (const transport of transportsOf(without, blocked.idB)) {
       assert.equal(transport.iceSelectedTuple, undefined, 'B’s transport never connected');
     }
+  });
+
+  void it('relays B’s media through TURN over TLS (turns:)', async () => {
+    const before = coturnLog.length;
+    const relayed = await meeting(withTls, 'tls');
+    await receivesMediaOf(relayed.b, relayed.idA, describePage(relayed.b));
+    await receivesMediaOf(relayed.a, relayed.idB, describePage(relayed.a));
+    relayedThroughCoturn(withTls, relayed.idB);
+    // coturn names each allocation's user (`<expiry>:<user id>`) and, over TLS, its cipher.
+    const session = new RegExp(`new, realm=<[^>]+>, username=<\\d+:${relayed.idB}>, .*method=TLS`);
+    assert.match(coturnLog.slice(before), session);
   });
 });
