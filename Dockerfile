@@ -5,6 +5,26 @@
 #   docker run --network host -v rooms-data:/data echochat-rooms
 ARG NODE_IMAGE=node:20-bookworm-slim
 
+# mediasoup's version, alone: the worker's layer below is keyed on it, not on the lockfile.
+FROM ${NODE_IMAGE} AS mediasoup-version
+WORKDIR /v
+COPY package-lock.json ./
+RUN node -p "require('./package-lock.json').packages['node_modules/mediasoup'].version" > version
+
+# mediasoup's C++ worker, built offline against Debian's libraries (minutes): rebuilt only
+# when mediasoup's version or the build script changes, never for another dependency.
+FROM ${NODE_IMAGE} AS worker
+ENV DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends ca-certificates python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+WORKDIR /worker
+COPY --from=mediasoup-version /v/version ./
+COPY scripts/build-mediasoup-worker.sh scripts/
+RUN MEDIASOUP_VERSION="$(cat version)" MEDIASOUP_WORKER_CACHE=/worker/cache \
+    bash scripts/build-mediasoup-worker.sh \
+  && rm -rf /var/lib/apt/lists/*
+
 FROM ${NODE_IMAGE} AS build
 ENV DEBIAN_FRONTEND=noninteractive
 # What native modules build with where no prebuilt binary can be fetched.
@@ -12,16 +32,15 @@ RUN apt-get update \
   && apt-get install -y --no-install-recommends ca-certificates python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# The dependencies and mediasoup's worker first, in a layer of their own: rebuilt only when
-# package.json, the lockfile or the install scripts change (the worker's offline build takes
-# minutes).
+# The worker from its stage, where the install finds it (its cache); then the dependencies,
+# in a layer of their own: rebuilt when package.json, the lockfile or the install scripts change.
 ENV MEDIASOUP_WORKER_CACHE=/app/.cache/mediasoup-worker
+COPY --from=worker /worker/cache /app/.cache/mediasoup-worker
 COPY package.json package-lock.json ./
 COPY scripts/install-media.mjs scripts/build-mediasoup-worker.sh scripts/
 RUN npm ci --ignore-scripts \
   && npm rebuild better-sqlite3 esbuild \
-  && node scripts/install-media.mjs \
-  && rm -rf /var/lib/apt/lists/*
+  && node scripts/install-media.mjs
 COPY . .
 RUN node scripts/build-web.mjs --install && test -f web/dist/index.html
 
