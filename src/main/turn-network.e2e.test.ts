@@ -192,6 +192,12 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     }
   }
 
+  /** A scenario's pages are closed once checked: the next one runs beside no media of theirs. */
+  const closePages = async ({ a, b }: { a: Page; b: Page }) => {
+    await a.context().close();
+    await b.context().close();
+  };
+
   const describePage = (page: Page) => async () =>
     `${await page.locator('main').innerText()}\ncoturn:\n${coturnLog.slice(-2_000)}`;
 
@@ -200,6 +206,7 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     await receivesMediaOf(relayed.b, relayed.idA, describePage(relayed.b));
     await receivesMediaOf(relayed.a, relayed.idB, describePage(relayed.a));
     relayedThroughCoturn(withTurn, relayed.idB);
+    await closePages(relayed);
 
     const blocked = await meeting(without, 'none');
     // The same page flow and signalling; no path for the media: nothing arrives in 10 s.
@@ -209,6 +216,7 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     for (const transport of transportsOf(without, blocked.idB)) {
       assert.equal(transport.iceSelectedTuple, undefined, 'B’s transport never connected');
     }
+    await closePages(blocked);
   });
 
   void it('relays B’s media through TURN over TLS (turns:)', async () => {
@@ -220,5 +228,6 @@ void describe('TURN for a client behind NAT without UDP', { skip }, () => {
     // coturn names each allocation's user (`<expiry>:<user id>`) and, over TLS, its cipher.
     const session = new RegExp(`new, realm=<[^>]+>, username=<\\d+:${relayed.idB}>, .*method=TLS`);
     assert.match(coturnLog.slice(before), session);
+    await closePages(relayed);
   });
 });
