@@ -5,7 +5,15 @@
  * Added to in each gift's own transaction (./wallet.ts `chargeGift`), so the totals are the
  * sum of the room's gift ledger rows at every commit: a gift counted is a gift charged, once.
  */
-import { MysqlAdapter, sql, type Kysely, type Transaction } from 'kysely';
+import { isDeepStrictEqual } from 'node:util';
+import {
+  CompiledQuery,
+  MysqlAdapter,
+  sql,
+  type Insertable,
+  type Kysely,
+  type Transaction,
+} from 'kysely';
 import type { CellKey } from '../../cell/lease.js';
 import type { Database } from '../../adapters/sql/schema.js';
 import type { RankingBoard, RankingEntry, RankingPeriod } from '../api/voice-store.js';
@@ -79,29 +87,68 @@ export async function addGiftToRankings(
       day_updated_at_ms: nowMs,
     }))
     .sort((a, b) => compareKeys([a.board, a.user_id], [b.board, b.user_id]));
-  const insert = trx.insertInto('voice_room_rankings').values(rows);
+  await upsertRows(trx, rows);
+}
+
+type RankingRow = Insertable<Database['voice_room_rankings']>;
+
+/** The row's columns, in the order the statement takes their values. */
+const COLUMNS = [
+  'app_code',
+  'room_id',
+  'board',
+  'user_id',
+  'total',
+  'updated_at_ms',
+  'day',
+  'day_total',
+  'day_updated_at_ms',
+] as const satisfies readonly (keyof RankingRow)[];
+
+/**
+ * The upsert's SQL by dialect and row count, built by Kysely once: building and compiling it
+ * costs more than the database's run of it, and a gift's transaction runs it every time.
+ */
+const upsertSql = new Map<string, string>();
+
+async function upsertRows(trx: Transaction<Database>, rows: readonly RankingRow[]): Promise<void> {
+  const parameters = rows.flatMap((row) => COLUMNS.map((column) => row[column]));
   // The transaction's own dialect: one domain serves both backends.
   const mysql = trx.getExecutor().adapter instanceof MysqlAdapter;
-  await (
-    mysql
-      ? // MySQL assigns in order, each seeing the ones before: `day` goes last.
-        insert.onDuplicateKeyUpdate({
-          total: sql`total + VALUES(total)`,
-          updated_at_ms: sql`VALUES(updated_at_ms)`,
-          day_total: sql`IF(day = VALUES(day), day_total + VALUES(day_total), VALUES(day_total))`,
-          day_updated_at_ms: sql`VALUES(day_updated_at_ms)`,
-          day: sql`VALUES(day)`,
-        })
-      : insert.onConflict((oc) =>
-          oc.columns(['app_code', 'room_id', 'board', 'user_id']).doUpdateSet({
-            total: sql`total + excluded.total`,
-            updated_at_ms: sql`excluded.updated_at_ms`,
-            day_total: sql`CASE WHEN day = excluded.day THEN day_total + excluded.day_total ELSE excluded.day_total END`,
-            day_updated_at_ms: sql`excluded.day_updated_at_ms`,
-            day: sql`excluded.day`,
-          }),
-        )
-  ).execute();
+  const key = `${mysql ? 'mysql' : 'sqlite'}:${rows.length}`;
+  const cached = upsertSql.get(key);
+  if (cached !== undefined) {
+    await trx.executeQuery(CompiledQuery.raw(cached, parameters));
+    return;
+  }
+  const query = upsertQuery(trx, rows, mysql).compile();
+  // Kept only when Kysely takes the values in the order assumed above.
+  if (isDeepStrictEqual(query.parameters, parameters)) upsertSql.set(key, query.sql);
+  await trx.executeQuery(query);
+}
+
+function upsertQuery(trx: Transaction<Database>, rows: readonly RankingRow[], mysql: boolean) {
+  const insert = trx
+    .insertInto('voice_room_rankings')
+    .values(rows.map((row) => Object.fromEntries(COLUMNS.map((c) => [c, row[c]])) as RankingRow));
+  return mysql
+    ? // MySQL assigns in order, each seeing the ones before: `day` goes last.
+      insert.onDuplicateKeyUpdate({
+        total: sql`total + VALUES(total)`,
+        updated_at_ms: sql`VALUES(updated_at_ms)`,
+        day_total: sql`IF(day = VALUES(day), day_total + VALUES(day_total), VALUES(day_total))`,
+        day_updated_at_ms: sql`VALUES(day_updated_at_ms)`,
+        day: sql`VALUES(day)`,
+      })
+    : insert.onConflict((oc) =>
+        oc.columns(['app_code', 'room_id', 'board', 'user_id']).doUpdateSet({
+          total: sql`total + excluded.total`,
+          updated_at_ms: sql`excluded.updated_at_ms`,
+          day_total: sql`CASE WHEN day = excluded.day THEN day_total + excluded.day_total ELSE excluded.day_total END`,
+          day_updated_at_ms: sql`excluded.day_updated_at_ms`,
+          day: sql`excluded.day`,
+        }),
+      );
 }
 
 function compareKeys(a: readonly string[], b: readonly string[]): number {
