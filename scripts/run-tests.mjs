@@ -8,7 +8,7 @@
 //   path                just that file, or the tests under that directory (tier filters apply
 //                       to directories, never to files named explicitly)
 //   --option[=value]    passed to `node --test`, e.g. --test-name-pattern=lease
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -85,11 +85,21 @@ const args = [
 ];
 console.log(`run-tests: ${fileArgs.length} file(s), tiers: ${[...tiers].join(', ')}`);
 
-const child = spawn(process.execPath, args, {
-  cwd: root,
-  stdio: 'inherit',
-  env: { ...process.env, NODE_ENV: 'test' },
-});
+// The browser tests serve web/dist. Built once here, before any test runs: a build inside a
+// test file empties web/dist while another file's pages may be loading it.
+const env = { ...process.env, NODE_ENV: 'test' };
+if (fileArgs.some((f) => f.endsWith('.e2e.test.ts'))) {
+  const built = spawnSync(process.execPath, ['scripts/build-web.mjs', '--install'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0 || !/web client built/.test(built.stderr)) {
+    fail(`the web client did not build:\n${built.stderr}`);
+  }
+  env.ROOMS_TEST_WEB_BUILT = '1';
+}
+
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env });
 
 // Forward termination so a cancelled CI job does not leave the test run behind.
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -8,11 +8,8 @@
  * is printed for the benchmark report.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
@@ -26,6 +23,7 @@ import {
 import { reportingOutput } from '../testing/server-process.js';
 import { loadConfig } from '../main/config.js';
 import { startNode, type RoomsNode } from '../main/node.js';
+import { buildWebClient } from '../main/testing/web-client-pages.js';
 import {
   CLUSTER_MEDIA_TOKEN,
   roomsOn,
@@ -34,7 +32,6 @@ import {
   type RegisteredMediaServer,
 } from '../main/testing/media-cluster.js';
 
-const PROJECT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Generous: two browsers, a node and two media servers share 2 loaded cores. */
 const WAIT_MS = 30_000;
 const skip = browserSkipReason() || (await clusterSkipReason()) || mediaSkipReason();
@@ -57,11 +54,7 @@ void describe('media failover in Chromium', { skip, timeout: 240_000 }, () => {
   let drop: () => Promise<void> = () => Promise.resolve();
 
   before(async () => {
-    const built = spawnSync(process.execPath, ['scripts/build-web.mjs', '--install'], {
-      cwd: PROJECT,
-      encoding: 'utf8',
-    });
-    assert.equal(built.status, 0, built.stderr);
+    buildWebClient();
     const common = { redisUrl, keyPrefix, ttlMs: 1_500 };
     servers = await Promise.all([
       spawnMediaServer({ ...common, id: 'media-a', rtcPorts: [44000, 44999] }),

@@ -35,6 +35,9 @@ export interface RoomsGlobal {
 
 /** The build the nodes serve, made from the current sources (seconds). */
 export function buildWebClient(): void {
+  // Built once by scripts/run-tests.mjs before the test files start (another file's pages
+  // may be loading web/dist: a build here would empty it under them).
+  if (process.env.ROOMS_TEST_WEB_BUILT === '1') return;
   const built = spawnSync(process.execPath, ['scripts/build-web.mjs', '--install'], {
     cwd: PROJECT,
     encoding: 'utf8',

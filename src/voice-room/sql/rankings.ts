@@ -107,7 +107,7 @@ const COLUMNS = [
 
 /**
  * The upsert's SQL by dialect and row count, built by Kysely once: building and compiling it
- * costs more than the database's run of it, and a gift's transaction runs it every time.
+ * for every gift was JavaScript work on the room's one commit path (docs/benchmarks.md).
  */
 const upsertSql = new Map<string, string>();
 
