@@ -255,7 +255,7 @@ void describe('WebSocket hub', () => {
       tokens.sign('21').then(connect),
     ]);
     for (const c of [slow, fast]) await c.request('room.subscribe', { room_id: key.roomId });
-    (slow.ws as unknown as { _socket: Socket })._socket.pause();
+    slow.losePath();
     // 400 frames of 32 KiB: far more than the kernel buffers plus the 256 KiB allowance.
     const filler = 'x'.repeat(32 * 1024);
     const started = Date.now();
@@ -370,7 +370,7 @@ void describe('WebSocket hub', () => {
     const { hub, connect } = await startHub({ pingIntervalMs: 100 });
     const dead = await connect(await tokens.sign('30'));
     const live = await connect(await tokens.sign('31'));
-    (dead.ws as unknown as { _socket: Socket })._socket.pause();
+    dead.losePath();
     // A bound on the wait, not on the speed: a loaded machine may take a few rounds.
     await live.until(() => hub.connectionCount === 1, 15_000);
     const closed = await hub.metrics.closed.get();
@@ -483,7 +483,7 @@ void describe('WebSocket hub', () => {
     const token = await tokens.sign('50');
     // Its path is gone: it would answer no ping and no close frame.
     const old = await a.connect(token, '&connection_id=old-socket-1');
-    (old.ws as unknown as { _socket: Socket })._socket.pause();
+    old.losePath();
     const someoneElse = await a.connect(await tokens.sign('51'), '&connection_id=theirs-0001');
     assert.equal(a.hub.connectionCount, 2);
     // Another user naming the other's socket: nothing happens to it.

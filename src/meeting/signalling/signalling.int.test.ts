@@ -5,7 +5,6 @@
  * disconnect; the media events are in media.int.test.ts.
  */
 import assert from 'node:assert/strict';
-import type { Socket } from 'node:net';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import type { MediaServer } from '../../media-server/server.js';
 import type { MediaOrchestrator } from '../../media-cluster/media-orchestrator.js';
@@ -479,7 +478,7 @@ void describe('meeting signalling: channel events', { skip: mediaSkipReason() },
         direction: 'recv',
       });
       assert.equal(recv.code, 0, recv.message);
-      (client.ws as unknown as { _socket: Socket })._socket.pause(); // no ping is answered
+      client.losePath();
       return { send, recv: recv.data.id as string };
     };
     const first = await socketOn('wifi-path-1');

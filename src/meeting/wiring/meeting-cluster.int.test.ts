@@ -6,7 +6,6 @@
  * decides where every node sends that meeting's media.
  */
 import assert from 'node:assert/strict';
-import type { Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { meetingClient, type MeetingClient } from '../api/testing/meeting-client.js';
@@ -258,7 +257,7 @@ describe('meetings on two nodes', { skip }, () => {
     };
     const old = await open(nodeA, '&connection_id=erin-wifi-01');
     // Its path goes: node a would only notice at a missed ping.
-    (old.client.ws as unknown as { _socket: Socket })._socket.pause();
+    old.client.losePath();
     const fresh = await open(nodeB, '&connection_id=erin-cell-02&replaces=erin-wifi-01');
     try {
       await waitFor(

@@ -2,6 +2,8 @@
  * Test-only WebSocket helpers: HS256 tokens shaped like the accounts' (sub = user id,
  * app_code), an authenticator for them, and a client that records frames and acks.
  */
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { jwtVerify, SignJWT } from 'jose';
 import { WebSocket } from 'ws';
 import type { AuthenticateToken } from '../hub.js';
@@ -49,8 +51,11 @@ export class TestClient {
   closed: { code: number; reason: string } | null = null;
   private seq = 0;
   private readonly waiters = new Set<() => void>();
+  /** The TCP socket under the WebSocket, from its upgrade response. */
+  private tcp: Socket | null = null;
 
   private constructor(readonly ws: WebSocket) {
+    ws.once('upgrade', (response: IncomingMessage) => (this.tcp = response.socket));
     ws.on('message', (data: Buffer) => {
       this.frames.push(JSON.parse(data.toString('utf8')) as Frame);
       this.notify();
@@ -69,6 +74,14 @@ export class TestClient {
       client.ws.once('open', () => resolve(client));
       client.ws.once('close', () => resolve(client));
     });
+  }
+
+  /**
+   * The client's path is gone, as after a network switch: it reads nothing more, so it
+   * answers no ping and no close frame, and the server notices only by itself.
+   */
+  losePath(): void {
+    this.tcp?.pause();
   }
 
   /** Sends a C→S frame and resolves with its ACK. */
