@@ -122,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       advertiseUrl: e.ROOMS_MEDIA_ADVERTISE_URL ?? null,
       registrationTtlMs: e.ROOMS_MEDIA_REGISTRATION_TTL_MS,
       holderTtlMs: e.ROOMS_MEDIA_HOLDER_TTL_MS,
+      plainRtp: e.ROOMS_MEDIA_PLAIN_RTP,
       turn:
         e.ROOMS_TURN_URLS && e.ROOMS_TURN_SECRET
           ? {

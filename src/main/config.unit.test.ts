@@ -78,6 +78,7 @@ const FULL_ENV: NodeJS.ProcessEnv = {
   ROOMS_TURN_URLS: 'turns:turn.example.com:443?transport=tcp',
   ROOMS_TURN_SECRET: 'a-turn-secret-of-16+',
   ROOMS_TURN_CREDENTIAL_TTL_S: '600',
+  ROOMS_MEDIA_PLAIN_RTP: 'true',
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: '3',
   ROOMS_MEDIA_USER_MAX_PRODUCERS: '2',
   ROOMS_MEDIA_USER_MAX_CONSUMERS: '20',
@@ -145,6 +146,7 @@ const DEFAULT_MEDIA: Config['media'] = {
   registrationTtlMs: 3_000,
   holderTtlMs: 15_000,
   turn: null,
+  plainRtp: false,
   server: {
     host: '127.0.0.1',
     port: 7070,
@@ -391,6 +393,7 @@ void describe('loadConfig', () => {
           secret: 'a-turn-secret-of-16+',
           credentialTtlS: 600,
         },
+        plainRtp: true,
         server: {
           host: '0.0.0.0',
           port: 7171,

@@ -169,6 +169,7 @@ export async function wireRoomsMedia(
     presenceTtlMs: config.meeting.presenceTtlMs,
     caps: config.media.caps,
     turn: config.media.turn,
+    plainRtp: config.media.plainRtp,
   });
   const signalling = meetingMedia;
   const voiceAudio = wireVoiceMedia({

@@ -38,6 +38,18 @@ export interface TransportInfo {
   readonly dtlsParameters: MediaJson;
 }
 
+/**
+ * What `….transport.plain.create` acknowledges: a plain RTP transport (no ICE, no DTLS) on
+ * the media server's loopback address, for a client on that host (load tests). A `send`
+ * transport learns its sender from the first packet; a `recv` one is connected to where
+ * its consumers' RTP goes.
+ */
+export interface PlainTransportInfo {
+  readonly id: string;
+  readonly ip: string;
+  readonly port: number;
+}
+
 /** What `meeting.consume.start` acknowledges; the consumer starts paused. */
 export interface ConsumerInfo {
   readonly id: string;
@@ -91,6 +103,14 @@ export interface MediaOrchestrator {
     peerId?: string,
   ): Promise<TransportInfo>;
   connectTransport(transportId: string, dtlsParameters: MediaJson): Promise<void>;
+  /** A plain RTP transport on the room's router, listening on the server's loopback. */
+  createPlainTransport(
+    roomCode: string,
+    direction: TransportDirection,
+    peerId: string,
+  ): Promise<PlainTransportInfo>;
+  /** Where a plain `recv` transport sends its RTP: a loopback address of the server's host. */
+  connectPlainTransport(transportId: string, ip: string, port: number): Promise<void>;
   /** Returns the producer id. `appData` is echoed in its events and in `listProducers`. */
   createProducer(
     transportId: string,

@@ -74,6 +74,8 @@ export function unreachableMediaServer(): MediaOrchestrator {
     closeRouter: () => Promise.resolve(),
     createTransport: refuse,
     connectTransport: refuse,
+    createPlainTransport: refuse,
+    connectPlainTransport: refuse,
     createProducer: refuse,
     createConsumer: refuse,
     resumeConsumer: refuse,

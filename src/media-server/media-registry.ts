@@ -224,17 +224,19 @@ export class MediaRegistry {
   /**
    * A plain RTP transport (no ICE, no DTLS) for a process on this host, such as the media
    * tests and benches: `send` learns its sender from the first packet (`comedia`) and feeds
-   * producers; `recv` is connected by the caller to where its consumers' RTP goes. Not
-   * offered over the HTTP API; what it carries is created and reported like any.
+   * producers; `recv` is connected by the caller to where its consumers' RTP goes (a
+   * loopback address). What it carries is created and reported like any.
    */
   async createPlainTransport(
     routerEntry: RouterEntry,
     peerId: string | null,
     direction: 'send' | 'recv' = 'send',
   ): Promise<TransportEntry<types.PlainTransport>> {
-    const { listenIp: ip, rtcMinPort: min, rtcMaxPort: max } = this.options;
+    const { rtcMinPort: min, rtcMaxPort: max } = this.options;
     const transport = await routerEntry.router.createPlainTransport({
-      listenInfo: { protocol: 'udp', ip, portRange: { min, max } },
+      // Loopback only, whatever the WebRTC listen address: a `send` transport takes its
+      // sender from the first packet, which must not be anyone's on the network.
+      listenInfo: { protocol: 'udp', ip: '127.0.0.1', portRange: { min, max } },
       rtcpMux: true,
       comedia: direction === 'send',
       appData: { peerId, direction },

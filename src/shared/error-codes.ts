@@ -149,6 +149,8 @@ export const errors = defineErrors({
   ],
   /** What one socket made (in every room of a kind) is at its cap. */
   MEDIA_SOCKET_LIMIT: ['conflict', '媒体资源已达上限：每个连接最多 %s 个 %s，请先关闭不再使用的'],
+  /** `….transport.plain.create` where the deployment keeps plain RTP off (the default). */
+  MEDIA_PLAIN_RTP_OFF: ['forbidden', 'plain RTP transports are off here (ROOMS_MEDIA_PLAIN_RTP)'],
   MEETING_NOT_JOINED: ['illegal_state', '请先发送 meeting.room.join'],
   // The voice room's media signalling (src/voice-room/signalling).
   VOICE_MEDIA_NOT_JOINED: ['illegal_state', 'send room.subscribe for the room first'],

@@ -2,9 +2,11 @@
  * The meeting scenario: each meeting's host creates it, its members join over REST and
  * follow it over `/ws` (`meeting.room.join`, the seed's signalling); then, per meeting and
  * second, chat lines and hand raises. Every member's socket counts the frames these owe it.
+ * With `--media`, every member listens (plain RTP) and the host talks throughout.
  */
 import { requestId } from '../../client/src/index.js';
 import type { LoadOptions } from './options.js';
+import { RoomAudio } from './plain-audio.js';
 import type { Recorder } from './recorder.js';
 import { atRate, openSocket, pool, type CountingSocket } from './sockets.js';
 import type { LoadUser } from './users.js';
@@ -20,6 +22,8 @@ interface Meeting {
   readonly socketOf: Map<number, CountingSocket>;
   /** Whose hand is up: a raise toggles it, so that each one changes the state. */
   readonly hands: Map<number, boolean>;
+  /** `--media` only. */
+  readonly audio: RoomAudio | null;
 }
 
 export async function meetingScenario(
@@ -42,6 +46,12 @@ export async function meetingScenario(
         sockets: [],
         socketOf: new Map(),
         hands: new Map(),
+        audio: options.media
+          ? new RoomAudio(
+              { prefix: 'meeting', field: 'room_code', id: created.room.room_code },
+              recorder,
+            )
+          : null,
       };
       meetings.push(meeting);
       await follow(options, meeting, host);
@@ -73,11 +83,22 @@ export async function meetingScenario(
   }
 }
 
+/** `--media`: the host produces audio and talks until the traffic stops. */
+async function hostTalks(recorder: Recorder, meeting: Meeting, until: number): Promise<void> {
+  if (!meeting.audio) return;
+  const { client } = meeting.socketOf.get(meeting.host.id)!;
+  const talking = await recorder.time('produce', () =>
+    meeting.audio!.speaker(client, meeting.host.id).produce(),
+  );
+  await talking?.talk(until - performance.now());
+}
+
 async function follow(options: LoadOptions, meeting: Meeting, user: LoadUser) {
   const socket = await openSocket(options.url, user, COUNTED);
   await socket.client.request('meeting.room.join', { room_code: meeting.code });
   meeting.sockets.push(socket);
   meeting.socketOf.set(user.id, socket);
+  await meeting.audio?.listen(socket.client, user.id);
 }
 
 function drive(options: LoadOptions, recorder: Recorder, meeting: Meeting, until: number) {
@@ -85,6 +106,7 @@ function drive(options: LoadOptions, recorder: Recorder, meeting: Meeting, until
   const people = [meeting.host, ...meeting.members];
   const member = (i: number) => people[i % people.length]!;
   return [
+    hostTalks(recorder, meeting, until),
     atRate(options.chatRate, until, async (i) => {
       const sent = await recorder.time('chat', () =>
         member(i).rest.call('sendChat', {

@@ -26,6 +26,12 @@ export interface LoadOptions {
   readonly maxErrorRate: number;
   /** Exit 1 when the listeners got a smaller share of the frames they were owed. */
   readonly minDelivery: number;
+  /** Plain-RTP audio through the target's media server (on this machine). */
+  readonly media: boolean;
+  /** `--media`, voice: how long a seated speaker talks; meeting: the host talks throughout. */
+  readonly talkMs: number;
+  /** `--media`: exit 1 when the listeners got a smaller share of the RTP packets owed. */
+  readonly minMediaDelivery: number;
 }
 
 export const USAGE = `usage: npm run load -- --url <base URL> [options]
@@ -43,7 +49,14 @@ export const USAGE = `usage: npm run load -- --url <base URL> [options]
   --admin-token T              the deployment's ROOMS_ADMIN_TOKEN (or ROOMS_LOAD_ADMIN_TOKEN)
   --join-concurrency N         joins in flight at once (default 16)
   --max-error-rate X           exit 1 above this share of failed commands (default 0)
-  --min-delivery X             exit 1 below this share of owed frames received (default 1)`;
+  --min-delivery X             exit 1 below this share of owed frames received (default 1)
+  --media                      real audio as plain RTP: each seat cycle (voice) talks, each
+                               host (meeting) talks throughout, every member listens; the
+                               target's media server must run on this machine with
+                               ROOMS_MEDIA_PLAIN_RTP=true
+  --talk-ms MS                 voice --media: how long a seated speaker talks (default 2000)
+  --min-media-delivery X       exit 1 below this share of owed RTP packets received
+                               (default 0.99)`;
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -69,6 +82,9 @@ export function parseLoadOptions(argv: readonly string[], env = process.env): Lo
         'join-concurrency': { type: 'string', default: '16' },
         'max-error-rate': { type: 'string', default: '0' },
         'min-delivery': { type: 'string', default: '1' },
+        media: { type: 'boolean', default: false },
+        'talk-ms': { type: 'string', default: '2000' },
+        'min-media-delivery': { type: 'string', default: '0.99' },
       },
       strict: true,
     }));
@@ -113,5 +129,8 @@ export function parseLoadOptions(argv: readonly string[], env = process.env): Lo
     joinConcurrency: count('join-concurrency', values['join-concurrency'], 1, 1_000),
     maxErrorRate: number('max-error-rate', values['max-error-rate'], 1),
     minDelivery: number('min-delivery', values['min-delivery'], 1),
+    media: values.media,
+    talkMs: count('talk-ms', values['talk-ms'], 20, 3_600_000),
+    minMediaDelivery: number('min-media-delivery', values['min-media-delivery'], 1),
   };
 }

@@ -26,6 +26,11 @@ export class Recorder {
   /** Frames owed to the listeners (a delivered command × its room's listeners) and got. */
   framesOwed = 0;
   framesGot = 0;
+  /** `--media`: RTP packets owed to the listeners (sent after their consumer resumed) and got. */
+  packetsOwed = 0;
+  packetsGot = 0;
+  /** `--media`: from a producer's announcement to its first packet at a listener, in ms. */
+  readonly firstAudio: number[] = [];
 
   /** Times `run` as `operation`; a failure is counted by its reason and answers undefined. */
   async time<T>(operation: string, run: () => Promise<T>): Promise<T | undefined> {

@@ -16,6 +16,14 @@ export interface LoadSummary {
   readonly framesOwed: number;
   readonly framesGot: number;
   readonly delivery: number;
+  /** `--media` only (else null): RTP packets owed, got, their share, first audio p50/p99. */
+  readonly media: {
+    readonly owed: number;
+    readonly got: number;
+    readonly delivery: number;
+    readonly firstAudioP50Ms: number;
+    readonly firstAudioP99Ms: number;
+  } | null;
   readonly ok: boolean;
 }
 
@@ -30,6 +38,7 @@ export function summarize(options: LoadOptions, recorder: Recorder): LoadSummary
   const attempted = joins.length + commands.length + errors;
   const errorRate = attempted === 0 ? 0 : errors / attempted;
   const delivery = recorder.framesOwed === 0 ? 1 : recorder.framesGot / recorder.framesOwed;
+  const media = options.media ? mediaSummary(recorder) : null;
   return {
     joins: joins.length,
     joinP50Ms: quantile(joins, 0.5),
@@ -41,7 +50,24 @@ export function summarize(options: LoadOptions, recorder: Recorder): LoadSummary
     framesOwed: recorder.framesOwed,
     framesGot: recorder.framesGot,
     delivery,
-    ok: errorRate <= options.maxErrorRate && delivery >= options.minDelivery,
+    media,
+    ok:
+      errorRate <= options.maxErrorRate &&
+      delivery >= options.minDelivery &&
+      (media === null || media.delivery >= options.minMediaDelivery),
+  };
+}
+
+/** Nothing owed counts as nothing delivered: a media run where no audio flowed fails. */
+function mediaSummary(recorder: Recorder): NonNullable<LoadSummary['media']> {
+  const { packetsOwed: owed, packetsGot: got } = recorder;
+  const firstAudio = [...recorder.firstAudio].sort((a, b) => a - b);
+  return {
+    owed,
+    got,
+    delivery: owed === 0 ? 0 : got / owed,
+    firstAudioP50Ms: quantile(firstAudio, 0.5),
+    firstAudioP99Ms: quantile(firstAudio, 0.99),
   };
 }
 
@@ -68,6 +94,13 @@ export function reportLines(
     );
   }
   lines.push('', `frames: ${summary.framesGot} of ${summary.framesOwed} owed to the members`);
+  const { media } = summary;
+  if (media) {
+    lines.push(
+      `audio: ${media.got} of ${media.owed} RTP packets owed to the listeners; first audio ` +
+        `after the announcement p50 ${ms(media.firstAudioP50Ms)} ms, p99 ${ms(media.firstAudioP99Ms)} ms`,
+    );
+  }
   if (recorder.errors.size > 0) {
     lines.push('errors by operation and reason:');
     for (const [key, count] of recorder.errors) lines.push(`  ${key} ${count}`);
@@ -84,6 +117,15 @@ export function reportLines(
     ['frames_owed', summary.framesOwed],
     ['frames_delivered', summary.framesGot],
     ['delivery', summary.delivery.toFixed(4)],
+    ...(media
+      ? ([
+          ['rtp_owed', media.owed],
+          ['rtp_delivered', media.got],
+          ['rtp_delivery', media.delivery.toFixed(4)],
+          ['first_audio_p50_ms', ms(media.firstAudioP50Ms)],
+          ['first_audio_p99_ms', ms(media.firstAudioP99Ms)],
+        ] satisfies [string, number | string][])
+      : []),
     ['errors', summary.errors],
     ['error_rate', summary.errorRate.toFixed(4)],
     ['ok', summary.ok],

@@ -2,10 +2,12 @@
  * The voice scenario: each room's owner opens it, its listeners join over REST and follow
  * it over `/ws`; then, per room and second, chat lines, seat cycles (a listener takes a
  * seat, confirms publishing, leaves it) and gifts to the owner. Every member's socket
- * counts the frames these commands owe it.
+ * counts the frames these commands owe it. With `--media`, every member listens (plain RTP)
+ * and each seat cycle talks for `--talk-ms` between confirming and leaving the seat.
  */
 import { requestId } from '../../client/src/index.js';
 import type { LoadOptions } from './options.js';
+import { RoomAudio } from './plain-audio.js';
 import type { Recorder } from './recorder.js';
 import { atRate, openSocket, pool, type CountingSocket } from './sockets.js';
 import type { LoadUser } from './users.js';
@@ -26,6 +28,9 @@ interface Room {
   readonly owner: LoadUser;
   readonly listeners: LoadUser[];
   readonly sockets: CountingSocket[];
+  readonly socketOf: Map<number, CountingSocket>;
+  /** `--media` only. */
+  readonly audio: RoomAudio | null;
 }
 
 export async function voiceScenario(
@@ -41,7 +46,16 @@ export async function voiceScenario(
       const created = await owner.rest.call('createRoom', {
         body: { title: `load ${r + 1}`, seat_count: SEATS, request_id: requestId() },
       });
-      const room: Room = { id: created.room_id, owner, listeners, sockets: [] };
+      const room: Room = {
+        id: created.room_id,
+        owner,
+        listeners,
+        sockets: [],
+        socketOf: new Map(),
+        audio: options.media
+          ? new RoomAudio({ prefix: 'voice', field: 'room_id', id: created.room_id }, recorder)
+          : null,
+      };
       rooms.push(room);
       await join(options, recorder, room, owner, false);
     }
@@ -74,9 +88,12 @@ async function join(
     const socket = await openSocket(options.url, user, COUNTED);
     await socket.client.request('room.subscribe', { room_id: room.id });
     room.sockets.push(socket);
+    room.socketOf.set(user.id, socket);
   };
   if (timed) await recorder.time('join', run);
   else await run();
+  const socket = room.socketOf.get(user.id);
+  if (room.audio && socket) await room.audio.listen(socket.client, user.id);
 }
 
 function drive(
@@ -107,6 +124,13 @@ function drive(
       const session = up?.mic_session_id;
       if (!session) return;
       owe(1);
+      const socket = room.socketOf.get(user.id);
+      const talking =
+        room.audio && socket
+          ? await recorder.time('produce', () =>
+              room.audio!.speaker(socket.client, user.id).produce(),
+            )
+          : undefined;
       const live = await recorder.time('mic_confirm', () =>
         user.rest.call('confirmMicPublishing', {
           path,
@@ -114,6 +138,9 @@ function drive(
         }),
       );
       if (live) owe(1);
+      // Talks, then leaves the seat: micDown closes the producer (closing it first would be
+      // the seat's audio_stopped, which frees the seat by itself).
+      if (talking) await talking.talk(options.talkMs);
       const down = await recorder.time('mic_down', () =>
         user.rest.call('micDown', { path, body: { request_id: requestId() } }),
       );
@@ -165,13 +192,14 @@ async function stockGifts(options: LoadOptions, rooms: readonly Room[]) {
  * After the traffic: a moment for the last frames, the frames got counted, the sockets
  * closed and each room ended by `end` (its failures counted, not thrown).
  */
-export async function settle<R extends { sockets: CountingSocket[] }>(
+export async function settle<R extends { sockets: CountingSocket[]; audio: RoomAudio | null }>(
   recorder: Recorder,
   rooms: readonly R[],
   end: (room: R) => Promise<unknown>,
 ): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   for (const room of rooms) {
+    room.audio?.settle();
     for (const socket of room.sockets) {
       recorder.framesGot += socket.got();
       socket.client.close();

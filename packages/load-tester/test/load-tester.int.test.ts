@@ -1,8 +1,10 @@
 /**
  * The load tester against one real node (embedded SQLite and media server), as a team would
  * point it at its deployment: both scenarios through the library entry, with every join,
- * command and owed frame accounted for; the CLI's exit codes and its `load_result` line (a
- * clean run 0, a run with refusals 1, a bad option or an unreachable target 2).
+ * command and owed frame accounted for; both again with real audio (`--media`: plain RTP
+ * through the node's media server, every packet owed to a listener counted); the CLI's exit
+ * codes and its `load_result` line (a clean run 0, a run with refusals 1, a bad option or an
+ * unreachable target 2).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -25,6 +27,7 @@ void describe('the load tester', () => {
       ROOMS_ADMIN_TOKEN: ADMIN,
       ROOMS_VOICE_CHATS_PER_USER: '0',
       ROOMS_MEETING_CHATS_PER_USER: '0',
+      ROOMS_MEDIA_PLAIN_RTP: 'true',
     });
     url = started.node.httpAddress;
   });
@@ -87,6 +90,45 @@ void describe('the load tester', () => {
     );
   });
 
+  void it('carries audio in voice rooms: each seat cycle talks, every other member hears it', async () => {
+    const options = parseLoadOptions([
+      ...['--url', url, '--scenario', 'voice', '--rooms', '1', '--listeners', '4'],
+      ...['--duration', '3', '--chat-rate', '0', '--seat-rate', '1', '--media', '--talk-ms', '600'],
+    ]);
+    const { summary, recorder, lines } = await runLoad(options);
+    assert.deepEqual([...recorder.errors], []);
+    const ops = recorder.operations();
+    const cycles = ops.get('produce')?.length ?? 0;
+    assert.ok(cycles >= 2, `produced ${cycles} times`);
+    // 5 members (4 listeners and the owner) listen; each producer is heard by the 4 others.
+    assert.equal(ops.get('listen')?.length, 5);
+    assert.equal(ops.get('consume')?.length, cycles * 4);
+    assert.equal(recorder.firstAudio.length, cycles * 4);
+    // 30 packets a cycle; those sent before a listener's consumer resumed are not owed.
+    const media = summary.media!;
+    assert.ok(media.owed > cycles * 4 * 15 && media.owed <= cycles * 4 * 30, `owed ${media.owed}`);
+    assert.ok(media.delivery >= 0.99, `delivered ${media.got} of ${media.owed}`);
+    assert.equal(summary.ok, true);
+    assert.match(
+      lines.at(-1)!,
+      / rtp_owed=\d+ rtp_delivered=\d+ rtp_delivery=[\d.]+ first_audio_p50_ms=[\d.]+ first_audio_p99_ms=[\d.]+ .*ok=true$/,
+    );
+  });
+
+  void it('carries audio in meetings: the host talks, every member hears it', async () => {
+    const options = parseLoadOptions([
+      ...['--url', url, '--scenario', 'meeting', '--rooms', '1', '--listeners', '3'],
+      ...['--duration', '2', '--chat-rate', '0', '--seat-rate', '0', '--media'],
+    ]);
+    const { summary, recorder } = await runLoad(options);
+    assert.deepEqual([...recorder.errors], []);
+    assert.equal(recorder.operations().get('consume')?.length, 3);
+    // About 2 s at 50 packets a second, to each of 3 members.
+    const media = summary.media!;
+    assert.ok(media.owed > 3 * 60 && media.owed <= 3 * 100, `owed ${media.owed}`);
+    assert.ok(media.delivery >= 0.99, `delivered ${media.got} of ${media.owed}`);
+  });
+
   void it('exits 0 on a clean run, 1 when commands are refused, 2 on bad options', async () => {
     const clean = await cli('--url', url, '--rooms', '1', '--listeners', '2', '--duration', '1');
     assert.equal(clean.status, 0, clean.stderr + clean.stdout);
@@ -110,5 +152,21 @@ void describe('the load tester', () => {
     const nobody = await cli('--url', 'http://127.0.0.1:9', '--duration', '1');
     assert.equal(nobody.status, 2);
     assert.match(nobody.stderr, /^load: /m);
+  });
+
+  void it('exits 1 for --media where the target keeps plain RTP off: no audio is no pass', async () => {
+    const off = await startMeetingNode([], { ROOMS_MEETING_CHATS_PER_USER: '0' });
+    try {
+      const run = await cli(
+        ...['--url', off.node.httpAddress, '--scenario', 'meeting', '--rooms', '1'],
+        ...['--listeners', '2', '--duration', '1', '--chat-rate', '1', '--media'],
+      );
+      assert.equal(run.status, 1, run.stderr + run.stdout);
+      assert.match(run.stdout, /listen:MEDIA_PLAIN_RTP_OFF 3/);
+      assert.match(run.stdout, /produce:MEDIA_PLAIN_RTP_OFF 1/);
+      assert.match(run.stdout, / rtp_owed=0 rtp_delivered=0 rtp_delivery=0\.0000 .* ok=false$/m);
+    } finally {
+      await off.close();
+    }
   });
 });

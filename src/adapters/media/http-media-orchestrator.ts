@@ -18,6 +18,7 @@ import {
   type ResolvedRouterInfo,
   type RouterInfo,
   type TransportDirection,
+  type PlainTransportInfo,
   type TransportInfo,
 } from '../../media-cluster/media-orchestrator.js';
 import { MediaHttp, type MediaDownload } from './media-http.js';
@@ -152,6 +153,24 @@ export class HttpMediaOrchestrator implements MediaOrchestrator {
     await this.#http.call('POST', path('transports', transportId, 'connect'), {
       dtls_parameters: dtlsParameters,
     });
+  }
+
+  async createPlainTransport(
+    roomCode: string,
+    direction: TransportDirection,
+    peerId: string,
+  ): Promise<PlainTransportInfo> {
+    const view = await this.#http.call<PlainTransportInfo>('POST', '/internal/v1/transports', {
+      room_code: roomCode,
+      direction,
+      peer_id: peerId,
+      type: 'plain',
+    });
+    return { id: view.id, ip: view.ip, port: view.port };
+  }
+
+  async connectPlainTransport(transportId: string, ip: string, port: number): Promise<void> {
+    await this.#http.call('POST', path('transports', transportId, 'connect'), { ip, port });
   }
 
   async createProducer(

@@ -181,6 +181,8 @@ const FORWARDED: Record<AsyncMethod, true> = {
   closeRouter: true,
   createTransport: true,
   connectTransport: true,
+  createPlainTransport: true,
+  connectPlainTransport: true,
   createProducer: true,
   createConsumer: true,
   resumeConsumer: true,

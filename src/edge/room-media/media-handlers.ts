@@ -56,6 +56,8 @@ export interface MediaHandlerDeps {
   readonly caps?: MediaCaps;
   /** TURN servers handed to every transport (`iceServers`); absent: none. */
   readonly turn?: TurnSettings | null;
+  /** Whether clients may ask for plain RTP transports (`ROOMS_MEDIA_PLAIN_RTP`). */
+  readonly plainRtp?: boolean;
 }
 
 export class MediaHandlers {
@@ -69,11 +71,39 @@ export class MediaHandlers {
   }
 
   /**
-   * `….transport.create {room, direction}`; the socket must follow the room. Like every
-   * creation, counted against the caps (./media-admission.ts) and checked again once
-   * recorded (./keep-made.ts).
+   * `….transport.create {room, direction}`: a WebRTC transport, with the TURN servers the
+   * client may relay through.
    */
-  async createTransport(context: WsContext, payload: Payload<'TransportCreate'>) {
+  createTransport(context: WsContext, payload: Payload<'TransportCreate'>) {
+    const userId = context.user.userId;
+    return this.openTransport(context, payload, async (media, mediaRoom) => ({
+      ...(await media.createTransport(mediaRoom, payload.direction, userId)),
+      iceServers: iceServersFor(this.deps.turn ?? null, userId),
+    }));
+  }
+
+  /**
+   * `….transport.plain.create {room, direction}`: a plain RTP transport on the media
+   * server's loopback, for a client on that host; refused unless the deployment turned
+   * plain RTP on. Counted, recorded and released like a WebRTC one.
+   */
+  createPlainTransport(context: WsContext, payload: Payload<'TransportCreate'>) {
+    if (!this.deps.plainRtp) throw errors.MEDIA_PLAIN_RTP_OFF();
+    return this.openTransport(context, payload, (media, mediaRoom) =>
+      media.createPlainTransport(mediaRoom, payload.direction, context.user.userId),
+    );
+  }
+
+  /**
+   * A transport of the caller's in the room, made by `make`; the socket must follow the
+   * room. Like every creation, counted against the caps (./media-admission.ts) and checked
+   * again once recorded (./keep-made.ts).
+   */
+  private async openTransport<T extends { id: string }>(
+    context: WsContext,
+    payload: Payload<'TransportCreate'>,
+    make: (media: MediaOrchestrator, mediaRoom: string) => Promise<T>,
+  ): Promise<T> {
     const { direction } = payload;
     const room = await this.room(context, payload.room);
     const { key, media } = room;
@@ -83,7 +113,7 @@ export class MediaHandlers {
     return this.admission.admit(context.socket, key, userId, 'transports', {
       create: async () => {
         const info = await this.call(room, () =>
-          media.createTransport(mediaRoomOf(key, this.deps.rules.kind), direction, userId),
+          make(media, mediaRoomOf(key, this.deps.rules.kind)),
         );
         await keepMade(
           this.deps,
@@ -93,7 +123,7 @@ export class MediaHandlers {
           { transports: [info.id] },
           () => media.closeTransport(info.id),
         );
-        return { ...info, iceServers: iceServersFor(this.deps.turn ?? null, userId) };
+        return info;
       },
       idOf: (info) => info.id,
       undo: (info) =>
@@ -109,6 +139,22 @@ export class MediaHandlers {
     const room = await this.room(context, payload.room);
     await this.ownTransport(room.key, context.user.userId, transport_id);
     await this.call(room, () => room.media.connectTransport(transport_id, dtls_parameters));
+    return {};
+  }
+
+  /** `….transport.plain.connect {room, transport_id, ip, port}`: where a plain recv one sends. */
+  async connectPlainTransport(context: WsContext, payload: Payload<'PlainTransportConnect'>) {
+    if (!this.deps.plainRtp) throw errors.MEDIA_PLAIN_RTP_OFF();
+    const { transport_id, ip, port } = payload;
+    const room = await this.room(context, payload.room);
+    await this.ownTransport(
+      room.key,
+      context.user.userId,
+      transport_id,
+      'recv',
+      this.event('transport.plain.connect'),
+    );
+    await this.call(room, () => room.media.connectPlainTransport(transport_id, ip, port));
     return {};
   }
 

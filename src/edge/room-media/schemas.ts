@@ -11,6 +11,10 @@ import { z } from 'zod';
 
 /** Ids the media server made (UUIDs in practice). */
 const mediaId = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, '1-128 of A-Za-z0-9_-');
+/** A plain transport's peer: the media server's own host, so loopback only. */
+const loopbackIp = z
+  .union([z.ipv4(), z.ipv6()])
+  .refine((ip) => ip === '::1' || ip.startsWith('127.'), 'a loopback address (127.0.0.0/8, ::1)');
 /** A JSON object, passed through as is. */
 const mediaJson = z.record(z.string(), z.unknown());
 
@@ -21,6 +25,9 @@ type Json = Record<string, unknown>;
 export interface MediaPayloads {
   readonly TransportCreate: z.ZodType<Room & { direction: 'send' | 'recv' }>;
   readonly TransportConnect: z.ZodType<Room & { transport_id: string; dtls_parameters: Json }>;
+  readonly PlainTransportConnect: z.ZodType<
+    Room & { transport_id: string; ip: string; port: number }
+  >;
   readonly ProduceStart: z.ZodType<
     Room & {
       transport_id: string;
@@ -46,6 +53,11 @@ export function mediaPayloads(field: 'room_code' | 'room_id', roomId: z.ZodStrin
   return {
     TransportCreate: withRoom({ direction: z.enum(['send', 'recv']) }),
     TransportConnect: withRoom({ transport_id: mediaId, dtls_parameters: mediaJson }),
+    PlainTransportConnect: withRoom({
+      transport_id: mediaId,
+      ip: loopbackIp.describe('Where the transport sends its RTP: a loopback address'),
+      port: z.number().int().min(1).max(65535),
+    }),
     ProduceStart: withRoom({
       transport_id: mediaId,
       kind: z.enum(['audio', 'video']),

@@ -6,7 +6,11 @@
  * by these schemas.
  */
 import { z } from 'zod';
-import type { ConsumerInfo, TransportInfo } from '../../media-cluster/media-orchestrator.js';
+import type {
+  ConsumerInfo,
+  PlainTransportInfo,
+  TransportInfo,
+} from '../../media-cluster/media-orchestrator.js';
 import { Empty, wsEvent, type ErrorName } from '../ws/ws-declarations.js';
 import type { MediaPayloads } from './schemas.js';
 
@@ -35,6 +39,17 @@ export const TransportAck = z
   })
   .describe('For mediasoup-client’s Device.createSendTransport / createRecvTransport');
 
+export const PlainTransportAck = z
+  .strictObject({
+    id: z.string(),
+    ip: z.string().describe('The media server’s loopback address'),
+    port: z.number().int().describe('Where to send RTP (send), or whence it comes (recv)'),
+  })
+  .describe(
+    'A plain RTP transport (rtcp-mux, no ICE, no DTLS): a send transport takes its sender ' +
+      'from the first packet; a recv one sends where …transport.plain.connect names',
+  );
+
 export const ConsumerAck = z
   .strictObject({
     id: z.string(),
@@ -49,7 +64,8 @@ export const ProducerAck = z.strictObject({ producer_id: z.string() });
 // The declared ACKs are what the media server's answers are (checked here, at compile time).
 const _transport: z.input<typeof TransportAck> = {} as TransportInfo & { iceServers: [] };
 const _consumer: z.input<typeof ConsumerAck> = {} as ConsumerInfo;
-void [_transport, _consumer];
+const _plain: z.input<typeof PlainTransportAck> = {} as PlainTransportInfo;
+void [_transport, _consumer, _plain];
 
 /** What any media event may answer once the kind let the caller in. */
 const MEDIA_REASONS = [
@@ -78,7 +94,7 @@ export interface MediaEventsOf {
   readonly produce: readonly string[];
 }
 
-/** The six media events of a kind, declared. */
+/** The media events of a kind, declared. */
 export function mediaWsEvents(kind: MediaEventsOf) {
   const { prefix, payloads, access } = kind;
   return {
@@ -95,6 +111,22 @@ export function mediaWsEvents(kind: MediaEventsOf) {
       payload: payloads.TransportConnect,
       ack: Empty,
       reasons: [...access, ...MEDIA_REASONS],
+    }),
+    plainTransportCreate: wsEvent({
+      event: `${prefix}.transport.plain.create`,
+      summary:
+        'Create a plain RTP transport (send or recv) on the media server’s loopback, for a ' +
+        'client on that host (load tests); only where ROOMS_MEDIA_PLAIN_RTP is on',
+      payload: payloads.TransportCreate,
+      ack: PlainTransportAck,
+      reasons: ['MEDIA_PLAIN_RTP_OFF', ...access, kind.notJoined, ...CREATE_REASONS],
+    }),
+    plainTransportConnect: wsEvent({
+      event: `${prefix}.transport.plain.connect`,
+      summary: 'Where one of the caller’s plain recv transports sends (a loopback ip and port)',
+      payload: payloads.PlainTransportConnect,
+      ack: Empty,
+      reasons: ['MEDIA_PLAIN_RTP_OFF', ...access, 'MEDIA_WRONG_DIRECTION', ...MEDIA_REASONS],
     }),
     produceStart: wsEvent({
       event: `${prefix}.produce.start`,

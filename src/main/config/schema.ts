@@ -159,6 +159,8 @@ const schema = z.object({
     .optional(),
   ROOMS_TURN_SECRET: z.string().min(16, 'at least 16 characters').optional(),
   ROOMS_TURN_CREDENTIAL_TTL_S: int(60, 7 * 86_400).default(86_400),
+  // Plain RTP transports for clients on the media server's host (the load tester's media).
+  ROOMS_MEDIA_PLAIN_RTP: flag.default(false),
   // What one user may hold in one room (counted on the shared records), and one socket.
   ROOMS_MEDIA_USER_MAX_TRANSPORTS: int(2, 1000).default(DEFAULT_MEDIA_CAPS.perUser.transports),
   ROOMS_MEDIA_USER_MAX_PRODUCERS: int(1, 1000).default(DEFAULT_MEDIA_CAPS.perUser.producers),

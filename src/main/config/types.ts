@@ -150,6 +150,8 @@ export interface Config {
     readonly holderTtlMs: number;
     /** TURN servers and their shared secret (`ROOMS_TURN_*`); null: none. */
     readonly turn: TurnSettings | null;
+    /** Whether `….transport.plain.create` is served (loopback RTP, for local load tests). */
+    readonly plainRtp: boolean;
   };
   /** The outbox relay of this node (ROOMS_OUTBOX_*, ROOMS_WEBHOOK_TIMEOUT_MS). */
   readonly outbox: {

@@ -79,6 +79,8 @@ export interface MeetingSignallingDeps {
   readonly caps?: MediaCaps;
   /** TURN servers handed to every transport (`iceServers`); absent: none. */
   readonly turn?: TurnSettings | null;
+  /** Whether clients may ask for plain RTP transports (`ROOMS_MEDIA_PLAIN_RTP`). */
+  readonly plainRtp?: boolean;
 }
 
 /** Payloads as the hub parsed them with the events' declarations (./ws-protocol.ts). */
@@ -117,6 +119,8 @@ export class MeetingSignalling {
     hub.handle(MeetingMemberStateChanged, (c, d) => this.changeState(c, d));
     hub.handle(media.transportCreate, (c, d) => h.createTransport(c, d));
     hub.handle(media.transportConnect, (c, d) => h.connectTransport(c, d));
+    hub.handle(media.plainTransportCreate, (c, d) => h.createPlainTransport(c, d));
+    hub.handle(media.plainTransportConnect, (c, d) => h.connectPlainTransport(c, d));
     hub.handle(media.produceStart, (c, d) => h.produce(c, d));
     hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
     hub.handle(media.producerClose, (c, d) => this.closeProducer(c, d));

@@ -126,6 +126,7 @@ export function wireMeetingMedia(deps: {
   caps?: MediaCaps;
   /** TURN servers handed to every transport (`ROOMS_TURN_*`). */
   turn: TurnSettings | null;
+  plainRtp: boolean;
 }): MeetingMedia {
   const logger = deps.logger.child({ module: 'meeting-media' });
   const { media, failover } = deps;
@@ -142,6 +143,7 @@ export function wireMeetingMedia(deps: {
     ...(deps.holders ? { holders: deps.holders } : {}),
     ...(deps.caps ? { caps: deps.caps } : {}),
     turn: deps.turn,
+    plainRtp: deps.plainRtp,
   });
   // Asked without the lookup limits: a reaction is the server's question, not the user's.
   const members = meetingMembership(deps.meetings.api);

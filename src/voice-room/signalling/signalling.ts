@@ -62,6 +62,8 @@ export interface VoiceMediaSignallingDeps {
   readonly caps?: MediaCaps;
   /** TURN servers handed to every transport (`iceServers`); absent: none. */
   readonly turn?: TurnSettings | null;
+  /** Whether clients may ask for plain RTP transports (`ROOMS_MEDIA_PLAIN_RTP`). */
+  readonly plainRtp?: boolean;
 }
 
 /** `voice.media.join`'s payload, as the hub parsed it with its declaration (./ws-protocol.ts). */
@@ -86,6 +88,8 @@ export class VoiceMediaSignalling {
     hub.handle(VoiceMediaJoin, (c, d) => this.join(c, d));
     hub.handle(media.transportCreate, (c, d) => h.createTransport(c, d));
     hub.handle(media.transportConnect, (c, d) => h.connectTransport(c, d));
+    hub.handle(media.plainTransportCreate, (c, d) => h.createPlainTransport(c, d));
+    hub.handle(media.plainTransportConnect, (c, d) => h.connectPlainTransport(c, d));
     hub.handle(media.produceStart, (c, d) => h.produce(c, d));
     hub.handle(media.consumeStart, (c, d) => h.consume(c, d));
     hub.handle(media.producerClose, (c, d) => h.closeProducer(c, d));

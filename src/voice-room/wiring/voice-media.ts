@@ -57,6 +57,7 @@ export function wireVoiceMedia(deps: {
     ...(deps.holders ? { holders: deps.holders } : {}),
     caps: config.media.caps,
     turn: config.media.turn,
+    plainRtp: config.media.plainRtp,
   });
   const bridge = new VoiceMediaBridge({
     api: deps.api,

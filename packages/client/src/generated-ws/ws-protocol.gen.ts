@@ -327,6 +327,120 @@ export interface WsProtocol {
         | "ROOM_KIND_MISMATCH"
         | "UNKNOWN_KIND";
     };
+    "meeting.transport.plain.create": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        direction: "send" | "recv";
+      };
+      /**
+       * A plain RTP transport (rtcp-mux, no ICE, no DTLS): a send transport takes its sender from the first packet; a recv one sends where …transport.plain.connect names
+       */
+      ack: {
+        id: string;
+        /**
+         * The media server’s loopback address
+         */
+        ip: string;
+        /**
+         * Where to send RTP (send), or whence it comes (recv)
+         */
+        port: number;
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "BUSY"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_PLAIN_RTP_OFF"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "MEETING_NOT_JOINED"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
+    "meeting.transport.plain.connect": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_code: string;
+        transport_id: string;
+        /**
+         * Where the transport sends its RTP: a loopback address
+         */
+        ip: string;
+        port: number;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "BUSY"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_PLAIN_RTP_OFF"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
+        | "MEDIA_WRONG_DIRECTION"
+        | "MEETING_LOOKUP_RATE_LIMITED"
+        | "MEETING_NOT_FOUND"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_MEETING"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_KIND_MISMATCH"
+        | "UNKNOWN_KIND";
+    };
     "meeting.produce.start": {
       /**
        * Default {}
@@ -751,6 +865,124 @@ export interface WsProtocol {
         | "MEDIA_SERVER_ERROR"
         | "MEDIA_STATE_UNAVAILABLE"
         | "MEDIA_WORKER_MISSING"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED";
+    };
+    "voice.transport.plain.create": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        direction: "send" | "recv";
+      };
+      /**
+       * A plain RTP transport (rtcp-mux, no ICE, no DTLS): a send transport takes its sender from the first packet; a recv one sends where …transport.plain.connect names
+       */
+      ack: {
+        id: string;
+        /**
+         * The media server’s loopback address
+         */
+        ip: string;
+        /**
+         * Where to send RTP (send), or whence it comes (recv)
+         */
+        port: number;
+      };
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "BUSY"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_PLAIN_RTP_OFF"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_SOCKET_LIMIT"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_USER_LIMIT"
+        | "MEDIA_WORKER_MISSING"
+        | "NODE_BUSY"
+        | "NODE_DRAINING"
+        | "NOT_IN_ROOM"
+        | "NOT_OWNER_NODE"
+        | "OWNER_TIMEOUT"
+        | "OWNER_UNREACHABLE"
+        | "RATE_LIMIT_UNAVAILABLE"
+        | "REALTIME_UNAVAILABLE"
+        | "REPLY_MISMATCH"
+        | "ROOM_CLOSED"
+        | "ROOM_KIND_MISMATCH"
+        | "ROOM_NOT_ACTIVE"
+        | "ROOM_NOT_FOUND"
+        | "UNKNOWN_KIND"
+        | "USER_BANNED"
+        | "VOICE_MEDIA_NOT_JOINED";
+    };
+    "voice.transport.plain.connect": {
+      /**
+       * Default {}
+       */
+      data: {
+        room_id: string;
+        transport_id: string;
+        /**
+         * Where the transport sends its RTP: a loopback address
+         */
+        ip: string;
+        port: number;
+      };
+      ack: {};
+      /**
+       * The stable refusal code
+       */
+      reason:
+        | "BAD_REQUEST"
+        | "BUSY"
+        | "CELL_FENCED"
+        | "COMMIT_FAILED"
+        | "DATABASE_LOCK_CONFLICT"
+        | "DATABASE_UNAVAILABLE"
+        | "DEADLINE_EXCEEDED"
+        | "DECIDE_FAILED"
+        | "INTERNAL"
+        | "INVALID_ARGUMENT"
+        | "KEY_VALUE_UNAVAILABLE"
+        | "LOG_GAP"
+        | "MEDIA_NO_WORKER"
+        | "MEDIA_ORCHESTRATOR_ERROR"
+        | "MEDIA_PLAIN_RTP_OFF"
+        | "MEDIA_RESOURCE_NOT_FOUND"
+        | "MEDIA_SERVER_ERROR"
+        | "MEDIA_STATE_UNAVAILABLE"
+        | "MEDIA_WORKER_MISSING"
+        | "MEDIA_WRONG_DIRECTION"
         | "NODE_BUSY"
         | "NODE_DRAINING"
         | "NOT_IN_ROOM"

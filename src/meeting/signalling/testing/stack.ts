@@ -145,6 +145,8 @@ export async function startStack(
     wrapMedia?: (media: MediaOrchestrator) => MediaOrchestrator;
     /** The media caps (default: the signalling's defaults). */
     caps?: MediaCaps;
+    /** Serve plain RTP transports (`ROOMS_MEDIA_PLAIN_RTP`; default off). */
+    plainRtp?: boolean;
   } = {},
 ): Promise<Stack> {
   const bus = new MemoryRealtimeBus();
@@ -176,6 +178,7 @@ export async function startStack(
     nodeId: options.nodeId ?? STACK_NODE_ID,
     ...(options.liveRefreshMs === undefined ? {} : { liveRefreshMs: options.liveRefreshMs }),
     ...(options.caps ? { caps: options.caps } : {}),
+    ...(options.plainRtp ? { plainRtp: true } : {}),
   });
   const server: Server = createServer();
   hub.attach(server);
