@@ -11,13 +11,17 @@ WORKDIR /v
 COPY package-lock.json ./
 RUN node -p "require('./package-lock.json').packages['node_modules/mediasoup'].version" > version
 
-# mediasoup's C++ worker, built offline against Debian's libraries (minutes): rebuilt only
-# when mediasoup's version or the build script changes, never for another dependency.
-FROM ${NODE_IMAGE} AS worker
+# What native code builds with where no prebuilt binary can be fetched: the worker and the
+# native modules.
+FROM ${NODE_IMAGE} AS toolchain
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
   && apt-get install -y --no-install-recommends ca-certificates python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
+
+# mediasoup's C++ worker, built offline against Debian's libraries (minutes): rebuilt only
+# when mediasoup's version or the build script changes, never for another dependency.
+FROM toolchain AS worker
 WORKDIR /worker
 COPY --from=mediasoup-version /v/version ./
 COPY scripts/build-mediasoup-worker.sh scripts/
@@ -25,12 +29,7 @@ RUN MEDIASOUP_VERSION="$(cat version)" MEDIASOUP_WORKER_CACHE=/worker/cache \
     bash scripts/build-mediasoup-worker.sh \
   && rm -rf /var/lib/apt/lists/*
 
-FROM ${NODE_IMAGE} AS build
-ENV DEBIAN_FRONTEND=noninteractive
-# What native modules build with where no prebuilt binary can be fetched.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends ca-certificates python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
+FROM toolchain AS build
 WORKDIR /app
 # The worker from its stage, where the install finds it (its cache); then the dependencies,
 # in a layer of their own: rebuilt when package.json, the lockfile or the install scripts change.

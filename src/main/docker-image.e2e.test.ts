@@ -6,13 +6,18 @@
  * turns healthy, `/healthz` reports the embedded media server, a user signs up, creates a
  * meeting (with the media server's router) and a voice room, and `docker stop` drains the node
  * and it exits 0 with its data kept in the volume. `deploy/compose.yaml` is validated with
- * Debian's docker-compose. The first build takes minutes (the mediasoup worker is built from
- * source where its prebuilt binary cannot be fetched); later ones reuse the cached layers.
+ * Debian's docker-compose, then brought up as it is on host networking, on stand-ins of the
+ * MariaDB, Redis and coturn images (src/testing/compose-stand-ins.ts) and on free ports: its
+ * three nodes serve one cluster through the standalone media server, and coturn listens on
+ * the port the nodes' TURN URLs name. The first build takes minutes (the mediasoup worker is
+ * built from source where its prebuilt binary cannot be fetched; the stand-ins install
+ * Debian's packages); later ones reuse the layers.
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../testing/backends.js';
@@ -22,6 +27,7 @@ import {
   startDockerDaemon,
   type DockerDaemon,
 } from '../testing/docker-daemon.js';
+import { ensureComposeStandIns } from '../testing/compose-stand-ins.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const IMAGE = 'echochat-rooms:test';
@@ -78,19 +84,7 @@ void describe('the container image', { skip: dockerSkipReason() }, () => {
       ['ok', { available: true, mode: 'embedded' }],
     );
 
-    const post = async (url: string, body: object, token?: string) => {
-      const answer = await fetch(`${base}/api/v1${url}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify(body),
-      });
-      const envelope = (await answer.json()) as { code: number; data: Record<string, unknown> };
-      assert.equal(envelope.code, 0, `${url}: ${JSON.stringify(envelope)}`);
-      return envelope.data;
-    };
+    const post = (url: string, body: object, token?: string) => api(base, url, body, token);
     const account = { username: 'docker_user', password: 'secret123' };
     await post('/auth/register', account);
     const token = (await post('/auth/login', account)).access_token as string;
@@ -128,4 +122,97 @@ void describe('the container image', { skip: dockerSkipReason() }, () => {
       'secrets',
     ]);
   });
+
+  void it('brings the compose cluster up: three nodes, one media server, MariaDB, Redis, coturn', async () => {
+    ensureComposeStandIns(daemon);
+    const ports: Record<string, number> = {};
+    for (const name of [
+      ...['ROOMS_HTTP_PORT_1', 'ROOMS_HTTP_PORT_2', 'ROOMS_HTTP_PORT_3'],
+      ...['ROOMS_GRPC_PORT_1', 'ROOMS_GRPC_PORT_2', 'ROOMS_GRPC_PORT_3'],
+      ...['ROOMS_MEDIA_API_PORT', 'ROOMS_TURN_PORT', 'ROOMS_DB_PORT', 'ROOMS_REDIS_PORT'],
+    ]) {
+      ports[name] = await freePort();
+    }
+    const project = `echochat-compose-${process.pid}`;
+    const env = {
+      ...process.env,
+      DOCKER_HOST: daemon.host,
+      ROOMS_IMAGE: IMAGE,
+      MARIADB_ROOT_PASSWORD: 'compose-test-password',
+      // Ranges no other test's media server takes (theirs: 40000-49999 and a few of their own).
+      ROOMS_MEDIA_RTC_MIN_PORT: '37000',
+      ROOMS_MEDIA_RTC_MAX_PORT: '37099',
+      ROOMS_TURN_RELAY_MIN_PORT: '37100',
+      ROOMS_TURN_RELAY_MAX_PORT: '37199',
+      ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+    };
+    const compose = (args: string[], timeoutMs = 120_000) =>
+      execFileSync(
+        'docker-compose',
+        ['-p', project, '-f', path.join(ROOT, 'deploy', 'compose.yaml'), ...args],
+        { encoding: 'utf8', env, timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+    const logs = () => compose(['logs', '--tail', '30']);
+    const nodes = [1, 2, 3].map((n) => `http://127.0.0.1:${ports[`ROOMS_HTTP_PORT_${n}`]}`);
+    try {
+      compose(['up', '-d'], 600_000);
+      const deadline = Date.now() + 180_000;
+      for (const node of nodes) {
+        for (;;) {
+          const status = await fetch(`${node}/healthz`)
+            .then(
+              async (r) => (await r.json()) as { status: string; media?: { available: boolean } },
+            )
+            .catch(() => null);
+          if (status?.status === 'ok' && status.media?.available) break;
+          assert.ok(
+            Date.now() < deadline,
+            `${node} not healthy: ${JSON.stringify(status)}\n${logs()}`,
+          );
+          await sleep(1_000);
+        }
+      }
+      // One cluster: the secrets the first start made are every node's (a token of one is
+      // good on another), and a room made through one node is read through another.
+      const [one, two, three] = nodes as [string, string, string];
+      const account = { username: 'compose_user', password: 'secret123' };
+      await api(one, '/auth/register', account);
+      const token = (await api(two, '/auth/login', account)).access_token as string;
+      const room = await api(three, '/voice/rooms', { title: 'compose room' }, token);
+      const read = await fetch(`${one}/api/v1/voice/rooms/${room.room_id as string}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const body = (await read.json()) as { code: number; data: unknown };
+      assert.equal(body.code, 0, JSON.stringify(body));
+      assert.match(JSON.stringify(body.data), /compose room/);
+      // Meetings get their router on the standalone media server.
+      const meeting = await api(two, '/meeting/rooms', { title: 'compose meeting' }, token);
+      assert.ok(meeting.router_id, 'the media server made the router');
+      // coturn listens where the nodes' ROOMS_TURN_URLS say.
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(ports.ROOMS_TURN_PORT!, '127.0.0.1', () => {
+          socket.end();
+          resolve();
+        });
+        socket.on('error', reject);
+      });
+    } finally {
+      compose(['down', '-v', '--timeout', '10'], 180_000);
+    }
+  });
 });
+
+/** A POST to a node's API that must succeed; the answer's `data`. */
+async function api(base: string, url: string, body: object, token?: string) {
+  const answer = await fetch(`${base}/api/v1${url}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  const envelope = (await answer.json()) as { code: number; data: Record<string, unknown> };
+  assert.equal(envelope.code, 0, `${url}: ${JSON.stringify(envelope)}`);
+  return envelope.data;
+}

@@ -124,14 +124,19 @@ export async function startDockerDaemon(): Promise<DockerDaemon> {
   };
 }
 
+/** Whether the daemon holds an image of that tag. */
+export function hasImage(daemon: DockerDaemon, tag: string): boolean {
+  try {
+    daemon.docker(['image', 'inspect', tag]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Makes the {@link BASE_IMAGE} stand-in unless the daemon has it (about a minute). */
 export function ensureBaseImage(daemon: DockerDaemon): void {
-  try {
-    daemon.docker(['image', 'inspect', BASE_IMAGE]);
-    return;
-  } catch {
-    // not there yet
-  }
+  if (hasImage(daemon, BASE_IMAGE)) return;
   const root = mkdtempSync(path.join(tmpdir(), 'echochat-rootfs-'));
   try {
     execFileSync(
