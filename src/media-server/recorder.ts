@@ -1,20 +1,21 @@
 /**
  * Recordings of a room, on the media server that holds its router: every live producer of
  * the room, and every one made while it records, is consumed on a plain RTP transport into
- * its own FFmpeg process, which writes the track unchanged (Opus into Ogg, VP8 into WebM)
- * under `<dir>/<recording_id>/`. A manifest beside the files lists each track (its file,
- * codec, user, source, and its start after the recording's), written again on every change
- * (to a temporary file, then renamed: never half written).
+ * its own FFmpeg process (a tap: src/media-server/recording-tap.ts), which writes the track
+ * unchanged (Opus into Ogg, VP8 into WebM) under `<dir>/<recording_id>/`. A manifest beside
+ * the files lists each track (its file, codec, user, source, and its start after the
+ * recording's), written again on every change (to a temporary file, then renamed: never
+ * half written).
  *
  * FFmpeg flushes every packet to its file in a form readable without an ending (Ogg pages,
  * a live WebM), so `stop` just ends it, and a server that died while recording leaves files
  * as readable as a stopped one's, with a manifest that still says `recording`: the next
  * start of the server, and a `stop` it does not know, mark it `interrupted`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { types } from 'mediasoup';
 import { errors } from '../shared/error-codes.js';
@@ -22,6 +23,7 @@ import type { MediaEventBus } from './events.js';
 import type { ProducerEntry } from './media-entries.js';
 import { appDataOf } from './producer-data.js';
 import type { MediaRegistry } from './media-registry.js';
+import { closeTap, openTap, type Tap } from './recording-tap.js';
 
 export type RecordingStatus = 'recording' | 'complete' | 'interrupted';
 
@@ -61,19 +63,18 @@ export interface RecorderOptions {
 /** Recording and file names: what the server made, nothing a caller could walk out of. */
 const NAME = /^[A-Za-z0-9_-]{1,100}$/;
 const FILE = /^[A-Za-z0-9_-]{1,100}\.(ogg|webm)$/;
-/** How long FFmpeg may take to listen for RTP after its start (a busy machine's). */
-const FFMPEG_READY_MS = 5_000;
-/** When a new video track asks its sender for key frames (ms after it is resumed). */
+/**
+ * When a new video track asks its sender for a key frame (ms after it is resumed): soon and
+ * often while a simulcast consumer settles on its layer (a request before that reaches no
+ * sender), then every second until the first one came (a sender short of bandwidth or CPU
+ * may hold the layer back for seconds, and FFmpeg writes nothing before a key frame).
+ */
 const KEY_FRAME_REQUESTS_MS = [0, 150, 400, 800, 1_500];
-/** How long FFmpeg gets to read what is still on its way once its consumer closed. */
-const FFMPEG_DRAIN_MS = 200;
+const KEY_FRAME_RETRY_MS = 1_000;
 
 interface Track {
   readonly manifest: RecordingTrack;
-  readonly transport: types.PlainTransport;
-  readonly consumer: types.Consumer;
-  readonly ffmpeg: ChildProcess;
-  readonly exited: Promise<void>;
+  readonly tap: Tap;
 }
 
 interface Active {
@@ -82,6 +83,8 @@ interface Active {
   readonly unsubscribe: () => void;
   /** Tracks being started: awaited by `stop`. */
   readonly starting: Set<Promise<void>>;
+  /** The manifest's last write asked for: the next one waits for it (see `#save`). */
+  saved: Promise<void>;
 }
 
 export class Recorder {
@@ -141,13 +144,14 @@ export class Recorder {
       },
       tracks: new Map(),
       starting: new Set(),
+      saved: Promise.resolve(),
       unsubscribe: this.bus.subscribe((event) => {
         if (event.type !== 'producer_created' || event.room_code !== roomCode) return;
         this.#follow(active, event.producer_id);
       }),
     };
     this.#active.set(recordingId, active);
-    await this.#save(active.manifest);
+    await this.#save(active);
     for (const entry of this.registry.producersOfRoom(roomCode)) {
       this.#follow(active, entry.producer.id);
     }
@@ -166,9 +170,16 @@ export class Recorder {
     active.unsubscribe();
     await Promise.allSettled([...active.starting]);
     this.#active.delete(recordingId);
-    await Promise.all([...active.tracks.values()].map((t) => this.#finish(t)));
-    active.manifest = { ...active.manifest, stopped_at_ms: Date.now(), status: 'complete' };
-    await this.#save(active.manifest);
+    // When the tracks stop taking RTP, not when FFmpeg is done writing (seconds later on a
+    // busy machine): the recording's duration is what its files hold.
+    const stoppedAtMs = Date.now();
+    await Promise.all([...active.tracks.values()].map((t) => closeTap(t.tap)));
+    active.manifest = {
+      ...(await this.#withFilesOnly(active.manifest)),
+      stopped_at_ms: stoppedAtMs,
+      status: 'complete',
+    };
+    await this.#save(active);
     return active.manifest;
   }
 
@@ -230,9 +241,36 @@ export class Recorder {
   async #interrupted(recordingId: string): Promise<RecordingManifest> {
     const manifest = await this.manifest(recordingId);
     if (manifest.status !== 'recording') return manifest;
-    const marked: RecordingManifest = { ...manifest, status: 'interrupted' };
-    await this.#save(marked);
+    const marked: RecordingManifest = {
+      ...(await this.#withFilesOnly(manifest)),
+      status: 'interrupted',
+    };
+    await this.#write(marked);
     return marked;
+  }
+
+  /**
+   * The manifest without the tracks that recorded nothing: FFmpeg makes a track's file only
+   * once it read its first packet (a video track's first key frame), so a microphone muted
+   * throughout, or a camera whose sender never sent a key frame, has no file to list.
+   */
+  async #withFilesOnly(manifest: RecordingManifest): Promise<RecordingManifest> {
+    const dir = this.#dirOf(manifest.recording_id);
+    const written = await Promise.all(
+      manifest.tracks.map(async (track) => {
+        const size = await stat(path.join(dir, track.file)).then(
+          (s) => s.size,
+          () => 0,
+        );
+        if (size > 0) return true;
+        this.logger.warn(
+          { recording: manifest.recording_id, producerId: track.producer_id, kind: track.kind },
+          'a track recorded nothing (no media, or no key frame, came while recording)',
+        );
+        return false;
+      }),
+    );
+    return { ...manifest, tracks: manifest.tracks.filter((_, i) => written[i]) };
   }
 
   /** Starts recording one producer (once), tracked until it is running. */
@@ -258,50 +296,19 @@ export class Recorder {
     }
     const { producer, transportEntry } = entry;
     const { router } = transportEntry.routerEntry;
-    const [rtpPort, rtcpPort] = await freeUdpPair();
-    const transport = await router.createPlainTransport({
-      listenInfo: { protocol: 'udp', ip: '127.0.0.1' },
-      rtcpMux: false,
-      comedia: false,
-    });
-    await transport.connect({ ip: '127.0.0.1', port: rtpPort, rtcpPort });
-    const consumer = await transport.consume({
-      producerId,
-      rtpCapabilities: router.rtpCapabilities,
-      paused: true,
-    });
-    const codec = consumer.rtpParameters.codecs[0]!;
-    const name = codec.mimeType.split('/')[1]!.toLowerCase();
     const file = `${producer.kind}-${producerId}.${producer.kind === 'audio' ? 'ogg' : 'webm'}`;
     const dir = this.#dirOf(active.manifest.recording_id);
-    const sdpFile = path.join(dir, `${producerId}.sdp`);
-    await writeFile(sdpFile, sdpOf(consumer, rtpPort, rtcpPort));
-    const ffmpeg = spawn(
-      this.options.ffmpeg,
-      [
-        ...['-nostdin', '-loglevel', 'error'],
-        ...['-protocol_whitelist', 'file,udp,rtp', '-fflags', '+genpts'],
-        ...['-i', sdpFile, '-map', '0', '-c', 'copy', '-flush_packets', '1'],
-        // Every packet reaches the file at once, in a form readable without an ending:
-        // Ogg pages of 200 ms; a live WebM (clusters of 100 ms, no cues, as a browser's
-        // MediaRecorder writes; a muxer holds a page or a cluster until it is complete).
-        // So a stop is a kill, and a server's death loses at most that last page.
-        ...(producer.kind === 'audio'
-          ? ['-page_duration', '200000', '-f', 'ogg']
-          : ['-live', '1', '-cluster_time_limit', '100', '-f', 'webm']),
-        ...['-y', path.join(dir, file)],
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    ffmpeg.stderr?.on('data', (chunk: Buffer) =>
-      this.logger.warn({ producerId, ffmpeg: chunk.toString('utf8').trim() }, 'ffmpeg'),
-    );
-    const exited = new Promise<void>((resolve) => {
-      ffmpeg.once('exit', () => resolve());
-      ffmpeg.once('error', () => resolve());
+    const tap = await openTap({
+      router,
+      producer,
+      sdpFile: path.join(dir, `${producerId}.sdp`),
+      outFile: path.join(dir, file),
+      ffmpeg: this.options.ffmpeg,
+      logger: this.logger,
     });
-    // RTP sent before FFmpeg listens is lost (a key frame with it): wait until it does.
-    await untilBound(rtpPort, FFMPEG_READY_MS);
+    const { consumer } = tap;
+    const codec = consumer.rtpParameters.codecs[0]!;
+    const name = codec.mimeType.split('/')[1]!.toLowerCase();
     // A video file begins with its first key frame: the track's start offset is when that
     // left for FFmpeg (what lines the tracks up when they are mixed).
     const keyFrame = { atMs: null as number | null };
@@ -310,15 +317,7 @@ export class Recorder {
     }
     await consumer.resume();
     const resumedAtMs = Date.now() - active.manifest.started_at_ms;
-    if (producer.kind === 'video') {
-      // FFmpeg writes from a key frame on: asked for at once, and again while a simulcast
-      // consumer settles on its layer (a request before that reaches no sender).
-      for (const ms of KEY_FRAME_REQUESTS_MS) {
-        setTimeout(() => {
-          if (!consumer.closed) void consumer.requestKeyFrame().catch(() => undefined);
-        }, ms);
-      }
-    }
+    if (producer.kind === 'video') void askForKeyFrame(consumer, keyFrame);
     const { source } = appDataOf(producer);
     const track: Track = {
       manifest: {
@@ -331,18 +330,15 @@ export class Recorder {
         // Audio flows at once; video from its first key frame (set when it comes).
         start_offset_ms: keyFrame.atMs ?? resumedAtMs,
       },
-      transport,
-      consumer,
-      ffmpeg,
-      exited,
+      tap,
     };
     if (this.#active.get(active.manifest.recording_id) !== active) {
-      await this.#finish(track); // stopped meanwhile
+      await closeTap(track.tap); // stopped meanwhile
       return;
     }
     active.tracks.set(producerId, track);
     active.manifest = { ...active.manifest, tracks: [...active.manifest.tracks, track.manifest] };
-    await this.#save(active.manifest);
+    await this.#save(active);
   }
 
   /**
@@ -366,25 +362,24 @@ export class Recorder {
         t.producer_id === producerId ? { ...t, start_offset_ms: started.atMs! } : t,
       );
       active.manifest = { ...active.manifest, tracks };
-      void this.#save(active.manifest).catch(() => undefined);
+      void this.#save(active).catch(() => undefined);
     });
   }
 
   /**
-   * Ends a track: no more RTP, then FFmpeg goes. Its file is whole already (every packet
-   * was flushed); a signal asking it to finish would wait for a packet that a paused track
-   * never sends (FFmpeg only hears one between packets).
+   * Writes the recording's manifest as it is now, after the writes asked before: tracks that
+   * start together each save it, and two writes of one temporary file at once made one
+   * rename fail, or left an older manifest last.
    */
-  async #finish(track: Track): Promise<void> {
-    track.consumer.close();
-    track.transport.close();
-    // The packets in flight on loopback are read within this.
-    await new Promise((resolve) => setTimeout(resolve, FFMPEG_DRAIN_MS));
-    track.ffmpeg.kill('SIGKILL');
-    await track.exited;
+  #save(active: Active): Promise<void> {
+    const { manifest } = active;
+    const saved = active.saved.then(() => this.#write(manifest));
+    active.saved = saved.catch(() => undefined);
+    return saved;
   }
 
-  async #save(manifest: RecordingManifest): Promise<void> {
+  /** Writes a manifest to a temporary file, then renames it: never half written. */
+  async #write(manifest: RecordingManifest): Promise<void> {
     const dir = this.#dirOf(manifest.recording_id);
     const temporary = path.join(dir, `manifest.${process.pid}.tmp`);
     await writeFile(temporary, JSON.stringify(manifest, null, 2));
@@ -397,67 +392,22 @@ function checkName(recordingId: string): void {
     throw errors.MEDIA_RESOURCE_NOT_FOUND.withCause(new Error(`recording ${recordingId}`));
 }
 
-/** The SDP FFmpeg reads the consumer's RTP by (its codec, payload type, ports). */
-export function sdpOf(consumer: types.Consumer, rtpPort: number, rtcpPort: number): string {
-  const codec = consumer.rtpParameters.codecs[0]!;
-  const [, name] = codec.mimeType.split('/');
-  const channels = codec.channels ? `/${codec.channels}` : '';
-  const fmtp = Object.entries(codec.parameters ?? {})
-    .map(([key, value]) => `${key}=${String(value)}`)
-    .join(';');
-  return [
-    'v=0',
-    'o=- 0 0 IN IP4 127.0.0.1',
-    's=recording',
-    'c=IN IP4 127.0.0.1',
-    't=0 0',
-    `m=${consumer.kind} ${rtpPort} RTP/AVP ${codec.payloadType}`,
-    `a=rtcp:${rtcpPort}`,
-    `a=rtpmap:${codec.payloadType} ${name}/${codec.clockRate}${channels}`,
-    ...(fmtp ? [`a=fmtp:${codec.payloadType} ${fmtp}`] : []),
-    'a=recvonly',
-    '',
-  ].join('\n');
-}
-
-/** Two free consecutive UDP ports on loopback, the first even (RTP, then RTCP). */
-async function freeUdpPair(): Promise<[number, number]> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const first = await bound(0);
-    const port = first.address().port;
-    if (port % 2 === 0 && port < 65535) {
-      const second = await bound(port + 1).catch(() => null);
-      first.close();
-      if (second) {
-        second.close();
-        return [port, port + 1];
-      }
-    } else first.close();
+/** Asks for a key frame on KEY_FRAME_REQUESTS_MS, then each second until one came. */
+async function askForKeyFrame(
+  consumer: types.Consumer,
+  keyFrame: { atMs: number | null },
+): Promise<void> {
+  const ask = () => consumer.requestKeyFrame().catch(() => undefined);
+  let previousMs = 0;
+  for (const ms of KEY_FRAME_REQUESTS_MS) {
+    await sleep(ms - previousMs);
+    previousMs = ms;
+    if (consumer.closed) return;
+    void ask();
   }
-  throw errors.MEDIA_SERVER_ERROR.withCause(new Error('no free UDP port pair for a recording'));
-}
-
-/**
- * Resolves once a socket is bound to the UDP `port` (FFmpeg listens), as the
- * kernel lists it (/proc/net/udp: looked at, never bound, so FFmpeg's bind cannot fail for
- * it), or after `withinMs`. Without /proc, after a fixed pause.
- */
-async function untilBound(port: number, withinMs: number): Promise<void> {
-  // Its local address column, whatever address FFmpeg bound (it binds them all).
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  const local = new RegExp(`^\\s*\\d+: [0-9A-F]{8}:${hex} `, 'm');
-  for (const until = Date.now() + withinMs; Date.now() < until;) {
-    const table = await readFile('/proc/net/udp', 'utf8').catch(() => null);
-    if (table === null) return new Promise((resolve) => setTimeout(resolve, 600));
-    if (local.test(table)) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+  while (keyFrame.atMs === null) {
+    await sleep(KEY_FRAME_RETRY_MS);
+    if (consumer.closed) return;
+    if (keyFrame.atMs === null) void ask();
   }
-}
-
-function bound(port: number): Promise<dgram.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket('udp4');
-    socket.once('error', reject);
-    socket.bind(port, '127.0.0.1', () => resolve(socket));
-  });
 }

@@ -1,10 +1,12 @@
 /**
  * Test-only: one real node (embedded SQLite, embedded media server with one worker, free
- * ports) with users, for the meeting tests that go through REST and `/ws` only.
+ * ports) with users, for the meeting tests that go through REST and `/ws` only. Silent
+ * unless given a logger.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Logger } from 'pino';
 import { silentLogger } from '../../cell/testing/harness.js';
 import { meetingClient, type MeetingClient } from '../../meeting/api/testing/meeting-client.js';
 import { TestClient } from '../../edge/ws/testing/ws-client.js';
@@ -22,6 +24,7 @@ export interface MeetingNode {
 export async function startMeetingNode(
   users: readonly string[],
   env: Record<string, string> = {},
+  logger: Logger = silentLogger,
 ): Promise<MeetingNode> {
   const dir = await mkdtemp(join(tmpdir(), 'rooms-meeting-node-'));
   const node = await startNode(
@@ -36,7 +39,7 @@ export async function startMeetingNode(
       ROOMS_LOG_LEVEL: 'silent',
       ...env,
     }),
-    silentLogger,
+    logger,
   );
   const api = meetingClient(() => node.http);
   await api.users(users);
