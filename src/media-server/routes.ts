@@ -397,7 +397,8 @@ function registerConsumerRoutes(app: FastifyInstance, registry: MediaRegistry): 
     }),
   );
   // The viewer's layer (a simulcast consumer; mediasoup's bandwidth estimation may still go
-  // lower) and whether anything is forwarded at all (a tile nobody sees).
+  // lower) and whether anything is forwarded at all (a tile nobody sees). The layer first, so
+  // a consumer this resumes starts on it rather than switching away from the top one.
   app.post(
     '/internal/v1/consumers/:id/preferences',
     { preHandler: forwardRemote(registry) },

@@ -133,30 +133,52 @@ describe('meeting media', () => {
     assert.equal(socket.sent('meeting.room.join').length, 1, 'nothing after close');
   });
 
-  it('tells the server each video tile’s width and visibility once its consumer is resumed', async () => {
+  it('resumes a video on its tile’s layer, then tells each change of width and visibility', async () => {
     const video = (producerId: string) =>
       Promise.resolve({ id: `c-${producerId}`, producerId, kind: 'video', rtpParameters: {} });
     const { socket, media } = await started(video);
-    socket.deliver('meeting.member.producer.new', {
-      room_code: CODE,
-      user_id: 7,
-      producer_id: 'v7',
-      kind: 'video',
-      closed: false,
-    });
+    const announce = (userId: number, producerId: string) =>
+      socket.deliver('meeting.member.producer.new', {
+        room_code: CODE,
+        user_id: userId,
+        producer_id: producerId,
+        kind: 'video',
+        closed: false,
+      });
+    announce(7, 'v7');
     await settle();
     const told = () => socket.sent('meeting.consumer.preferences').map((r) => r.data);
+    const resumed = () => socket.sent('meeting.consume.resume').map((r) => r.data);
     media.showVideo(7, { maxWidth: 300.4, visible: true });
     await settle();
-    assert.deepEqual(told(), [], 'not before the resume (it would undo a pause)');
+    assert.deepEqual(told(), [], 'not before the track is attached (it would resume it)');
     await media.attached('c-v7');
+    // One wish resumes it already on the small layer: no resume that starts on the top one.
     assert.deepEqual(told(), [{ consumer_id: 'c-v7', max_width: 300, paused: false }]);
+    assert.deepEqual(resumed(), []);
     media.showVideo(7, { maxWidth: 300, visible: true });
     await settle();
     assert.equal(told().length, 1, 'a repeat is not sent');
     media.showVideo(7, { maxWidth: 1280, visible: false });
     await settle();
     assert.deepEqual(told()[1], { consumer_id: 'c-v7', max_width: 1280, paused: true });
+
+    // A tile off screen when its track is attached: told paused, never resumed.
+    announce(8, 'v8');
+    await settle();
+    media.showVideo(8, { maxWidth: 200, visible: false });
+    await media.attached('c-v8');
+    assert.deepEqual(told()[2], { consumer_id: 'c-v8', max_width: 200, paused: true });
+    assert.deepEqual(resumed(), []);
+
+    // A track attached before its tile was measured: resumed, then told once measured.
+    announce(9, 'v9');
+    await settle();
+    await media.attached('c-v9');
+    assert.deepEqual(resumed(), [{ consumer_id: 'c-v9' }]);
+    media.showVideo(9, { maxWidth: 640, visible: true });
+    await settle();
+    assert.deepEqual(told()[3], { consumer_id: 'c-v9', max_width: 640, paused: false });
     media.close();
   });
 });

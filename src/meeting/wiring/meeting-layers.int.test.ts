@@ -1,8 +1,8 @@
 /**
  * Server-chosen simulcast layers on one real node (embedded media server), through `/ws`
  * only: a member's camera in three layers; a viewer's `meeting.consumer.preferences` sets
- * the layer its consumer forwards (named, or the one its tile's width needs) and pauses it
- * for a tile nobody sees; another user's consumer and a bad payload are refused.
+ * the layer its consumer forwards (named, or the one its tile's width needs), resumes it on
+ * that layer, and pauses it for a tile nobody sees; another user's consumer and a bad payload are refused.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -71,8 +71,16 @@ describe('simulcast layers chosen by the viewer', { skip: mediaSkipReason() }, (
 
     const prefer = (socket: typeof cam, wish: object) =>
       socket!.request('meeting.consumer.preferences', { consumer_id: consumerId, ...wish });
-    ok(await prefer(viewer, { max_width: 300 }));
-    assert.equal(consumer().preferredLayers?.spatialLayer, 0, 'a small tile: the small layer');
+    // Created paused; the first wish resumes it already on its layer (resumed first, it would
+    // start on the top one and switch down, waiting for a key frame of the small one).
+    assert.equal(consumer().paused, true);
+    let layerWhenResumed: number | undefined;
+    consumer().observer.once('resume', () => {
+      layerWhenResumed = consumer().preferredLayers?.spatialLayer;
+    });
+    ok(await prefer(viewer, { max_width: 300, paused: false }));
+    assert.equal(consumer().paused, false);
+    assert.equal(layerWhenResumed, 0, 'a small tile: resumed on the small layer');
     ok(await prefer(viewer, { spatial_layer: 2 }));
     assert.equal(consumer().preferredLayers?.spatialLayer, 2, 'the speaker’s tile: the large one');
     ok(await prefer(viewer, { max_width: 600 }));

@@ -343,23 +343,26 @@ export class MeetingMedia {
     void this.tellView(userId);
   }
 
-  private async tellView(userId: number): Promise<void> {
+  /** Tells the server how `userId`'s video is shown, unless it knows; false if it failed. */
+  private async tellView(userId: number): Promise<boolean> {
     const view = this.views.get(userId);
     const consumerId = this.remoteMedia.get(userId)?.videoConsumerId;
-    // Told once the consumer was resumed (its resume would undo a pause told before).
-    if (!view || !consumerId || !this.resumed.has(consumerId)) return;
+    // Told once the page attached the track (a wish to forward is a resume).
+    if (!view || !consumerId || !this.resumed.has(consumerId)) return true;
     const wish = { max_width: Math.max(1, Math.round(view.maxWidth)), paused: !view.visible };
     const key = JSON.stringify(wish);
-    if (this.told.get(consumerId) === key) return;
+    if (this.told.get(consumerId) === key) return true;
     this.told.set(consumerId, key);
     try {
       await this.socket.request('meeting.consumer.preferences', {
         consumer_id: consumerId,
         ...wish,
       });
+      return true;
     } catch (error) {
       this.told.delete(consumerId);
       this.onError(`无法调整成员 ${userId} 的视频: ${(error as Error).message}`);
+      return false;
     }
   }
 
@@ -380,6 +383,15 @@ export class MeetingMedia {
   async attached(consumerId: string): Promise<void> {
     if (this.resumed.has(consumerId)) return;
     this.resumed.add(consumerId);
+    const owner = [...this.remoteMedia].find(([, m]) => m.videoConsumerId === consumerId)?.[0];
+    if (owner !== undefined && this.views.has(owner)) {
+      // A video whose tile is known: its layer and its pause in one request, which resumes
+      // it on that layer. Resumed first, it would start on the top layer and switch down at
+      // once; a switch waits for a key frame of the new layer, and a loaded sender that
+      // drops its top layer meanwhile can leave the picture frozen.
+      if (!(await this.tellView(owner))) this.resumed.delete(consumerId);
+      return;
+    }
     try {
       await this.socket.request('meeting.consume.resume', { consumer_id: consumerId });
     } catch (error) {
@@ -387,8 +399,7 @@ export class MeetingMedia {
       this.onError((error as Error).message);
       return;
     }
-    const owner = [...this.remoteMedia].find(([, m]) => m.videoConsumerId === consumerId);
-    if (owner) await this.tellView(owner[0]);
+    if (owner !== undefined) await this.tellView(owner);
   }
 
   /** What arrived from each member (inbound-rtp of the recv transport), for a debug hook. */
