@@ -76,6 +76,12 @@ describe('testing/backends', { skip: await clusterSkipReason() }, () => {
     assert.equal(await portAnswers(port), false);
   });
 
+  it('freePort never hands out a port twice in one process (taken before anything binds)', async () => {
+    // 400 draws from 12,000 ports: without the check, about 6 repeats are expected.
+    const ports = await Promise.all(Array.from({ length: 400 }, () => freePort()));
+    assert.equal(new Set(ports).size, ports.length);
+  });
+
   it('availability checks: true for the shared backends, false fast for a closed port', async () => {
     assert.equal(await mariadbAvailable(), true);
     assert.equal(await redisAvailable(), true);

@@ -247,15 +247,26 @@ function tryPort(port: number): Promise<number | null> {
   });
 }
 
+/**
+ * The ports this process handed out: never handed out twice. A test takes several before
+ * its servers bind any (all free when asked), and a second draw of the same one made two
+ * of its servers race for it (EADDRINUSE).
+ */
+const handedOut = new Set<number>();
+
 /** A free TCP port on 127.0.0.1 (free when returned; another process may take it later). */
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const { from, to } = FREE_PORT_RANGE;
-    const port = await tryPort(from + Math.floor(Math.random() * (to - from)));
-    if (port !== null) return port;
+    const candidate = from + Math.floor(Math.random() * (to - from));
+    if (handedOut.has(candidate)) continue;
+    handedOut.add(candidate); // before the await: a concurrent call skips it
+    if ((await tryPort(candidate)) !== null) return candidate;
+    handedOut.delete(candidate);
   }
   const any = await tryPort(0);
-  if (any === null) throw new Error('freePort: no free port on 127.0.0.1');
+  if (any === null || handedOut.has(any)) throw new Error('freePort: no free port on 127.0.0.1');
+  handedOut.add(any);
   return any;
 }
 
