@@ -7,9 +7,10 @@
 //   unit / int / e2e    only those tiers (combinable: `unit int`)
 //   path                just that file, or the tests under that directory (tier filters apply
 //                       to directories, never to files named explicitly)
+//   --list              print the files in the order they would run, and run nothing
 //   --option[=value]    passed to `node --test`, e.g. --test-name-pattern=lease
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,8 +43,10 @@ function fail(message, code = 1) {
 const selectedTiers = new Set();
 const paths = [];
 const nodeOptions = [];
+let listOnly = false;
 for (const arg of process.argv.slice(2)) {
   if (TIERS.includes(arg)) selectedTiers.add(arg);
+  else if (arg === '--list') listOnly = true;
   else if (arg.startsWith('-')) nodeOptions.push(arg);
   else if (existsSync(path.resolve(arg))) paths.push(path.resolve(arg));
   else {
@@ -73,7 +76,29 @@ if (files.size === 0) {
   );
 }
 
-const fileArgs = [...files].map((f) => path.relative(root, f) || f).sort();
+/**
+ * The run's order. The image test starts first: building the image loads both cores for a
+ * long while on a cold cache, and started late it alone would make the run's tail. The
+ * browser tests are spread evenly through the rest, so that two rarely run at once: two
+ * together starve each other's media of CPU, which WebRTC reads as congestion (a sender
+ * drops its top layer, a stalled stream waits for a key frame).
+ */
+function runOrder(sorted) {
+  const marked = (marker) => sorted.filter((f) => readFileSync(f, 'utf8').includes(marker));
+  const image = marked('dockerSkipReason()');
+  const browser = marked('browserSkipReason()').filter((f) => !image.includes(f));
+  const rest = sorted.filter((f) => !image.includes(f) && !browser.includes(f));
+  const order = [...image];
+  const gap = rest.length / Math.max(1, browser.length);
+  let next = 0;
+  browser.forEach((file, i) => {
+    for (const until = Math.round((i + 0.5) * gap); next < until; next++) order.push(rest[next]);
+    order.push(file);
+  });
+  return [...order, ...rest.slice(next)];
+}
+
+const fileArgs = runOrder([...files].sort()).map((f) => path.relative(root, f) || f);
 const args = [
   '--import',
   'tsx',
@@ -83,6 +108,10 @@ const args = [
   ...nodeOptions,
   ...fileArgs,
 ];
+if (listOnly) {
+  console.log(fileArgs.join('\n'));
+  process.exit(0);
+}
 console.log(`run-tests: ${fileArgs.length} file(s), tiers: ${[...tiers].join(', ')}`);
 
 // The browser tests serve web/dist. Built once here, before any test runs: a build inside a
