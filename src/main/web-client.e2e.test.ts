@@ -36,17 +36,23 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import pino from 'pino';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
 import { probeRecording } from '../media-server/testing/probe.js';
 import { mediaRoomOf } from '../media-cluster/media-servers.js';
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 import {
   buildWebClient,
+  decodesTopLayerOf,
   hearsVoiceOf,
   PAGE_WAIT_MS as WAIT_MS,
   receivesMediaOf as receives,
   sawReconnecting,
+  sent,
   signUp,
+  streamOf,
+  tileOf,
+  watchTileOf,
   watchReconnecting,
   type RoomsGlobal,
   pageToken,
@@ -66,14 +72,18 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
   const pageErrors: string[] = [];
   /** The pages' console, printed when a wait fails. */
   const consoleLines: string[] = [];
+  /** The node's warnings (a track that recorded nothing, FFmpeg's errors), printed too. */
+  const nodeWarnings: string[] = [];
+  const warnings = pino({ level: 'warn' }, { write: (line: string) => nodeWarnings.push(line) });
 
   before(async () => {
     buildWebClient();
     // The page's history test writes 31 chat lines at once, past the per-user chat limit.
-    rooms = await startMeetingNode([], {
-      ROOMS_ADMIN_TOKEN: ADMIN,
-      ROOMS_MEETING_CHATS_PER_USER: '0',
-    });
+    rooms = await startMeetingNode(
+      [],
+      { ROOMS_ADMIN_TOKEN: ADMIN, ROOMS_MEETING_CHATS_PER_USER: '0' },
+      warnings,
+    );
     assert.ok(rooms.node.media.server, 'the embedded media server did not start');
     browser = await launchChromium();
     await mkdir(RESULTS, { recursive: true });
@@ -157,16 +167,46 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     );
   }
 
+  /**
+   * The meeting's video consumers as the media server sees them (paused, layers, score) and
+   * what each page sends: what a wait for media prints when it fails.
+   */
+  async function videoPath(code: string): Promise<unknown> {
+    const registry = rooms.node.media.server!.registry;
+    const room = mediaRoomOf({ appCode: 'default', roomId: code }, 'meeting');
+    const consumers = [];
+    for (const router of registry.localRoutersOfRoom(room)) {
+      for (const transportId of (await router.router.dump()).transportIds) {
+        const transport = registry.transport(transportId);
+        for (const id of (await transport.transport.dump()).consumerIds) {
+          const { consumer } = registry.consumer(id);
+          if (consumer.kind !== 'video') continue;
+          const dump = (await consumer.dump()) as unknown as Record<string, unknown>;
+          consumers.push({
+            peer: transport.peerId,
+            paused: consumer.paused,
+            producerPaused: consumer.producerPaused,
+            preferred: consumer.preferredLayers,
+            current: consumer.currentLayers,
+            target: [dump.targetSpatialLayer, dump.targetTemporalLayer],
+            score: consumer.score,
+            sent: (await consumer.getStats()).find((s) => s.type === 'outbound-rtp')?.byteCount,
+          });
+        }
+      }
+    }
+    const sends = { a: await sent(pageA).catch(() => []), b: await sent(pageB).catch(() => []) };
+    return { consumers, sends };
+  }
+
   /** Waits until `page` receives `from`'s audio and video, then until both keep growing. */
-  const receivesMediaOf = (page: Page, from: number) =>
+  const receivesMediaOf = (page: Page, from: number, code?: string) =>
     receives(page, from, async () => {
       await shot(page, 'failed');
       const text = await page.locator('main').innerText();
-      return JSON.stringify({ pageErrors, consoleLines, text });
+      const video = code ? await videoPath(code).catch((e: Error) => e.message) : undefined;
+      return JSON.stringify({ video, pageErrors, consoleLines, text });
     });
-
-  const tileOf = (page: Page, userId: number) =>
-    page.locator(`figure[data-test=tile][data-user="${userId}"]`);
 
   let pageA: Page;
   let pageB: Page;
@@ -180,7 +220,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     } catch (error) {
       if (pageA) await shot(pageA, 'failed-a').catch(() => undefined);
       if (pageB) await shot(pageB, 'failed-b').catch(() => undefined);
-      console.error(consoleLines.join('\n'));
+      console.error([...consoleLines, ...nodeWarnings].join('\n'));
       throw error;
     }
   };
@@ -260,35 +300,30 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       assert.equal(await pageB.getByText(`用户 ${idA}`).count(), 0);
 
       // Each receives the other's audio and video, and it keeps flowing.
-      await receivesMediaOf(pageB, idA);
-      await receivesMediaOf(pageA, idB);
+      await receivesMediaOf(pageB, idA, code);
+      await receivesMediaOf(pageA, idB, code);
 
       // Simulcast: A's grid tile of B gets a layer no wider than the camera; A pins B (the
       // tile spans the grid) and the server forwards B's full 640-pixel layer; unpinned, a
       // smaller one again.
-      const widthOfB = (wanted: (width: number) => boolean) =>
-        // On failure: which layers of each video the media server receives (rid, bitrate).
-        videoWidthOf(pageA, idB, wanted, async () => {
-          const room = mediaRoomOf({ appCode: 'default', roomId: code }, 'meeting');
-          const producers = rooms.node.media.server!.registry.producersOfRoom(room);
-          const layers = await Promise.all(
-            producers
-              .filter((p) => p.producer.kind === 'video')
-              .map(async (p) => (await p.producer.getStats()).map((s) => [s.rid, s.bitrate])),
-          );
-          return JSON.stringify(layers);
-        });
+      // On failure: which layers of each video the media server receives (rid, bitrate).
+      const serverLayers = async () => {
+        const room = mediaRoomOf({ appCode: 'default', roomId: code }, 'meeting');
+        const producers = rooms.node.media.server!.registry.producersOfRoom(room);
+        const layers = await Promise.all(
+          producers
+            .filter((p) => p.producer.kind === 'video')
+            .map(async (p) => (await p.producer.getStats()).map((s) => [s.rid, s.bitrate])),
+        );
+        return JSON.stringify(layers);
+      };
       const pin = pageA
         .locator('.tile-wrap', { has: tileOf(pageA, idB) })
         .locator('[data-test=pin]');
       await pin.click();
-      const large = await widthOfB((w) => w === 640);
+      await decodesTopLayerOf(pageA, idB, pageB, serverLayers);
       await pin.click();
-      const small = await widthOfB((w) => w < large);
-      assert.ok(
-        small < large,
-        `the grid tile’s layer (${small}) is smaller than pinned (${large})`,
-      );
+      await videoWidthOf(pageA, idB, (w) => w > 0 && w < 640, serverLayers);
 
       // B shares its screen: A shows it large, named, and decodes it; B stops and it goes.
       await pageB.locator('[data-test=share-screen]').click();
@@ -336,6 +371,16 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await shot(pageA, 'meeting-a');
       await shot(pageB, 'meeting-b');
 
+      // A's tile scrolled out of B's view (a short window, scrolled to the end): B's page asks
+      // the server for none of A's video while A's voice goes on; back in view, it flows again.
+      await pageB.setViewportSize({ width: 1100, height: 240 });
+      await pageB.mouse.wheel(0, 10_000);
+      await streamOf(pageB, idA, 'camera', false);
+      await streamOf(pageB, idA, 'microphone', true);
+      await pageB.setViewportSize({ width: 1100, height: 760 });
+      await watchTileOf(pageB, idA);
+      await streamOf(pageB, idA, 'camera', true);
+
       // B's socket drops (as on a network failure): the page reconnects by itself, joins the
       // meeting again on the new socket, and media flows both ways again on new consumers; the
       // page says it is reconnecting meanwhile.
@@ -345,8 +390,8 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
         () => (globalThis as unknown as RoomsGlobal).rooms.realtime.opens === 2,
       );
       await pageB.locator('[data-test=ws-status].open').waitFor();
-      await receivesMediaOf(pageB, idA);
-      await receivesMediaOf(pageA, idB);
+      await receivesMediaOf(pageB, idA, code);
+      await receivesMediaOf(pageA, idB, code);
       await pageB.locator('[data-test=reconnecting]').waitFor({ state: 'detached' });
       assert.equal(await sawReconnecting(pageB), true, 'B showed the reconnecting state');
 
@@ -375,7 +420,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       await waiting.locator('[data-test=admit]').click();
       await pageB.waitForURL(new RegExp(`/meeting/${code}$`));
       await pageA.locator('[data-test=waiting-list]').waitFor({ state: 'detached' });
-      await receivesMediaOf(pageB, idA);
+      await receivesMediaOf(pageB, idA, code);
 
       // A ends the meeting (the button asks once more): A's page says so.
       await pageA.locator('[data-test=end]').click();

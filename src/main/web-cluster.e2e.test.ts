@@ -28,6 +28,7 @@ import { Redis } from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkipReason, launchChromium } from '../media-server/testing/chromium.js';
 import { mediaSkipReason } from '../media-server/testing/harness.js';
+import { mediaRoomOf } from '../media-cluster/media-servers.js';
 import {
   clusterSkipReason,
   createTestDatabase,
@@ -81,11 +82,13 @@ describe(
     const keyPrefix = testKeyPrefix();
     const logs: string[] = [];
     const processes = () => [media, ...nodes.map((n) => n.process)];
+    let mediaUrl = '';
 
     before(async () => {
       buildWebClient();
       database = await createTestDatabase();
       const mediaPort = await freePort();
+      mediaUrl = `http://127.0.0.1:${mediaPort}`;
       media = new ServerProcess(
         'media',
         {
@@ -147,6 +150,22 @@ describe(
 
     const shot = (page: Page, name: string) =>
       page.screenshot({ path: path.join(RESULTS, `web-cluster-${name}.png`), fullPage: true });
+
+    /**
+     * A voice room's media seen from outside the listener's page: what the speaker's page
+     * says of its audio, and the producers the media server holds for the room.
+     */
+    const voiceMediaOf = (roomId: string) => async () => {
+      const speaker = await pages.A?.evaluate(() => globalThis.rooms.room?.audio?.());
+      const room = mediaRoomOf({ appCode: 'default', roomId }, 'voice_room');
+      const answer = await fetch(`${mediaUrl}/internal/v1/rooms/${room}/producers`, {
+        headers: { 'x-internal-token': MEDIA_TOKEN },
+      }).then(
+        (r) => r.text(),
+        (e: Error) => e.message,
+      );
+      return `speaker's audio ${JSON.stringify(speaker)}; media server: ${answer}`;
+    };
 
     async function open(name: 'A' | 'B' | 'C', base: string): Promise<Page> {
       const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
@@ -285,7 +304,7 @@ describe(
         await pageC
           .locator(`[data-test=seat][data-user="${idA}"]`, { hasText: '爱丽丝' })
           .waitFor();
-        await hearsVoiceOf(pageC, idA);
+        await hearsVoiceOf(pageC, idA, voiceMediaOf(roomId));
 
         await killNodeOf(pageC, 'voice');
         // A locks the third seat while C is away.
@@ -308,7 +327,7 @@ describe(
           ).rooms.room.refetches(),
         );
         assert.equal(refetches, 0, 'the replay brought the lock: no refetch');
-        await hearsVoiceOf(pageC, idA);
+        await hearsVoiceOf(pageC, idA, voiceMediaOf(roomId));
         await shot(pageC, 'voice-recovered-c');
         assert.deepEqual(
           logs.filter((l) => l.includes('page error')),

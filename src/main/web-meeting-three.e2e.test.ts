@@ -1,10 +1,13 @@
 /**
  * Three people in one meeting, in Chromium, through the web client's own buttons against a
  * real node (embedded SQLite and media server). A, the host, has a silent fake microphone
- * (a WAV of silence); B and C have Chromium's beeping one, so who talks is known.
+ * (a WAV of silence); B and C play a WAV that sounds like speech to the media server's
+ * speaker detector (src/media-server/testing/chromium.ts: Chromium's own beep took it up to
+ * 20 s and more to notice), so who talks is known.
  *
  * - B joins by the code; A turns the waiting room on, C joins and waits, A admits C.
- * - A's grid tiles of B and C decode a small simulcast layer; A pins C and gets the large one.
+ * - A's grid tiles of B and C decode a small simulcast layer; A pins C and decodes the large
+ *   one (timed while C's browser sends it: it stops when its estimate of the uplink falls).
  * - The speaker frame follows whoever talks: C mutes and A's page shows B speaking; B mutes,
  *   C unmutes, and it shows C.
  * - B shares its screen: A and C both show it and decode it.
@@ -21,15 +24,22 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkipReason, launchChromium, silentWav } from '../media-server/testing/chromium.js';
+import {
+  browserSkipReason,
+  launchChromium,
+  silentWav,
+  talkingWav,
+} from '../media-server/testing/chromium.js';
 import { startMeetingNode, type MeetingNode } from './testing/meeting-node.js';
 import {
   buildWebClient,
-  microphoneOf,
+  decodesTopLayerOf,
   PAGE_WAIT_MS,
   receivesMediaOf,
   receivesScreenOf,
   signUp,
+  streamOf,
+  tileOf,
   videoWidthOf,
 } from './testing/web-client-pages.js';
 
@@ -50,7 +60,9 @@ void describe('a meeting of three in Chromium', { skip: browserSkipReason() }, (
     dir = await mkdtemp(path.join(tmpdir(), 'web3-'));
     const silence = path.join(dir, 'silence.wav');
     await writeFile(silence, silentWav());
-    talking = await launchChromium();
+    const speech = path.join(dir, 'talking.wav');
+    await writeFile(speech, talkingWav());
+    talking = await launchChromium({ microphoneFile: speech });
     silent = await launchChromium({ microphoneFile: silence });
     await mkdir(RESULTS, { recursive: true });
   });
@@ -72,8 +84,6 @@ void describe('a meeting of three in Chromium', { skip: browserSkipReason() }, (
     return page;
   }
 
-  const tileOf = (page: Page, userId: number) =>
-    page.locator(`figure[data-test=tile][data-user="${userId}"]`);
   const toggleMic = (page: Page) => page.locator('[data-test=toggle-mic]').click();
   const describePage = (page: Page) => async () => page.locator('main').innerText();
 
@@ -114,7 +124,7 @@ void describe('a meeting of three in Chromium', { skip: browserSkipReason() }, (
       await videoWidthOf(a, idC, small, describePage(a));
       const pinC = a.locator('.tile-wrap', { has: tileOf(a, idC) }).locator('[data-test=pin]');
       await pinC.click();
-      await videoWidthOf(a, idC, (w) => w === 640, describePage(a));
+      await decodesTopLayerOf(a, idC, c, describePage(a));
       await videoWidthOf(a, idB, small, describePage(a));
       await pinC.click();
 
@@ -125,7 +135,7 @@ void describe('a meeting of three in Chromium', { skip: browserSkipReason() }, (
       await toggleMic(c);
       await tileOf(a, idC).and(a.locator('[data-speaking=true]')).waitFor();
       await toggleMic(b);
-      await microphoneOf(a, idB, true);
+      await streamOf(a, idB, 'microphone', true);
 
       // B shares its screen: A and C show it and decode it; B stops.
       await b.locator('[data-test=share-screen]').click();
@@ -139,19 +149,19 @@ void describe('a meeting of three in Chromium', { skip: browserSkipReason() }, (
       // Mute-all, members not allowed to unmute: A receives no audio of B or C.
       await a.locator('[data-test=mute-all]').click();
       for (const member of [b, c]) await member.getByRole('button', { name: '取消静音' }).waitFor();
-      await microphoneOf(a, idB, false);
-      await microphoneOf(a, idC, false);
+      await streamOf(a, idB, 'microphone', false);
+      await streamOf(a, idC, 'microphone', false);
       // B tries to unmute: refused with the reason, and still silent on A.
       await toggleMic(b);
       await b.locator('[data-test=error]', { hasText: '主持人已禁止自行解除静音' }).waitFor();
-      await microphoneOf(a, idB, false);
+      await streamOf(a, idB, 'microphone', false);
       // A allows it: B unmutes and A hears B again.
       await a.locator('[data-test=allow-unmute]').click();
       await a.locator('[data-test=allow-unmute]').waitFor({ state: 'detached' });
       await b.locator('[data-test=error] button').click();
       await toggleMic(b);
       await b.getByRole('button', { name: '静音', exact: true }).waitFor();
-      await microphoneOf(a, idB, true);
+      await streamOf(a, idB, 'microphone', true);
       assert.deepEqual(pageErrors, []);
     } catch (error) {
       for (const [name, page] of Object.entries(pages)) {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { CAMERA_SIMULCAST } from '../../../packages/client/src/media/camera-layers.js';
 
 const PROJECT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** Generous: two browsers, nodes and a media worker share 2 loaded cores. */
@@ -25,9 +26,22 @@ export interface Received {
   /** A meeting's: microphone, camera, screen or screen_audio. */
   source?: string;
 }
+/** One encoding the page sends of video (see MeetingMedia.sent). */
+export interface Sent {
+  rid: string;
+  frameWidth: number;
+  bytes: number;
+  limitation: string;
+}
 export interface RoomsGlobal {
   rooms: {
-    room: { received(): Promise<Received[]> } | null;
+    room: {
+      received(): Promise<Received[]>;
+      /** A meeting's: what it sends of video. */
+      sent?(): Promise<Sent[]>;
+      /** A voice room's: its audio's status and reason, and the producers being consumed. */
+      audio?(): unknown;
+    } | null;
     realtime: { opens: number; drop(): void };
   };
   reconnectingSeen?: boolean;
@@ -60,11 +74,37 @@ export async function signUp(page: Page, username: string, nickname?: string): P
   return id;
 }
 
-/** What the page's current room received, per member and kind. */
-export const received = (page: Page): Promise<Received[]> =>
-  page.evaluate(
-    () => (globalThis as unknown as RoomsGlobal).rooms.room?.received() ?? Promise.resolve([]),
+declare global {
+  /** The web client's debug hook (web/src/debug.ts), in the pages these helpers evaluate in. */
+  var rooms: RoomsGlobal['rooms'];
+}
+
+/** A figure of the page's current room from its debug hook (none without a room or hook). */
+function roomFigures<T>(page: Page, hook: 'received' | 'sent'): Promise<T[]> {
+  const figures = page.evaluate(
+    (name): Promise<unknown[]> => globalThis.rooms.room?.[name]?.() ?? Promise.resolve([]),
+    hook,
   );
+  return figures as Promise<T[]>;
+}
+
+/** What the page's current room received, per member and kind. */
+export const received = (page: Page): Promise<Received[]> => roomFigures(page, 'received');
+
+/** What the page's current meeting sends of video, per encoding (for a failure's message). */
+export const sent = (page: Page): Promise<Sent[]> => roomFigures(page, 'sent');
+
+/** `userId`'s tile on a meeting page. */
+export const tileOf = (page: Page, userId: number) =>
+  page.locator(`figure[data-test=tile][data-user="${userId}"]`);
+
+/**
+ * Scrolls `userId`'s tile into view, as someone watching it would: the page asks the server
+ * to forward no video for a tile off screen (`meeting.consumer.preferences`, paused), and a
+ * click lower on the page (the chat's send button) may have scrolled it away.
+ */
+export const watchTileOf = (page: Page, userId: number): Promise<void> =>
+  tileOf(page, userId).scrollIntoViewIfNeeded();
 
 /**
  * Waits until `page` receives `from`'s audio and video, then until both keep growing;
@@ -75,6 +115,7 @@ export async function receivesMediaOf(
   from: number,
   failure: () => Promise<string>,
 ): Promise<void> {
+  await watchTileOf(page, from);
   const deadline = Date.now() + PAGE_WAIT_MS;
   let first: Received[] | undefined;
   for (;;) {
@@ -108,11 +149,7 @@ async function voiceBytes(page: Page, from: number): Promise<{ all: Received[]; 
 
 /** What a voice-room page reports when a wait fails: its audio's status and reason, its errors. */
 async function voicePageState(page: Page, all: Received[]): Promise<string> {
-  const audio = await page.evaluate(() =>
-    (
-      globalThis as unknown as { rooms: { room: { audio?(): unknown } | null } }
-    ).rooms.room?.audio?.(),
-  );
+  const audio = await page.evaluate(() => globalThis.rooms.room?.audio?.());
   const shown = await page.locator('[role=alert]').allInnerTexts();
   return `${JSON.stringify(all)}; audio ${JSON.stringify(audio)}; shown ${JSON.stringify(shown)}`;
 }
@@ -120,9 +157,13 @@ async function voicePageState(page: Page, all: Received[]): Promise<string> {
 /**
  * Waits until a voice-room page receives `from`'s audio (inbound bytes of its consumer),
  * then until the bytes keep growing; a failure says what the page's audio reported (its
- * status and reason) and the error the page shows.
+ * status and reason), the error the page shows, and what `more` describes.
  */
-export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
+export async function hearsVoiceOf(
+  page: Page,
+  from: number,
+  more: () => Promise<string> = () => Promise.resolve(''),
+): Promise<void> {
   const deadline = Date.now() + PAGE_WAIT_MS;
   let first = 0;
   for (;;) {
@@ -131,7 +172,8 @@ export async function hearsVoiceOf(page: Page, from: number): Promise<void> {
     else if (first > 0 && now.of > first) return;
     if (Date.now() > deadline) {
       throw new Error(
-        `no growing audio of ${from} (first ${first}): ${await voicePageState(page, now.all)}`,
+        `no growing audio of ${from} (first ${first}): ${await voicePageState(page, now.all)} ` +
+          (await more()),
       );
     }
     await sleep(250);
@@ -184,6 +226,7 @@ export async function videoWidthOf(
   wanted: (width: number) => boolean,
   failure: () => Promise<string>,
 ): Promise<number> {
+  await watchTileOf(page, from);
   const deadline = Date.now() + PAGE_WAIT_MS;
   for (;;) {
     const video = (await received(page)).find(
@@ -193,6 +236,46 @@ export async function videoWidthOf(
     if (width > 0 && wanted(width)) return width;
     if (Date.now() > deadline) {
       throw new Error(`video of ${from} at width ${width}: ${await failure()}`);
+    }
+    await sleep(300);
+  }
+}
+
+/** How long a sender may hold its top layer back before the wait gives up on it. */
+const SENDER_WAIT_MS = 90_000;
+
+/**
+ * Waits until `viewer` decodes `from`'s camera at its top layer, 640 pixels wide (the tile
+ * `from` is pinned in), counting time only while `sender` (`from`'s page) sends that layer.
+ * Chromium stops sending it when its own estimate of the uplink falls, which the stalls of
+ * 2 loaded cores cause, and no server can forward a layer that does not arrive. Fails after
+ * PAGE_WAIT_MS of that layer sent and not decoded, or SENDER_WAIT_MS in all.
+ */
+export async function decodesTopLayerOf(
+  viewer: Page,
+  from: number,
+  sender: Page,
+  failure: () => Promise<string>,
+): Promise<void> {
+  await watchTileOf(viewer, from);
+  const top = `r${CAMERA_SIMULCAST.length - 1}`;
+  const started = Date.now();
+  let sentFor = 0;
+  let last: { at: number; bytes: number } | undefined;
+  for (;;) {
+    const video = (await received(viewer)).find(
+      (r) => r.userId === from && r.kind === 'video' && r.source !== 'screen',
+    );
+    if (video?.frameWidth === 640) return;
+    const bytes = (await sent(sender)).find((s) => s.rid === top)?.bytes ?? 0;
+    const now = Date.now();
+    if (last && bytes > last.bytes) sentFor += now - last.at;
+    last = { at: now, bytes };
+    if (sentFor > PAGE_WAIT_MS || now - started > SENDER_WAIT_MS) {
+      throw new Error(
+        `video of ${from} at width ${video?.frameWidth ?? 0} after its ${top} layer was sent ` +
+          `for ${sentFor} ms: ${JSON.stringify(await sent(sender))} ${await failure()}`,
+      );
     }
     await sleep(300);
   }
@@ -230,34 +313,38 @@ export function pageToken(page: Page): Promise<string | null> {
   );
 }
 
-/** A meeting page's inbound bytes of `from`'s microphone. */
-async function microphoneBytes(page: Page, from: number): Promise<number> {
-  const audio = (await received(page)).find(
-    (r) => r.userId === from && r.kind === 'audio' && (r.source ?? 'microphone') === 'microphone',
+/** A meeting page's inbound bytes of `from`'s microphone or camera. */
+async function inboundBytes(page: Page, from: number, source: CameraOrMicrophone): Promise<number> {
+  const kind = source === 'camera' ? 'video' : 'audio';
+  const stream = (await received(page)).find(
+    (r) => r.userId === from && r.kind === kind && (r.source ?? source) === source,
   );
-  return audio?.bytes ?? 0;
+  return stream?.bytes ?? 0;
 }
 
+type CameraOrMicrophone = 'camera' | 'microphone';
+
 /**
- * Waits until a meeting page's inbound microphone audio of `from` grows (`growing`) or stops:
- * two samples `quietMs` apart with the same bytes (packets already on their way may arrive
+ * Waits until a meeting page's inbound `source` of `from` grows (`growing`) or stops: two
+ * samples `quietMs` apart with the same bytes (packets already on their way may arrive
  * first, so it samples again until then).
  */
-export async function microphoneOf(
+export async function streamOf(
   page: Page,
   from: number,
+  source: CameraOrMicrophone,
   growing: boolean,
   quietMs = 2_000,
 ): Promise<void> {
   const deadline = Date.now() + PAGE_WAIT_MS;
-  let before = await microphoneBytes(page, from);
+  let before = await inboundBytes(page, from, source);
   for (;;) {
     await sleep(growing ? 300 : quietMs);
-    const now = await microphoneBytes(page, from);
+    const now = await inboundBytes(page, from, source);
     if (growing ? now > before && before > 0 : now === before) return;
     if (Date.now() > deadline) {
       const state = growing ? 'not growing' : 'still growing';
-      throw new Error(`microphone of ${from} ${state} (${before} → ${now})`);
+      throw new Error(`${source} of ${from} ${state} (${before} → ${now})`);
     }
     before = now;
   }

@@ -43,8 +43,38 @@ export function launchChromium(
 
 /** A WAV of `seconds` of silence (48 kHz, 16-bit mono): a fake microphone that never talks. */
 export function silentWav(seconds = 1): Buffer {
+  return wavOf(new Int16Array(48_000 * seconds));
+}
+
+/**
+ * A WAV of someone talking, as the media server's speaker detector hears speech (48 kHz,
+ * 16-bit mono, 2 s, looped by Chromium): four syllables of 350 ms, each rising and falling
+ * in loudness and gliding in pitch, with 150 ms pauses. Chromium's own fake microphone only
+ * beeps, at one loudness, which the detector (it scores loudness above the softest it heard)
+ * is slow to tell from silence.
+ */
+export function talkingWav(): Buffer {
   const rate = 48_000;
-  const data = rate * 2 * seconds;
+  const samples = new Int16Array(rate * 2);
+  const syllable = rate * 0.35;
+  const cycle = rate * 0.5;
+  let phase = 0;
+  for (let i = 0; i < samples.length; i++) {
+    const at = i % cycle;
+    if (at >= syllable) continue;
+    const pitch = 180 + 40 * Math.floor(i / cycle) + (120 * at) / syllable;
+    phase += (2 * Math.PI * pitch) / rate;
+    const loudness = Math.sin((Math.PI * at) / syllable); // 0 → 1 → 0
+    const voice = Math.sin(phase) + 0.5 * Math.sin(2 * phase) + 0.25 * Math.sin(3 * phase);
+    samples[i] = Math.round(9_000 * loudness * voice);
+  }
+  return wavOf(samples);
+}
+
+/** A PCM WAV file of `samples` (48 kHz, 16-bit mono). */
+function wavOf(samples: Int16Array): Buffer {
+  const rate = 48_000;
+  const data = samples.length * 2;
   const header = Buffer.alloc(44);
   header.write('RIFF', 0);
   header.writeUInt32LE(36 + data, 4);
@@ -58,7 +88,9 @@ export function silentWav(seconds = 1): Buffer {
   header.writeUInt16LE(16, 34); // bits per sample
   header.write('data', 36);
   header.writeUInt32LE(data, 40);
-  return Buffer.concat([header, Buffer.alloc(data)]);
+  const body = Buffer.alloc(data);
+  samples.forEach((sample, i) => body.writeInt16LE(sample, i * 2));
+  return Buffer.concat([header, body]);
 }
 
 /** False when the worker and Chromium are there; else why the test skips (never in CI). */

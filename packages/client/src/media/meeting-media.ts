@@ -437,6 +437,28 @@ export class MeetingMedia {
     return out;
   }
 
+  /**
+   * What the page sends of video, a row per encoding (the camera's two simulcast layers, a
+   * shared screen's one): its width now, and why the browser holds it back (`cpu`,
+   * `bandwidth` or `none`). A layer the browser stopped sending keeps its last width.
+   */
+  async sent(): Promise<{ rid: string; frameWidth: number; bytes: number; limitation: string }[]> {
+    if (!this.send) return [];
+    const report = await this.send.getStats();
+    const out: { rid: string; frameWidth: number; bytes: number; limitation: string }[] = [];
+    report.forEach((s: RTCStats) => {
+      if (s.type !== 'outbound-rtp' || (s as RTCOutboundRtpStreamStats).kind !== 'video') return;
+      const o = s as RTCOutboundRtpStreamStats & { qualityLimitationReason?: string };
+      out.push({
+        rid: o.rid ?? '',
+        frameWidth: o.frameWidth ?? 0,
+        bytes: o.bytesSent ?? 0,
+        limitation: o.qualityLimitationReason ?? 'none',
+      });
+    });
+    return out;
+  }
+
   /** Audio level (0-1) per member, self included (from what its microphone sends). */
   async levels(): Promise<Map<number, number>> {
     const levels = new Map<number, number>();

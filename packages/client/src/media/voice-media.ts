@@ -110,6 +110,11 @@ export class VoiceMedia {
     return this.remoteAudio;
   }
 
+  /** Producers announced and not consumed yet (being consumed, or waiting for a retry). */
+  get consuming(): number {
+    return [...this.consumers.values()].filter((c) => c === null).length;
+  }
+
   /** Volume by user id from `voice.speakers` (absent: silent). */
   get speakers(): ReadonlyMap<number, number> {
     return this.volumes;
