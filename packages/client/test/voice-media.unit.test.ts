@@ -3,7 +3,7 @@
  * socket and device: a `voice.media.join` that is not answered in time, or answered "try
  * again", is tried again with backoff (each try waiting longer for its answer) until the
  * media is joined, then the listed producers are consumed and a seat holder whose microphone
- * is open sends; a refusal that will not pass is shown and not retried; a consumer that
+ * is open sends (also one who took the seat while the join was in flight); a refusal that will not pass is shown and not retried; a consumer that
  * failed for a passing reason is made on a later try; close() ends every retry.
  */
 import assert from 'node:assert/strict';
@@ -117,6 +117,31 @@ describe('voice media', () => {
     assert.deepEqual(produced, [
       { transportId: 'send-1', codecOptions: { opusDtx: true, opusFec: true } },
     ]);
+    media.close();
+  });
+
+  it('a seat taken while the media is being joined sends once the join is answered', async () => {
+    const socket = new ScriptedSocket();
+    let answer = (_: unknown) => undefined as void;
+    socket.script('voice.media.join', () => new Promise((resolve) => (answer = resolve)));
+    socket.script('voice.transport.create', (d) =>
+      Promise.resolve({ id: `${String(d.direction)}-1` }),
+    );
+    const { media, produced } = voiceMedia(socket);
+
+    const joined = media.join();
+    await settle();
+    assert.equal(media.status, 'checking');
+    const publishing = media.publish();
+    await settle();
+    assert.equal(produced.length, 0, 'nothing before the media is joined');
+    answer({ ...JOINED, producers: [] });
+    await joined;
+    assert.equal(await publishing, true, 'it sends: the page must not confirm the seat itself');
+    assert.deepEqual(
+      produced.map((p) => p.transportId),
+      ['send-1'],
+    );
     media.close();
   });
 

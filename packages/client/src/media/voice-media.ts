@@ -78,6 +78,8 @@ export class VoiceMedia {
   /** Transient join failures in a row, and the next try's timer. */
   private joinFailures = 0;
   private readonly joinRetry = new RetryTimers();
+  /** The join in flight (`checking`): a publish asked meanwhile waits for it. */
+  private joining: Promise<void> = Promise.resolve();
   private readonly consumeRetries = new RetryTimers();
   private closed = false;
 
@@ -150,7 +152,12 @@ export class VoiceMedia {
   }
 
   /** Joins the room's media (after every room.subscribe: a new socket has none). */
-  async join(): Promise<void> {
+  join(): Promise<void> {
+    this.joining = this.joinNow();
+    return this.joining;
+  }
+
+  private async joinNow(): Promise<void> {
     if (this.closed) return;
     this.joinRetry.clear();
     const leftBehind = this.producer?.id;
@@ -194,6 +201,9 @@ export class VoiceMedia {
       this.localStream = await navigator.mediaDevices.getUserMedia({ audio: true });
       this.changes.emit();
     }
+    // A seat taken while the media is being joined: answered false then, the page would
+    // confirm the seat itself and its holder never send.
+    if (this.state === 'checking') await this.joining;
     if (!this.available || !this.device || this.producer) return false;
     this.send ??= this.wire(this.device.createSendTransport(await this.createTransport('send')));
     const track = this.localStream.getAudioTracks()[0];
