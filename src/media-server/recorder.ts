@@ -89,6 +89,8 @@ interface Active {
 
 export class Recorder {
   readonly #active = new Map<string, Active>();
+  /** Manifest writes so far: each names its temporary file. */
+  #writes = 0;
   /** Starts in progress, by recording id: a second start of one waits for the first. */
   readonly #starts = new Map<string, Promise<RecordingManifest>>();
   #ffmpegFound: Promise<boolean> | null = null;
@@ -378,10 +380,14 @@ export class Recorder {
     return saved;
   }
 
-  /** Writes a manifest to a temporary file, then renames it: never half written. */
+  /**
+   * Writes a manifest to a temporary file of its own, then renames it: never half written,
+   * and writes that meet (a start's sweep and a stop marking one recording interrupted) each
+   * rename their own file.
+   */
   async #write(manifest: RecordingManifest): Promise<void> {
     const dir = this.#dirOf(manifest.recording_id);
-    const temporary = path.join(dir, `manifest.${process.pid}.tmp`);
+    const temporary = path.join(dir, `manifest.${process.pid}.${++this.#writes}.tmp`);
     await writeFile(temporary, JSON.stringify(manifest, null, 2));
     await rename(temporary, path.join(dir, 'manifest.json'));
   }
