@@ -59,6 +59,8 @@ import {
 const skip = (await clusterSkipReason()) || mediaSkipReason() || browserSkipReason();
 const RESULTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-results');
 const MEDIA_TOKEN = 'web-cluster-media-token-0123456789';
+/** Setting up or tearing down that takes longer has hung: a failure, not a stalled run. */
+const HOOK_LIMIT = { timeout: TEST_TIMEOUT_MS * 2 };
 
 describe(
   'the web client when its node dies (cluster)',
@@ -138,7 +140,7 @@ describe(
       frontOthers = await balancer.front([1, 0]);
       browser = await launchChromium();
       await mkdir(RESULTS, { recursive: true });
-    });
+    }, HOOK_LIMIT);
     after(async () => {
       await browser?.close();
       await balancer?.close();
@@ -146,7 +148,7 @@ describe(
       await media?.stop();
       await deleteKeysWithPrefix(testRedisUrl(), keyPrefix).catch(() => 0);
       await database?.drop();
-    });
+    }, HOOK_LIMIT);
 
     const shot = (page: Page, name: string) =>
       page.screenshot({ path: path.join(RESULTS, `web-cluster-${name}.png`), fullPage: true });
