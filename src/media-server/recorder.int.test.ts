@@ -6,8 +6,9 @@
  * recording is recorded too; the internal API serves a listed file (with a range) and no
  * other; an FFmpeg behind at the stop reads what waits for it before it goes, and the
  * recording lasts what its file holds; a track whose port was taken before FFmpeg bound it
- * is opened on others; a camera is asked for a key frame until one comes,
- * and a track that recorded nothing (muted throughout, no key frame) is not listed; a
+ * is opened on others, and only once FFmpeg listens, however slow it is to start; a camera
+ * is asked for a key frame until one comes, and a track that recorded nothing (muted
+ * throughout, no key frame) is not listed; a
  * recording left `recording` by a dead server is marked interrupted, also by a sweep and
  * stops at once.
  */
@@ -240,6 +241,42 @@ describe('recordings on the media server', { skip }, () => {
       await closeTap(tap);
     } finally {
       for (const socket of taken) socket.close();
+    }
+    const { duration } = await probeRecording(out);
+    assert.ok(duration > 1.2, `${duration} s of the 2 s fed`);
+  });
+
+  it('opens a track only once FFmpeg listens, however slow FFmpeg is to start', async () => {
+    const room = 'rec-room-slow';
+    const { router } = (await server.registry.ensureRouter(room)).entry;
+    const { producer, port } = await producerIn(room, 'audio', '26', 6661);
+    // An FFmpeg that takes 7 s to start, as one did on a loaded machine: RTP sent before it
+    // listens is lost, while the track's start offset would say it was recorded.
+    const slow = path.join(dir, 'slow-ffmpeg.sh');
+    await writeFile(slow, '#!/bin/sh\nsleep 7\nexec ffmpeg "$@"\n', { mode: 0o755 });
+    const out = path.join(dir, 'slow.ogg');
+    const tap = await openTap({
+      router,
+      producer,
+      sdpFile: path.join(dir, 'slow.sdp'),
+      outFile: out,
+      ffmpeg: slow,
+      logger: silentLogger,
+    });
+    try {
+      // FFmpeg holds the port now: binding it fails.
+      const probe = dgram.createSocket('udp4');
+      const bind = await new Promise<string>((resolve) => {
+        probe.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+        probe.bind(tap.rtpPort, '127.0.0.1', () => resolve('bound'));
+      });
+      probe.close();
+      assert.equal(bind, 'EADDRINUSE', 'open before FFmpeg listened');
+      await tap.consumer.resume();
+      const feed = ffmpegFeed('audio', port, 6661, { seconds: 2 });
+      await new Promise((resolve) => feed.once('exit', resolve));
+    } finally {
+      await closeTap(tap);
     }
     const { duration } = await probeRecording(out);
     assert.ok(duration > 1.2, `${duration} s of the 2 s fed`);

@@ -39,8 +39,14 @@ export interface TapOptions {
   readonly ports?: () => Promise<[number, number]>;
 }
 
-/** How long FFmpeg may take to listen for RTP after its start (a busy machine's). */
-const FFMPEG_READY_MS = 5_000;
+/**
+ * How long FFmpeg may take to listen for RTP after its start. A loaded machine took more
+ * than 5 s; a track resumed before FFmpeg listens loses its start (and a camera its first
+ * key frame) while its start offset says it was recorded.
+ */
+const FFMPEG_LISTEN_MS = 30_000;
+/** FFmpeg slower than this to listen is logged (a sign of a machine short of CPU). */
+const FFMPEG_SLOW_MS = 5_000;
 /** How many port pairs a tap tries before it gives up. */
 const TAP_ATTEMPTS = 5;
 /** How long FFmpeg gets to write what it read last, once its socket's queue is empty. */
@@ -57,17 +63,26 @@ export async function openTap(options: TapOptions): Promise<Tap> {
     const [rtpPort, rtcpPort] = await (options.ports ?? freeUdpPair)();
     const tap = await tapOn(options, rtpPort, rtcpPort);
     // RTP sent before FFmpeg listens is lost (a key frame with it): wait until it does.
+    const startedAt = Date.now();
     const state = await untilListening(tap.ffmpeg, [rtpPort, rtcpPort]);
-    if (state === 'late') {
-      // What it misses until it listens is missing from the file's start.
-      options.logger.warn(
-        { producerId: options.producer.id, rtpPort, withinMs: FFMPEG_READY_MS },
-        'FFmpeg does not listen yet: recording anyway',
-      );
+    const tookMs = Date.now() - startedAt;
+    if (state === 'listening') {
+      if (tookMs > FFMPEG_SLOW_MS) {
+        options.logger.warn(
+          { producerId: options.producer.id, tookMs },
+          'FFmpeg was slow to listen',
+        );
+      }
+      return tap;
     }
-    if (state !== 'gone') return tap;
+    tap.ffmpeg.kill('SIGKILL'); // exited already, or still not listening
     tap.consumer.close();
     tap.transport.close();
+    if (state === 'late') {
+      throw errors.MEDIA_SERVER_ERROR.withCause(
+        new Error(`FFmpeg did not listen within ${FFMPEG_LISTEN_MS} ms`),
+      );
+    }
     options.logger.warn(
       { producerId: options.producer.id, rtpPort, attempt },
       'FFmpeg could not listen on its ports (taken meanwhile): trying others',
@@ -220,14 +235,14 @@ async function socketsOf(pid: number): Promise<Set<string>> {
 /**
  * Until FFmpeg listens on all of `ports`, its own sockets, as the kernel lists them
  * (`listening`; without /proc, after a fixed pause), or exited (`gone`: it could not bind
- * one), or is still starting after FFMPEG_READY_MS (`late`: a very busy machine).
+ * one), or is still starting after FFMPEG_LISTEN_MS (`late`).
  */
 async function untilListening(
   ffmpeg: ChildProcess,
   ports: readonly number[],
 ): Promise<'listening' | 'gone' | 'late'> {
   const gone = () => ffmpeg.pid === undefined || ffmpeg.exitCode !== null || !!ffmpeg.signalCode;
-  for (const until = Date.now() + FFMPEG_READY_MS; Date.now() < until; await sleep(20)) {
+  for (const until = Date.now() + FFMPEG_LISTEN_MS; Date.now() < until; await sleep(20)) {
     if (gone()) return 'gone';
     const rows = await udpSockets();
     if (rows === undefined) {
