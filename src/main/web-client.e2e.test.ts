@@ -115,6 +115,31 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     return page;
   }
 
+  /** The meeting's first recording as the API lists it to A (none yet: undefined). */
+  async function firstRecording(code: string): Promise<Recording | undefined> {
+    const answer = await fetch(
+      `${rooms.node.httpAddress}/api/v1/meeting/rooms/${code}/recordings`,
+      {
+        headers: { authorization: `Bearer ${(await pageToken(pageA))!}` },
+      },
+    );
+    return ((await answer.json()) as { data: { list: Recording[] } }).data.list[0];
+  }
+
+  /**
+   * Waits until the recording lists `count` tracks: each is listed once its FFmpeg listens,
+   * which took a loaded machine 7 s (a track shorter than its first key frame has no file).
+   */
+  async function untilRecordingTracks(code: string, count: number): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const listed = (await firstRecording(code))?.tracks.length ?? 0;
+      if (listed >= count) return;
+      assert.ok(Date.now() < deadline, `the recording lists ${listed} of ${count} tracks`);
+      await sleep(250);
+    }
+  }
+
   /**
    * The meeting's one recording, read through the API with A's token: a microphone and a
    * camera track of each of `users`, each file read by ffprobe with its codec and within a
@@ -128,8 +153,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
     let recording: Recording | undefined;
     for (let i = 0; i < 100 && recording?.status !== 'complete'; i++) {
       if (i > 0) await sleep(200);
-      const answer = await get(`/api/v1/meeting/rooms/${code}/recordings`, tokenA);
-      recording = ((await answer.json()) as { data: { list: Recording[] } }).data.list[0];
+      recording = await firstRecording(code);
     }
     assert.ok(recording, 'one recording');
     assert.equal(recording.status, 'complete');
@@ -338,6 +362,7 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
       // codec for about the time it was recorded; another user may not download them.
       await pageA.locator('[data-test=record]').click();
       await pageB.locator('[data-test=recording]').waitFor();
+      await untilRecordingTracks(code, 4);
       await sleep(5_000);
       await pageA.locator('[data-test=record]').click();
       await pageB.locator('[data-test=recording]').waitFor({ state: 'detached' });
