@@ -205,14 +205,17 @@ void describe('the web client in Chromium', { skip: browserSkipReason() }, () =>
         for (const id of (await transport.transport.dump()).consumerIds) {
           const { consumer } = registry.consumer(id);
           if (consumer.kind !== 'video') continue;
-          const dump = (await consumer.dump()) as unknown as Record<string, unknown>;
+          const dump = await consumer.dump();
           consumers.push({
             peer: transport.peerId,
             paused: consumer.paused,
             producerPaused: consumer.producerPaused,
             preferred: consumer.preferredLayers,
             current: consumer.currentLayers,
-            target: [dump.targetSpatialLayer, dump.targetTemporalLayer],
+            target:
+              'targetSpatialLayer' in dump
+                ? [dump.targetSpatialLayer, dump.targetTemporalLayer]
+                : null,
             score: consumer.score,
             sent: (await consumer.getStats()).find((s) => s.type === 'outbound-rtp')?.byteCount,
           });

@@ -242,7 +242,8 @@ async function untilListening(
   ports: readonly number[],
 ): Promise<'listening' | 'gone' | 'late'> {
   const gone = () => ffmpeg.pid === undefined || ffmpeg.exitCode !== null || !!ffmpeg.signalCode;
-  for (const until = Date.now() + FFMPEG_LISTEN_MS; Date.now() < until; await sleep(20)) {
+  const until = Date.now() + FFMPEG_LISTEN_MS;
+  for (let n = 0; Date.now() < until; await sleep(pollDelay(n++))) {
     if (gone()) return 'gone';
     const rows = await udpSockets();
     if (rows === undefined) {
@@ -258,11 +259,19 @@ async function untilListening(
 
 /** Until FFmpeg has read everything queued on its socket (or it is gone, or `withinMs`). */
 async function untilRead(port: number, withinMs: number): Promise<void> {
-  for (const until = Date.now() + withinMs; Date.now() < until; await sleep(20)) {
+  const until = Date.now() + withinMs;
+  for (let n = 0; Date.now() < until; await sleep(pollDelay(n++))) {
     const rows = await udpSockets();
     if (!rows?.some((r) => r.port === port && r.unread > 0)) return;
   }
 }
+
+/**
+ * The pause before the `n`th look at the kernel's tables: 20 ms at first (FFmpeg is usually
+ * ready within a few), doubling up to 250 ms, so that a slow FFmpeg is not watched with
+ * fifty reads of every UDP socket of the host a second.
+ */
+const pollDelay = (n: number): number => Math.min(250, 20 * 2 ** n);
 
 function bound(port: number): Promise<dgram.Socket> {
   return new Promise((resolve, reject) => {

@@ -94,6 +94,21 @@ export const received = (page: Page): Promise<Received[]> => roomFigures(page, '
 /** What the page's current meeting sends of video, per encoding (for a failure's message). */
 export const sent = (page: Page): Promise<Sent[]> => roomFigures(page, 'sent');
 
+type CameraOrMicrophone = 'camera' | 'microphone';
+
+/**
+ * `from`'s microphone or camera among what a meeting page received (no source: a server
+ * before sources were told, the kind's default).
+ */
+function streamIn(
+  rows: readonly Received[],
+  from: number,
+  source: CameraOrMicrophone,
+): Received | undefined {
+  const kind = source === 'camera' ? 'video' : 'audio';
+  return rows.find((r) => r.userId === from && r.kind === kind && (r.source ?? source) === source);
+}
+
 /** `userId`'s tile on a meeting page. */
 export const tileOf = (page: Page, userId: number) =>
   page.locator(`figure[data-test=tile][data-user="${userId}"]`);
@@ -229,10 +244,7 @@ export async function videoWidthOf(
   await watchTileOf(page, from);
   const deadline = Date.now() + PAGE_WAIT_MS;
   for (;;) {
-    const video = (await received(page)).find(
-      (r) => r.userId === from && r.kind === 'video' && r.source !== 'screen',
-    );
-    const width = video?.frameWidth ?? 0;
+    const width = streamIn(await received(page), from, 'camera')?.frameWidth ?? 0;
     if (width > 0 && wanted(width)) return width;
     if (Date.now() > deadline) {
       throw new Error(`video of ${from} at width ${width}: ${await failure()}`);
@@ -263,9 +275,7 @@ export async function decodesTopLayerOf(
   let sentFor = 0;
   let last: { at: number; bytes: number } | undefined;
   for (;;) {
-    const video = (await received(viewer)).find(
-      (r) => r.userId === from && r.kind === 'video' && r.source !== 'screen',
-    );
+    const video = streamIn(await received(viewer), from, 'camera');
     if (video?.frameWidth === 640) return;
     const bytes = (await sent(sender)).find((s) => s.rid === top)?.bytes ?? 0;
     const now = Date.now();
@@ -315,14 +325,8 @@ export function pageToken(page: Page): Promise<string | null> {
 
 /** A meeting page's inbound bytes of `from`'s microphone or camera. */
 async function inboundBytes(page: Page, from: number, source: CameraOrMicrophone): Promise<number> {
-  const kind = source === 'camera' ? 'video' : 'audio';
-  const stream = (await received(page)).find(
-    (r) => r.userId === from && r.kind === kind && (r.source ?? source) === source,
-  );
-  return stream?.bytes ?? 0;
+  return streamIn(await received(page), from, source)?.bytes ?? 0;
 }
-
-type CameraOrMicrophone = 'camera' | 'microphone';
 
 /**
  * Waits until a meeting page's inbound `source` of `from` grows (`growing`) or stops: two
